@@ -1,0 +1,315 @@
+"""The games protocol: what every rules module provides and every searcher relies on.
+
+A rules module defines a ``Game`` (immutable, validated configuration plus the facts
+searchers check before they run: :class:`GameInfo`) and a ``State`` (one position,
+changed in place by ``apply``).  The shape follows OpenSpiel's Python games: a small
+surface (``current_players``, ``legal_actions``, ``apply``, ``is_terminal``,
+``returns``, ``clone``) that environments, baselines and tests all share, so no rule
+is ever written twice.  See ``docs/games_protocol.md``.
+"""
+
+from __future__ import annotations
+
+import abc
+import operator
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+
+from parlour.errors import IllegalActionError
+
+Action = int
+JointAction = Mapping[int, int]
+
+
+@dataclass(frozen=True)
+class GameInfo:
+    """Declarative facts about a configured game, read by searchers and adapters.
+
+    ``simultaneous``: some steps have several current players (Parallel API applies).
+    ``perfect_information``: every seat always knows the whole state.
+    ``max_game_length``: an upper bound on the number of ``apply`` calls.
+    """
+
+    name: str
+    num_players: int
+    num_actions: int
+    simultaneous: bool
+    perfect_information: bool
+    zero_sum: bool
+    has_chance: bool
+    max_game_length: int
+
+
+@dataclass(frozen=True)
+class Option:
+    """One configuration option of a game: its default and what it means."""
+
+    default: Any
+    help: str
+
+
+class Game(abc.ABC):
+    """A configured game.  Subclasses declare ``name`` and ``options``.
+
+    The constructor accepts exactly the declared options (an unknown name is an error
+    that lists the known ones); ``_configure`` validates the values.
+    """
+
+    name: ClassVar[str]
+    options: ClassVar[dict[str, Option]]
+    simultaneous: ClassVar[bool] = False
+    """True if some steps have several current players (then a Parallel env exists)."""
+    start_options: ClassVar[dict[str, str]] = {}
+    """Keyword arguments ``new_initial_state`` accepts for a fixed start, with help."""
+
+    info: GameInfo
+
+    def __init__(self, **config: Any) -> None:
+        unknown = sorted(set(config) - set(self.options))
+        if unknown:
+            raise ValueError(
+                f"unknown option(s) {unknown} for {self.name}; "
+                f"options are {sorted(self.options)}"
+            )
+        values = {key: opt.default for key, opt in self.options.items()}
+        values.update(config)
+        self.config: dict[str, Any] = self._configure(values)
+        self.info = self._info()
+
+    @abc.abstractmethod
+    def _configure(self, values: dict[str, Any]) -> dict[str, Any]:
+        """Validate the option values; return the normalised configuration."""
+
+    @abc.abstractmethod
+    def _info(self) -> GameInfo:
+        """The facts of this configuration."""
+
+    @property
+    def num_players(self) -> int:
+        return self.info.num_players
+
+    @property
+    def num_actions(self) -> int:
+        return self.info.num_actions
+
+    @abc.abstractmethod
+    def new_initial_state(self, seed: int | np.random.Generator | None = None, **start: Any) -> State:
+        """A fresh game.  All chance comes from ``numpy.random.default_rng(seed)``.
+
+        ``start`` fixes the start instead (see ``start_options``), e.g. Goofspiel's
+        ``prizes`` and ``hands``; a bad value raises ``ValueError``.
+        """
+
+    @abc.abstractmethod
+    def state_from_text(self, text: str) -> State:
+        """Parse the text form written by ``State.to_text``; ``ValueError`` if malformed."""
+
+    @property
+    @abc.abstractmethod
+    def observation_shape(self) -> tuple[int, ...]:
+        """Shape of ``State.observation_tensor(player)``."""
+
+    @property
+    def observation_bounds(self) -> tuple[float | np.ndarray, float | np.ndarray]:
+        """Lowest and highest values of the observation tensor (for the Box space)."""
+        return 0.0, 1.0
+
+    def _check_start(self, start: Mapping[str, Any]) -> None:
+        unknown = sorted(set(start) - set(self.start_options))
+        if unknown:
+            allowed = sorted(self.start_options) or "none"
+            raise ValueError(
+                f"unknown start option(s) {unknown} for {self.name}; allowed: {allowed}"
+            )
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self.config.items())
+        return f"{type(self).__name__}({args})"
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and other.config == self.config  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return hash((type(self).__name__, repr(self)))
+
+    def __reduce__(self) -> tuple[Callable[..., Game], tuple[()], dict[str, Any]]:
+        return (_rebuild_game, (type(self), dict(self.config)))  # type: ignore[return-value]
+
+
+def _rebuild_game(cls: type[Game], config: dict[str, Any]) -> Game:
+    return cls(**config)
+
+
+class State(abc.ABC):
+    """One position of a game.  ``apply`` changes it in place; ``clone`` copies it."""
+
+    game: Game
+
+    @abc.abstractmethod
+    def current_players(self) -> tuple[int, ...]:
+        """Seats to act now: one for a turn, several for a simultaneous step, () at the end."""
+
+    @abc.abstractmethod
+    def legal_actions(self, player: int) -> list[int]:
+        """Legal actions of ``player`` now, ascending; [] if that seat is not to act."""
+
+    def legal_mask(self, player: int) -> np.ndarray:
+        """``int8`` vector of length ``num_actions``: 1 where the action is legal."""
+        mask = np.zeros(self.game.info.num_actions, dtype=np.int8)
+        mask[self.legal_actions(player)] = 1
+        return mask
+
+    @abc.abstractmethod
+    def apply(self, action: int | JointAction) -> None:
+        """Play one step: an int for the single current player, or ``{seat: action}``.
+
+        Raises ``IllegalActionError`` and leaves the state unchanged on any bad action.
+        """
+
+    @abc.abstractmethod
+    def clone(self) -> State:
+        """An independent copy."""
+
+    @abc.abstractmethod
+    def is_terminal(self) -> bool: ...
+
+    @abc.abstractmethod
+    def returns(self) -> np.ndarray:
+        """One float per seat; zeros until the game is over."""
+
+    @abc.abstractmethod
+    def info_state(self, player: int) -> Any:
+        """What ``player`` may know: an immutable, hashable value with ``player``,
+        ``legal_actions()`` and ``sample(rng) -> State`` (a full state consistent with it)."""
+
+    @abc.abstractmethod
+    def observation_tensor(self, player: int) -> np.ndarray:
+        """``float32`` encoding of ``info_state(player)``; shape ``game.observation_shape``."""
+
+    @abc.abstractmethod
+    def action_to_text(self, action: int) -> str: ...
+
+    @abc.abstractmethod
+    def text_to_action(self, text: str) -> int: ...
+
+    @abc.abstractmethod
+    def to_text(self) -> str:
+        """Compact, human-readable text of the whole state; ``game.state_from_text`` reads it."""
+
+    def __str__(self) -> str:
+        return self.to_text()
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, State)
+            and other.game == self.game
+            and other.to_text() == self.to_text()
+        )
+
+    def __hash__(self) -> int:
+        return hash(self.to_text())
+
+    # ----- helpers shared by the rules modules -------------------------------------
+
+    def _single_action(self, action: int | JointAction) -> tuple[int, int]:
+        """Normalise ``apply``'s argument for a turn-based step: (player, action)."""
+        players = self.current_players()
+        if not players:
+            raise IllegalActionError(
+                f"{self.game.name}: the game is over; no action is allowed", action=action
+            )
+        if isinstance(action, Mapping):
+            if len(action) != 1 or next(iter(action)) != players[0]:
+                raise IllegalActionError(
+                    f"{self.game.name}: only seat {players[0]} acts now, got actions for "
+                    f"seats {sorted(action)}",
+                    action=action,
+                    player=players[0],
+                )
+            (action,) = action.values()
+        return players[0], as_action(action, players[0], self)
+
+
+def as_action(action: object, player: int, state: State) -> int:
+    """``action`` as a plain int, or ``IllegalActionError`` if it is not an integer."""
+    if type(action) is int:
+        return action
+    try:
+        if isinstance(action, (bool, np.bool_)):
+            raise TypeError
+        return operator.index(action)  # type: ignore[arg-type]
+    except TypeError:
+        raise IllegalActionError(
+            f"{state.game.name}: action {action!r} for seat {player} is not an integer",
+            action=action,
+            player=player,
+            legal=state.legal_actions(player),
+        ) from None
+
+
+def make_rng(seed: int | np.random.Generator | None) -> np.random.Generator:
+    """The one way the games turn a seed into randomness."""
+    if isinstance(seed, np.random.Generator):
+        return seed
+    return np.random.default_rng(seed)
+
+
+@dataclass(frozen=True, eq=False)
+class PerfectInfoState:
+    """The information state of a perfect-information game: the state itself, read-only.
+
+    Equality and hashing go by the text form of the position and the seat.
+    """
+
+    player: int
+    _state: State
+
+    @property
+    def state(self) -> State:
+        """A fresh copy of the position (searchers may change it freely)."""
+        return self._state.clone()
+
+    def legal_actions(self) -> list[int]:
+        return self._state.legal_actions(self.player)
+
+    def sample(self, rng: np.random.Generator | None = None) -> State:
+        """Nothing is hidden: the only consistent state is the state itself."""
+        return self._state.clone()
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, PerfectInfoState)
+            and other.player == self.player
+            and other._state == self._state
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.player, self._state.to_text()))
+
+    def __str__(self) -> str:
+        return self._state.to_text()
+
+
+def check_choice(name: str, value: object, allowed: tuple[str, ...]) -> str:
+    if value not in allowed:
+        raise ValueError(f"{name} must be one of {list(allowed)}, got {value!r}")
+    return value  # type: ignore[return-value]
+
+
+def check_int(name: str, value: object, low: int, high: int | None = None) -> int:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise ValueError(f"{name} must be an integer, got {value!r}")
+    value = int(value)
+    if value < low or (high is not None and value > high):
+        bound = f">= {low}" if high is None else f"between {low} and {high}"
+        raise ValueError(f"{name} must be {bound}, got {value}")
+    return value
+
+
+def check_bool(name: str, value: object) -> bool:
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name} must be True or False, got {value!r}")
+    return bool(value)

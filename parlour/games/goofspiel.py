@@ -1,0 +1,657 @@
+"""Goofspiel (GOPS), the simultaneous bidding card game of seed 004.
+
+Each of ``num_players`` players holds the cards ``1..N``; the prizes ``1..N`` are
+revealed one per round and every player bids one card from hand at the same time.
+The unique highest bid takes the prize; a tie for the highest bid either carries the
+prize into a growing pot (``tie_rule="carry"``, the seed's rule) or discards it
+(``"discard"``, OpenSpiel's).  Action ``a`` bids the card ``a + 1``.
+
+The hot path keeps each hand as an int bitmask (bit ``a`` = card ``a + 1``) and
+allocates nothing per step beyond the history tuple, because every playout, search
+and environment step goes through ``apply``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from parlour.errors import IllegalActionError
+from parlour.games.base import (
+    Game,
+    GameInfo,
+    Option,
+    State,
+    as_action,
+    check_bool,
+    check_choice,
+    check_int,
+    make_rng,
+)
+
+PRIZE_ORDERS = ("random", "descending", "ascending")
+TIE_RULES = ("carry", "discard")
+RETURN_TYPES = ("win_loss", "point_difference", "total_points")
+
+_LEGAL: dict[int, tuple[int, ...]] = {}
+
+
+def _actions_of(mask: int) -> tuple[int, ...]:
+    """The set bits of ``mask`` in ascending order (memoised for hands of <= 17 cards)."""
+    actions = _LEGAL.get(mask)
+    if actions is None:
+        actions = tuple(a for a in range(mask.bit_length()) if mask >> a & 1)
+        if mask < 1 << 17:
+            _LEGAL[mask] = actions
+    return actions
+
+
+_VECTORS: dict[tuple[int, int, type], np.ndarray] = {}
+_PRIZE_VECTORS: dict[tuple[tuple[int, ...], int], np.ndarray] = {}
+
+
+def _bit_vector(mask: int, length: int, dtype: type) -> np.ndarray:
+    """Read-only 0/1 vector of the bits of ``mask`` (memoised; copy before changing)."""
+    key = (mask, length, dtype)
+    vector = _VECTORS.get(key)
+    if vector is None:
+        vector = np.zeros(length, dtype=dtype)
+        vector[list(_actions_of(mask))] = 1
+        vector.flags.writeable = False
+        if len(_VECTORS) > 200_000:
+            _VECTORS.clear()
+        _VECTORS[key] = vector
+    return vector
+
+
+def _prize_vector(prizes: tuple[int, ...], round_: int) -> np.ndarray:
+    """One-hot of the current prize, then 0/1 of the prizes still to come (memoised)."""
+    key = (prizes, round_)
+    vector = _PRIZE_VECTORS.get(key)
+    if vector is None:
+        n = len(prizes)
+        vector = np.zeros(2 * n, dtype=np.float32)
+        if round_ < n:
+            vector[prizes[round_] - 1] = 1.0
+            for prize in prizes[round_ + 1 :]:
+                vector[n + prize - 1] = 1.0
+        vector.flags.writeable = False
+        if len(_PRIZE_VECTORS) > 100_000:
+            _PRIZE_VECTORS.clear()
+        _PRIZE_VECTORS[key] = vector
+    return vector
+
+
+def _mask_of(cards: Sequence[int]) -> int:
+    mask = 0
+    for card in cards:
+        mask |= 1 << (card - 1)
+    return mask
+
+
+def _cards_of(mask: int) -> list[int]:
+    return [a + 1 for a in _actions_of(mask)]
+
+
+class GoofspielGame(Game):
+    name = "goofspiel"
+    simultaneous = True
+    options = {
+        "num_cards": Option(None, "cards per hand and prizes 1..N (default 13, or the size of custom hands)"),
+        "num_players": Option(None, "players, >= 2 (default 2, or the number of custom hands)"),
+        "prize_order": Option("random", "random | descending | ascending | an explicit order of 1..N"),
+        "tie_rule": Option("carry", "carry: a tied prize joins the next one's pot | discard: it is lost"),
+        "returns": Option("win_loss", "win_loss | point_difference | total_points"),
+        "imperfect_info": Option(False, "True: a player sees only its own bids and who won each round"),
+        "hands": Option(None, "custom starting hands: one list of N distinct positive cards per player"),
+    }
+    start_options = {
+        "prizes": "the prize order for this game: a permutation of 1..N",
+        "hands": "starting hands: one list of N distinct cards in 1..num_actions per player",
+    }
+
+    def _configure(self, values: dict[str, Any]) -> dict[str, Any]:
+        hands = values["hands"]
+        n, players = values["num_cards"], values["num_players"]
+        if hands is not None:
+            if isinstance(hands, (str, bytes)) or not isinstance(hands, Sequence) or not hands:
+                raise ValueError(f"hands must be a list of lists of cards, got {hands!r}")
+            if n is None:
+                n = len(hands[0]) if isinstance(hands[0], Sequence) else None
+            if players is None:
+                players = len(hands)
+        n = check_int("num_cards", 13 if n is None else n, 1)
+        players = check_int("num_players", 2 if players is None else players, 2)
+        if hands is not None:
+            hands = _check_hands(hands, players, n, None)
+        order = values["prize_order"]
+        if isinstance(order, str):
+            order = check_choice("prize_order", order, PRIZE_ORDERS)
+        else:
+            order = _check_prizes(order, n, "prize_order")
+        return {
+            "num_cards": n,
+            "num_players": players,
+            "prize_order": order,
+            "tie_rule": check_choice("tie_rule", values["tie_rule"], TIE_RULES),
+            "returns": check_choice("returns", values["returns"], RETURN_TYPES),
+            "imperfect_info": check_bool("imperfect_info", values["imperfect_info"]),
+            "hands": hands,
+        }
+
+    def _info(self) -> GameInfo:
+        n, hands = self.config["num_cards"], self.config["hands"]
+        self.info = GameInfo(
+            name=self.name,
+            num_players=self.config["num_players"],
+            num_actions=n if hands is None else max(max(hand) for hand in hands),
+            simultaneous=self.simultaneous,
+            perfect_information=False,
+            zero_sum=self.config["returns"] != "total_points",
+            has_chance=self.config["prize_order"] == "random",
+            max_game_length=n,
+        )
+        # Precomputed for the hot path of new_initial_state.
+        self._start_masks = tuple(_mask_of(h) for h in self.default_hands)
+        order = self.config["prize_order"]
+        self._fixed_prizes = None if order == "random" else self.prize_sequence(None)
+        return self.info
+
+    @property
+    def discard_ties(self) -> bool:
+        return self.config["tie_rule"] == "discard"
+
+    @property
+    def num_cards(self) -> int:
+        return self.config["num_cards"]
+
+    @property
+    def default_hands(self) -> tuple[tuple[int, ...], ...]:
+        hands = self.config["hands"]
+        if hands is None:
+            return (tuple(range(1, self.num_cards + 1)),) * self.num_players
+        return hands
+
+    @property
+    def total_prize(self) -> int:
+        n = self.num_cards
+        return n * (n + 1) // 2
+
+    @property
+    def observation_shape(self) -> tuple[int, ...]:
+        p, a, n = self.num_players, self.num_actions, self.num_cards
+        return (p * a + 2 * n + p + 2,)
+
+    def prize_sequence(self, rng: np.random.Generator | None) -> tuple[int, ...]:
+        """The prize order of a new game; ``rng`` is used only for ``random``."""
+        order, n = self.config["prize_order"], self.num_cards
+        if order == "random":
+            return tuple((make_rng(rng).permutation(n) + 1).tolist())
+        if order == "descending":
+            return tuple(range(n, 0, -1))
+        if order == "ascending":
+            return tuple(range(1, n + 1))
+        return order
+
+    def new_initial_state(self, seed=None, **start: Any) -> GoofspielState:
+        """A new game; ``seed`` draws the prize order when it is ``random``.
+
+        ``prizes=[...]`` and ``hands=[[...], ...]`` fix the start instead.
+        """
+        if start:
+            self._check_start(start)
+        if start.get("prizes") is not None:
+            prizes = _check_prizes(start["prizes"], self.num_cards, "start option prizes")
+        elif self._fixed_prizes is not None:
+            prizes = self._fixed_prizes
+        else:
+            prizes = self.prize_sequence(seed)
+        if start.get("hands") is not None:
+            hands = _check_hands(start["hands"], self.num_players, self.num_cards, self.num_actions)
+            return GoofspielState(self, prizes, [_mask_of(h) for h in hands])
+        return GoofspielState(self, prizes, list(self._start_masks))
+
+    def state_from_text(self, text: str) -> GoofspielState:
+        return _parse(self, text)
+
+
+def _check_prizes(order: object, n: int, what: str) -> tuple[int, ...]:
+    if isinstance(order, (str, bytes)) or not isinstance(order, (Sequence, np.ndarray)):
+        raise ValueError(f"{what} must be a permutation of 1..{n}, got {order!r}")
+    try:
+        values = tuple(check_int(what, v, 1) for v in order)
+    except ValueError:
+        raise ValueError(f"{what} must be a permutation of 1..{n}, got {list(order)!r}") from None
+    if sorted(values) != list(range(1, n + 1)):
+        raise ValueError(f"{what} must be a permutation of 1..{n}, got {list(values)}")
+    return values
+
+
+def _check_hands(hands: object, players: int, n: int, max_card: int | None) -> tuple[tuple[int, ...], ...]:
+    what = "hands"
+    if isinstance(hands, (str, bytes)) or not isinstance(hands, (Sequence, np.ndarray)) or len(hands) != players:
+        raise ValueError(f"{what} must hold one list of cards per player ({players}), got {hands!r}")
+    result = []
+    for seat, hand in enumerate(hands):
+        if isinstance(hand, (str, bytes)) or not isinstance(hand, (Sequence, np.ndarray)):
+            raise ValueError(f"hand of player_{seat} must be a list of cards, got {hand!r}")
+        cards = tuple(sorted(check_int(f"card in hand of player_{seat}", c, 1, max_card) for c in hand))
+        if len(cards) != n or len(set(cards)) != n:
+            raise ValueError(
+                f"hand of player_{seat} must hold {n} distinct cards, got {list(hand)!r}"
+            )
+        result.append(cards)
+    return tuple(result)
+
+
+class GoofspielState(State):
+    """A Goofspiel position.
+
+    ``prizes``: the whole prize order (future prizes are hidden from the seats by
+    ``info_state``); ``round``: index of the prize being bid for (``N`` at the end);
+    ``hands``: bitmask per seat; ``pot``: value carried into the current round;
+    ``points``: per seat; ``bids``: one tuple of actions per round played;
+    ``winners``: the seat that took each round's pot, or -1 for a tie.
+    """
+
+    __slots__ = ("game", "prizes", "round", "hands", "start_hands", "pot", "points", "bids", "winners")
+
+    def __init__(self, game: GoofspielGame, prizes: tuple[int, ...], hands: list[int]) -> None:
+        self.game = game
+        self.prizes = prizes
+        self.round = 0
+        self.hands = hands
+        self.start_hands = tuple(hands)
+        self.pot = 0
+        self.points = [0] * game.num_players
+        self.bids: list[tuple[int, ...]] = []
+        self.winners: list[int] = []
+
+    # --- the protocol -------------------------------------------------------------
+
+    def current_players(self) -> tuple[int, ...]:
+        if self.round < len(self.prizes):
+            return _SEATS[len(self.hands)]
+        return ()
+
+    def legal_actions(self, player: int) -> list[int]:
+        if self.round >= len(self.prizes) or not 0 <= player < len(self.hands):
+            return []
+        mask = self.hands[player]
+        return list(_LEGAL.get(mask) or _actions_of(mask))
+
+    def legal_mask(self, player: int) -> np.ndarray:
+        if self.round < len(self.prizes) and 0 <= player < len(self.hands):
+            return _bit_vector(self.hands[player], self.game.info.num_actions, np.int8).copy()
+        return np.zeros(self.game.info.num_actions, dtype=np.int8)
+
+    def apply(self, action: Mapping[int, int]) -> None:
+        """Play one round: ``{seat: action}`` for every seat."""
+        hands = self.hands
+        r = self.round
+        if type(action) is not dict or len(action) != len(hands) or r >= len(self.prizes):
+            return self._reject(action)
+        if len(hands) == 2:  # the common case, unrolled
+            b0 = action.get(0)
+            b1 = action.get(1)
+            if type(b0) is not int or type(b1) is not int or b0 < 0 or b1 < 0:
+                return self._reject(action)
+            if not hands[0] >> b0 & 1 or not hands[1] >> b1 & 1:
+                return self._reject(action)
+            hands[0] ^= 1 << b0
+            hands[1] ^= 1 << b1
+            bids = (b0, b1)
+            winner = 0 if b0 > b1 else 1 if b1 > b0 else -1
+        else:
+            bids = tuple(action.get(seat) for seat in range(len(hands)))
+            for seat, a in enumerate(bids):
+                if type(a) is not int or a < 0 or not hands[seat] >> a & 1:
+                    return self._reject(action)
+            for seat, a in enumerate(bids):
+                hands[seat] ^= 1 << a
+            top = max(bids)
+            winner = bids.index(top) if bids.count(top) == 1 else -1
+        pot = self.pot + self.prizes[r]
+        if winner >= 0:
+            self.points[winner] += pot
+            pot = 0
+        elif self.game.discard_ties:
+            pot = 0
+        self.pot = pot
+        self.round = r + 1
+        self.bids.append(bids)
+        self.winners.append(winner)
+
+    def _reject(self, action: object) -> None:
+        """The slow path of ``apply``: raise the clearest ``IllegalActionError`` for a
+        bad argument, or apply a good one given with other integer types (numpy ints)."""
+        seats = list(range(len(self.hands)))
+        if self.round >= len(self.prizes):
+            raise IllegalActionError("goofspiel: the game is over; no action is allowed", action=action)
+        if not isinstance(action, Mapping):
+            raise IllegalActionError(
+                f"goofspiel is simultaneous: apply takes {{seat: action}} for seats {seats}, "
+                f"got {action!r}",
+                action=action,
+            )
+        if set(action) != set(seats):
+            raise IllegalActionError(
+                f"goofspiel: every seat bids each round; expected actions for seats {seats}, "
+                f"got seats {sorted(action, key=repr)}",
+                action=action,
+            )
+        for seat in seats:
+            a = as_action(action[seat], seat, self)
+            if a < 0 or not self.hands[seat] >> a & 1:
+                raise IllegalActionError(
+                    f"goofspiel: action {a} (card {a + 1}) is not in the hand of seat {seat}",
+                    action=a,
+                    player=seat,
+                    legal=self.legal_actions(seat),
+                )
+        # Only non-int integer types (e.g. numpy ints) get here: retry with plain ints.
+        self.apply({seat: int(action[seat]) for seat in seats})
+
+    def clone(self) -> GoofspielState:
+        other = GoofspielState.__new__(GoofspielState)
+        other.game = self.game
+        other.prizes = self.prizes
+        other.round = self.round
+        other.hands = self.hands.copy()
+        other.start_hands = self.start_hands
+        other.pot = self.pot
+        other.points = self.points.copy()
+        other.bids = self.bids.copy()
+        other.winners = self.winners.copy()
+        return other
+
+    def is_terminal(self) -> bool:
+        return self.round >= len(self.prizes)
+
+    def returns(self) -> np.ndarray:
+        players = len(self.points)
+        if self.round < len(self.prizes):
+            return np.zeros(players)
+        return points_to_returns(self.points, self.game.config["returns"])
+
+    def info_state(self, player: int) -> GoofspielInfoState:
+        game = self.game
+        if not 0 <= player < game.num_players:
+            raise ValueError(f"goofspiel: no seat {player!r}; seats are 0..{game.num_players - 1}")
+        seen = self.round + 1 if self.round < len(self.prizes) else self.round
+        if game.config["imperfect_info"]:
+            bids = tuple(
+                tuple(b if seat == player else None for seat, b in enumerate(round_bids))
+                for round_bids in self.bids
+            )
+        else:
+            bids = tuple(self.bids)
+        return GoofspielInfoState(
+            game=game,
+            player=player,
+            prizes_seen=self.prizes[:seen],
+            start_hands=self.start_hands,
+            bids=bids,
+            winners=tuple(self.winners),
+            points=tuple(self.points),
+            pot=self.pot,
+        )
+
+    def observation_tensor(self, player: int) -> np.ndarray:
+        """Seat-relative encoding of what ``player`` knows (layout in docs/goofspiel.md).
+
+        ``[own hand (A) | each other seat's hand in seat order after ``player`` (A
+        each; zeros with imperfect_info) | current prize one-hot (N) | prizes still to
+        come (N) | pot / S | points / S, own first (P) | rounds played / N]`` where
+        ``A = num_actions``, ``N = num_cards``, ``S = 1 + ... + N``.
+        """
+        game = self.game
+        players, a, n = game.num_players, game.num_actions, game.num_cards
+        scale = 1.0 / game.total_prize
+        hands = self.hands
+        parts = [_bit_vector(hands[player], a, np.float32)]
+        if game.config["imperfect_info"]:
+            parts.append(np.zeros((players - 1) * a, dtype=np.float32))
+        else:
+            parts.extend(_bit_vector(hands[(player + k) % players], a, np.float32) for k in range(1, players))
+        parts.append(_prize_vector(self.prizes, self.round))
+        points = self.points
+        parts.append(
+            np.array(
+                [self.pot * scale]
+                + [points[(player + k) % players] * scale for k in range(players)]
+                + [self.round / n],
+                dtype=np.float32,
+            )
+        )
+        return np.concatenate(parts)
+
+    def action_to_text(self, action: int) -> str:
+        if not 0 <= action < self.game.num_actions:
+            raise ValueError(f"goofspiel action must be 0..{self.game.num_actions - 1}, got {action!r}")
+        return str(action + 1)
+
+    def text_to_action(self, text: str) -> int:
+        text = text.strip()
+        if not text.isdigit() or not 1 <= int(text) <= self.game.num_actions:
+            raise ValueError(f"a goofspiel move is a card value 1..{self.game.num_actions}; got {text!r}")
+        return int(text) - 1
+
+    def to_text(self) -> str:
+        n = len(self.prizes)
+        done = self.round >= n
+        prizes = " ".join(
+            f"[{p}]" if i == self.round else str(p) for i, p in enumerate(self.prizes)
+        )
+        lines = [
+            "game over" if done else f"round {self.round + 1}/{n}",
+            f"prizes: {prizes}",
+            f"pot: {self.pot}",
+        ]
+        for seat, hand in enumerate(self.hands):
+            held = " ".join(map(str, _cards_of(hand))) or "-"
+            bids = " ".join(str(b[seat] + 1) for b in self.bids) or "-"
+            lines.append(f"player_{seat}: hand {held} | bids {bids} | points {self.points[seat]}")
+        return "\n".join(lines)
+
+    # --- extras -------------------------------------------------------------------
+
+    @property
+    def current_prize(self) -> int | None:
+        """The prize being bid for, ``None`` once the game is over."""
+        return self.prizes[self.round] if self.round < len(self.prizes) else None
+
+
+_SEATS = {p: tuple(range(p)) for p in range(2, 65)}
+
+
+def points_to_returns(points: Sequence[int], kind: str) -> np.ndarray:
+    """Returns of a finished game from the points (rules file, item 6)."""
+    pts = np.asarray(points, dtype=np.float64)
+    players = len(pts)
+    if kind == "total_points":
+        return pts
+    if kind == "point_difference":
+        return pts - (pts.sum() - pts) / (players - 1)
+    top = pts.max()
+    leaders = pts == top
+    w = int(leaders.sum())
+    if w == players:
+        return np.zeros(players)
+    return np.where(leaders, 1.0 / w, -1.0 / (players - w))
+
+
+@dataclass(frozen=True)
+class GoofspielInfoState:
+    """What one seat knows: public prizes and pots, its own hand and bids, who won each
+    round, everyone's points, and everyone's bids unless ``imperfect_info``
+    (then other seats' bids are ``None``).  Hashable; equal exactly when the seat
+    cannot tell the two situations apart.
+    """
+
+    game: GoofspielGame = field(repr=False)
+    player: int
+    prizes_seen: tuple[int, ...]
+    start_hands: tuple[int, ...]
+    bids: tuple[tuple[int | None, ...], ...]
+    winners: tuple[int, ...]
+    points: tuple[int, ...]
+    pot: int
+
+    @property
+    def round(self) -> int:
+        return len(self.bids)
+
+    @property
+    def hand(self) -> int:
+        """Own cards as a bitmask (bit ``a`` = card ``a + 1``)."""
+        mask = self.start_hands[self.player]
+        for round_bids in self.bids:
+            mask &= ~(1 << round_bids[self.player])
+        return mask
+
+    def legal_actions(self) -> list[int]:
+        if self.round >= self.game.num_cards:
+            return []
+        return list(_actions_of(self.hand))
+
+    @property
+    def current_prize(self) -> int | None:
+        return self.prizes_seen[self.round] if self.round < len(self.prizes_seen) else None
+
+    def unseen_prizes(self) -> list[int]:
+        """Prizes not yet revealed, ascending (their order is hidden when it is random)."""
+        seen = set(self.prizes_seen)
+        return [p for p in range(1, self.game.num_cards + 1) if p not in seen]
+
+    def sample(self, rng: np.random.Generator | int | None = None) -> GoofspielState:
+        """A full state consistent with this information, drawn uniformly.
+
+        The unseen prizes are shuffled when the order is random (it is known
+        otherwise); under ``imperfect_info`` the other seats' bids are drawn uniformly
+        among all bid histories that give the same round winners.
+        """
+        rng = make_rng(rng)
+        game = self.game
+        order = game.config["prize_order"]
+        if order == "random":
+            rest = self.unseen_prizes()
+            prizes = self.prizes_seen + tuple(rest[i] for i in rng.permutation(len(rest)))
+        else:
+            prizes = game.prize_sequence(None)
+            if prizes[: len(self.prizes_seen)] != self.prizes_seen:
+                prizes = self.prizes_seen + tuple(
+                    p for p in prizes if p not in set(self.prizes_seen)
+                )
+        bids = self.bids
+        if bids and any(b is None for b in bids[0]):
+            bids = _sample_hidden_bids(self, rng)
+        state = GoofspielState(game, prizes, list(self.start_hands))
+        for round_bids in bids:
+            state.apply(dict(enumerate(round_bids)))
+        return state
+
+
+def _round_winner(bids: Sequence[int]) -> int:
+    top = max(bids)
+    return bids.index(top) if bids.count(top) == 1 else -1
+
+
+def _sample_hidden_bids(info: GoofspielInfoState, rng: np.random.Generator) -> list[tuple[int, ...]]:
+    """Uniform draw of the other seats' bid histories given own bids and round winners.
+
+    Counts the completions of every partial history (memoised on the cards the other
+    seats have used), then samples forward in proportion to those counts.
+    """
+    me, players = info.player, len(info.start_hands)
+    others = [s for s in range(players) if s != me]
+    rounds = len(info.bids)
+    memo: dict[tuple[int, tuple[int, ...]], int] = {}
+
+    def choices(r: int, used: tuple[int, ...]) -> list[tuple[int, ...]]:
+        own = info.bids[r][me]
+        result = []
+        pools = [_actions_of(info.start_hands[s] & ~used[i]) for i, s in enumerate(others)]
+        for combo in _product(pools):
+            bids = list(combo)
+            bids.insert(me, own)
+            if _round_winner(bids) == info.winners[r]:
+                result.append(combo)
+        return result
+
+    def count(r: int, used: tuple[int, ...]) -> int:
+        if r == rounds:
+            return 1
+        key = (r, used)
+        if key not in memo:
+            memo[key] = sum(
+                count(r + 1, tuple(u | 1 << c for u, c in zip(used, combo)))
+                for combo in choices(r, used)
+            )
+        return memo[key]
+
+    used = (0,) * len(others)
+    if count(0, used) == 0:
+        raise ValueError("goofspiel: no bid history is consistent with this information state")
+    history = []
+    for r in range(rounds):
+        options = choices(r, used)
+        nexts = [tuple(u | 1 << c for u, c in zip(used, combo)) for combo in options]
+        weights = np.array([count(r + 1, nxt) for nxt in nexts], dtype=np.float64)
+        pick = int(rng.choice(len(options), p=weights / weights.sum()))
+        bids = list(options[pick])
+        bids.insert(me, info.bids[r][me])
+        history.append(tuple(bids))
+        used = nexts[pick]
+    return history
+
+
+def _product(pools: list[tuple[int, ...]]) -> list[tuple[int, ...]]:
+    combos: list[tuple[int, ...]] = [()]
+    for pool in pools:
+        combos = [c + (x,) for c in combos for x in pool]
+    return combos
+
+
+_HEADER = re.compile(r"round (\d+)/(\d+)|game over")
+_PLAYER = re.compile(r"player_(\d+): hand ([\d ]+|-) \| bids ([\d ]+|-) \| points (\d+)")
+
+
+def _parse(game: GoofspielGame, text: str) -> GoofspielState:
+    """Read ``GoofspielState.to_text``: rebuild the start and replay the bids."""
+    lines = [line.strip() for line in text.strip().splitlines()]
+    example = game.new_initial_state(seed=0).to_text()
+    bad = f"malformed goofspiel position {text!r}; expected lines like:\n{example}"
+    if len(lines) != 3 + game.num_players or not _HEADER.fullmatch(lines[0]):
+        raise ValueError(bad)
+    if not lines[1].startswith("prizes: ") or not lines[2].startswith("pot: "):
+        raise ValueError(bad)
+    tokens = lines[1][len("prizes: ") :].split()
+    try:
+        prizes = [int(t.strip("[]")) for t in tokens]
+    except ValueError:
+        raise ValueError(bad) from None
+    hands, bids = [], []
+    for seat, line in enumerate(lines[3:]):
+        match = _PLAYER.fullmatch(line)
+        if not match or int(match[1]) != seat:
+            raise ValueError(bad)
+        held = [] if match[2] == "-" else [int(c) for c in match[2].split()]
+        played = [] if match[3] == "-" else [int(c) for c in match[3].split()]
+        hands.append(held + played)
+        bids.append(played)
+    state = game.new_initial_state(prizes=prizes, hands=hands)
+    if len({len(b) for b in bids}) != 1:
+        raise ValueError(f"{bad}\n(every player must have made the same number of bids)")
+    for r in range(len(bids[0])):
+        state.apply({seat: bids[seat][r] - 1 for seat in range(game.num_players)})
+    canonical = state.to_text()
+    if canonical != "\n".join(lines):
+        raise ValueError(
+            f"inconsistent goofspiel position {text!r}: replaying its bids gives\n{canonical}"
+        )
+    return state
