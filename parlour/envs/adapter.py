@@ -214,6 +214,10 @@ class ParlourAECEnv(_GameBinding, AECEnv):
         return self._observation(agent, can_act)
 
     def step(self, action: Any) -> None:
+        if self._state is None:
+            raise RuntimeError("call reset() before step()")
+        if not self.agents:
+            raise IllegalActionError(f"{self.game.name}: the game is over; call reset()", action=action)
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             return self._was_dead_step(action)

@@ -1,0 +1,195 @@
+"""Bad input to the envs: clear errors that leave the state untouched, or (env(),
+parallel_env()) the classic convention of ending the game with -1 for the offender."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+from parlour import IllegalActionError
+from parlour.envs import goofspiel_v0, sticks_v0
+
+
+def test_raw_env_illegal_action_raises_and_changes_nothing():
+    env = sticks_v0.raw_env(num_sticks=2)
+    env.reset()
+    before = env.render_mode, env.game_state.to_text(), env.agent_selection
+    with pytest.raises(IllegalActionError, match=r"take 3.*legal actions are \[0, 1\]"):
+        env.step(2)
+    assert (env.render_mode, env.game_state.to_text(), env.agent_selection) == before
+    env.step(1)
+    assert env.terminations["player_0"]
+
+
+def test_raw_env_simultaneous_illegal_bid_raises():
+    env = goofspiel_v0.raw_env(num_cards=3, prize_order="descending")
+    env.reset()
+    env.step(2)
+    env.step(0)
+    with pytest.raises(IllegalActionError, match=r"illegal for player_0; legal actions are \[0, 1\]"):
+        env.step(2)  # card 3 was already played
+    assert env.agent_selection == "player_0" and env.game_state.round == 1
+
+
+def test_env_illegal_action_ends_game_with_minus_one():
+    env = sticks_v0.env(num_sticks=2)
+    env.reset()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        env.step(2)
+    assert all(env.terminations.values())
+    _, reward, term, _, info = env.last()
+    assert term and reward == -1.0
+    assert info["illegal_action"]["agent"] == "player_0"
+    assert info["illegal_action"]["legal"] == [0, 1]
+    assert env.rewards == {"player_0": -1.0, "player_1": 0.0}
+    for agent in env.agent_iter():
+        env.step(None)
+    assert env.agents == []
+
+
+def test_env_illegal_bid_in_simultaneous_round():
+    env = goofspiel_v0.env(num_cards=3)
+    env.reset(seed=0)
+    env.step(0)
+    env.step(1)
+    env.step(1)  # player_0's card 2 is fine
+    env.step(1)  # player_1 already played card 2
+    assert env.rewards == {"player_0": 0.0, "player_1": -1.0}
+    assert "player_1 played illegal action 1" in env.infos["player_0"]["illegal_action"]["reason"]
+
+
+def test_parallel_env_illegal_actions():
+    env = goofspiel_v0.parallel_env(num_cards=3)
+    env.reset(seed=0)
+    env.step({"player_0": 0, "player_1": 0})
+    _, rewards, terms, _, infos = env.step({"player_0": 0, "player_1": 0})  # both replay card 1
+    assert rewards == {"player_0": -1.0, "player_1": -1.0}
+    assert all(terms.values()) and env.agents == []
+    assert [i["agent"] for i in infos["player_0"]["illegal_action"]] == ["player_0", "player_1"]
+    raw = goofspiel_v0.raw_parallel_env(num_cards=3)
+    raw.reset(seed=0)
+    raw.step({"player_0": 0, "player_1": 0})
+    with pytest.raises(IllegalActionError, match="card 1"):
+        raw.step({"player_0": 1, "player_1": 0})
+    assert raw.game_state.round == 1 and raw.agents == ["player_0", "player_1"]
+
+
+@pytest.mark.parametrize("factory", [goofspiel_v0.env, goofspiel_v0.raw_env])
+@pytest.mark.parametrize("action", [3, -1, 1.5, "1", np.array([0, 1]), True])
+def test_out_of_range_action_is_an_error_in_every_env(factory, action):
+    env = factory(num_cards=3)
+    env.reset(seed=0)
+    with pytest.raises(IllegalActionError, match="outside the action space Discrete"):
+        env.step(action)
+    assert env.unwrapped.game_state.round == 0 and env.agent_selection == "player_0"
+
+
+def test_none_action_for_a_live_agent():
+    env = sticks_v0.raw_env()
+    env.reset()
+    with pytest.raises(IllegalActionError, match="is to act but the action is None"):
+        env.step(None)
+
+
+def test_parallel_wrong_and_missing_agents():
+    env = goofspiel_v0.parallel_env(num_cards=3)
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match=r"unknown agent\(s\) \['player_5'\]"):
+        env.step({"player_0": 0, "player_1": 0, "player_5": 0})
+    with pytest.raises(ValueError, match=r"no action for \['player_1'\]"):
+        env.step({"player_0": 0})
+    with pytest.raises(ValueError, match="must be a dict"):
+        env.step([0, 0])
+    with pytest.raises(IllegalActionError, match="outside the action space"):
+        env.step({"player_0": 7, "player_1": 0})
+    assert env.game_state.round == 0
+
+
+def test_actions_after_the_game_ended():
+    par = goofspiel_v0.parallel_env(num_cards=1)
+    par.reset(seed=0)
+    par.step({"player_0": 0, "player_1": 0})
+    with pytest.raises(IllegalActionError, match="game is over"):
+        par.step({"player_0": 0, "player_1": 0})
+    env = sticks_v0.env(num_sticks=1)
+    env.reset()
+    env.step(0)
+    env.step(None)
+    env.step(None)
+    assert env.agents == []
+    env.step(0)  # PettingZoo's wrapper only logs a warning for a step after the end
+    assert env.agents == []
+    raw = sticks_v0.raw_env(num_sticks=1)
+    raw.reset()
+    for action in (0, None, None):
+        raw.step(action)
+    with pytest.raises(IllegalActionError, match="game is over; call reset"):
+        raw.step(0)
+
+
+def test_order_is_enforced():
+    env = sticks_v0.env()
+    with pytest.raises(Exception, match="reset"):
+        env.step(0)
+    raw = goofspiel_v0.raw_parallel_env()
+    with pytest.raises(RuntimeError, match="reset"):
+        raw.step({"player_0": 0, "player_1": 0})
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"num_cards": 0}, "num_cards must be >= 1"),
+        ({"tie_rule": "split"}, "tie_rule must be one of"),
+        ({"render_mode": "rgb_array"}, "render_mode must be one of"),
+        ({"colour": "red"}, "unknown option"),
+    ],
+)
+def test_bad_configuration(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        goofspiel_v0.env(**kwargs)
+    with pytest.raises(ValueError, match=message):
+        goofspiel_v0.parallel_env(**kwargs)
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"prizes": [1, 2]}, "permutation of 1..3"),
+        ({"hands": [[1, 2, 3]]}, "one list of cards per player"),
+        ({"position": "nonsense"}, "malformed goofspiel position"),
+        ({"position": 3}, "text form of a position"),
+        ({"position": "x", "prizes": [1, 2, 3]}, "cannot be combined"),
+        ("prizes", "must be a dict"),
+    ],
+)
+def test_bad_reset_options_leave_the_previous_game(options, message):
+    env = goofspiel_v0.raw_env(num_cards=3, prize_order="descending")
+    env.reset()
+    env.step(0)
+    before = env.game_state.to_text(), env.agent_selection
+    with pytest.raises(ValueError, match=message):
+        env.reset(options=options)
+    assert (env.game_state.to_text(), env.agent_selection) == before
+
+
+def test_unknown_reset_option_warns():
+    env = sticks_v0.raw_env()
+    with pytest.warns(UserWarning, match=r"ignoring unknown reset option\(s\) \['stick'\]"):
+        env.reset(options={"stick": 3})
+    assert env.game_state.sticks == 10
+
+
+def test_bad_sticks_reset_options():
+    env = sticks_v0.raw_env(num_sticks=5)
+    for options, message in [({"sticks": 0}, "between 1 and 5"), ({"sticks": 9}, "between 1 and 5"), ({"position": "9 sticks | player_0 to move"}, "does not fit")]:
+        with pytest.raises(ValueError, match=message):
+            env.reset(options=options)
+
+
+def test_observe_unknown_agent():
+    env = sticks_v0.raw_env()
+    env.reset()
+    with pytest.raises(ValueError, match=r"unknown agent 'player_2'; agents are \['player_0', 'player_1'\]"):
+        env.observe("player_2")
