@@ -470,19 +470,23 @@ _SEATS = {p: tuple(range(p)) for p in range(2, 65)}
 
 
 def points_to_returns(points: Sequence[int], kind: str) -> np.ndarray:
-    """Returns of a finished game from the points (rules file, item 6)."""
-    pts = np.asarray(points, dtype=np.float64)
-    players = len(pts)
+    """Returns of a finished game from the points (rules file, item 6).
+
+    Plain Python arithmetic on a handful of numbers, then one array: this runs at
+    the end of every playout.
+    """
+    players = len(points)
     if kind == "total_points":
-        return pts
+        return np.array(points, dtype=np.float64)
     if kind == "point_difference":
-        return pts - (pts.sum() - pts) / (players - 1)
-    top = pts.max()
-    leaders = pts == top
-    w = int(leaders.sum())
+        total = sum(points)
+        return np.array([p - (total - p) / (players - 1) for p in points])
+    top = max(points)
+    w = points.count(top) if isinstance(points, list) else list(points).count(top)
     if w == players:
         return np.zeros(players)
-    return np.where(leaders, 1.0 / w, -1.0 / (players - w))
+    win, loss = 1.0 / w, -1.0 / (players - w)
+    return np.array([win if p == top else loss for p in points])
 
 
 @dataclass(frozen=True)
