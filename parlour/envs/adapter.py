@@ -210,7 +210,11 @@ class ParlourAECEnv(_GameBinding, AECEnv):
         state = self._state
         if state is None:
             raise RuntimeError("call reset() before observe()")
-        can_act = seat not in self._pending and seat in state.current_players()
+        can_act = (
+            seat not in self._pending
+            and not self.terminations.get(agent, True)
+            and seat in state.current_players()
+        )
         return self._observation(agent, can_act)
 
     def step(self, action: Any) -> None:
@@ -320,8 +324,8 @@ class ParlourParallelEnv(_GameBinding, ParallelEnv):
         self._obs_cache = {}
         return self._observations(), {agent: {} for agent in self.agents}
 
-    def _observations(self) -> dict[str, dict[str, np.ndarray]]:
-        acting = self._state.current_players()
+    def _observations(self, ended: bool = False) -> dict[str, dict[str, np.ndarray]]:
+        acting = () if ended else self._state.current_players()
         return {agent: self._observation(agent, self._seat[agent] in acting) for agent in self.agents}
 
     def step(self, actions: Mapping[str, Any]) -> tuple[dict, dict, dict, dict, dict]:
@@ -366,7 +370,8 @@ class ParlourParallelEnv(_GameBinding, ParallelEnv):
         info = {
             "illegal_action": [self._illegal_info(self.possible_agents[s], joint[s]) for s in offenders]
         }
-        observations = self._observations()
+        self._obs_cache = {}
+        observations = self._observations(ended=True)
         rewards = {agent: -1.0 if self._seat[agent] in offenders else 0.0 for agent in agents}
         self.agents = []
         return (

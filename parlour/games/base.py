@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import abc
 import operator
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -29,7 +29,8 @@ class GameInfo:
     """Declarative facts about a configured game, read by searchers and adapters.
 
     ``simultaneous``: some steps have several current players (Parallel API applies).
-    ``perfect_information``: every seat always knows the whole state.
+    ``perfect_information``: every seat always knows the whole state (its information
+    state determines the state; simultaneous choices not yet revealed aside).
     ``max_game_length``: an upper bound on the number of ``apply`` calls.
     """
 
@@ -198,6 +199,13 @@ class State(abc.ABC):
     @abc.abstractmethod
     def to_text(self) -> str:
         """Compact, human-readable text of the whole state; ``game.state_from_text`` reads it."""
+
+    def key(self) -> Hashable:
+        """A hashable value equal for equal positions (transposition tables, memos).
+
+        Games override it with something much faster than the text form.
+        """
+        return self.to_text()
 
     def __str__(self) -> str:
         return self.to_text()

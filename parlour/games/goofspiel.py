@@ -150,7 +150,7 @@ class GoofspielGame(Game):
             num_players=self.config["num_players"],
             num_actions=n if hands is None else max(max(hand) for hand in hands),
             simultaneous=self.simultaneous,
-            perfect_information=False,
+            perfect_information=self.config["prize_order"] != "random" and not self.config["imperfect_info"],
             zero_sum=self.config["returns"] != "total_points",
             has_chance=self.config["prize_order"] == "random",
             max_game_length=n,
@@ -184,7 +184,7 @@ class GoofspielGame(Game):
     @property
     def observation_shape(self) -> tuple[int, ...]:
         p, a, n = self.num_players, self.num_actions, self.num_cards
-        return (p * a + 2 * n + p + 2,)
+        return (p * a + 2 * n + p + 2 + n * (2 * p + 2),)
 
     def prize_sequence(self, rng: np.random.Generator | None) -> tuple[int, ...]:
         """The prize order of a new game; ``rng`` is used only for ``random``."""
@@ -356,6 +356,9 @@ class GoofspielState(State):
         # Only non-int integer types (e.g. numpy ints) get here: retry with plain ints.
         self.apply({seat: int(action[seat]) for seat in seats})
 
+    def key(self) -> tuple:
+        return (self.round, tuple(self.hands), self.pot, tuple(self.points), self.prizes, self.start_hands)
+
     def clone(self) -> GoofspielState:
         other = GoofspielState.__new__(GoofspielState)
         other.game = self.game
@@ -394,6 +397,7 @@ class GoofspielState(State):
             game=game,
             player=player,
             prizes_seen=self.prizes[:seen],
+            prizes_to_come=None if game.config["prize_order"] == "random" else self.prizes[seen:],
             start_hands=self.start_hands,
             bids=bids,
             winners=tuple(self.winners),
@@ -406,15 +410,18 @@ class GoofspielState(State):
 
         ``[own hand (A) | each other seat's hand in seat order after ``player`` (A
         each; zeros with imperfect_info) | current prize one-hot (N) | prizes still to
-        come (N) | pot / S | points / S, own first (P) | rounds played / N]`` where
-        ``A = num_actions``, ``N = num_cards``, ``S = 1 + ... + N``.
+        come (N) | pot / S | points / S, own first (P) | rounds played / N | history:
+        N blocks of 2P + 2, see _history_features]`` where ``A = num_actions``,
+        ``N = num_cards``, ``S = 1 + ... + N``.  The history makes the vector hold all
+        of the information state, so a memoryless agent loses nothing.
         """
         game = self.game
         players, a, n = game.num_players, game.num_actions, game.num_cards
         scale = 1.0 / game.total_prize
         hands = self.hands
         parts = [_bit_vector(hands[player], a, np.float32)]
-        if game.config["imperfect_info"]:
+        hidden = game.config["imperfect_info"]
+        if hidden:
             parts.append(np.zeros((players - 1) * a, dtype=np.float32))
         else:
             parts.extend(_bit_vector(hands[(player + k) % players], a, np.float32) for k in range(1, players))
@@ -424,11 +431,28 @@ class GoofspielState(State):
             np.array(
                 [self.pot * scale]
                 + [points[(player + k) % players] * scale for k in range(players)]
-                + [self.round / n],
+                + [self.round / n]
+                + self._history_features(player, hidden),
                 dtype=np.float32,
             )
         )
         return np.concatenate(parts)
+
+    def _history_features(self, player: int, hidden: bool) -> list[float]:
+        """Per round (N blocks of 2P + 2): the bids as card / num_actions, own first
+        (0 when hidden or not yet played); the prize / N; the winner one-hot
+        (tie, own, next seat, ...)."""
+        players, n, a = len(self.hands), len(self.prizes), self.game.info.num_actions
+        width = 2 * players + 2
+        values = [0.0] * (n * width)
+        for r, bids in enumerate(self.bids):
+            base = r * width
+            for k in range(1 if hidden else players):
+                values[base + k] = (bids[(player + k) % players] + 1) / a
+            values[base + players] = self.prizes[r] / n
+            winner = self.winners[r]
+            values[base + players + 1 + (0 if winner < 0 else 1 + (winner - player) % players)] = 1.0
+        return values
 
     def action_to_text(self, action: int) -> str:
         if not 0 <= action < self.game.num_actions:
@@ -500,6 +524,8 @@ class GoofspielInfoState:
     game: GoofspielGame = field(repr=False)
     player: int
     prizes_seen: tuple[int, ...]
+    prizes_to_come: tuple[int, ...] | None
+    """The order of the prizes still to come when it is public (a fixed order), else None."""
     start_hands: tuple[int, ...]
     bids: tuple[tuple[int | None, ...], ...]
     winners: tuple[int, ...]
@@ -535,22 +561,17 @@ class GoofspielInfoState:
     def sample(self, rng: np.random.Generator | int | None = None) -> GoofspielState:
         """A full state consistent with this information, drawn uniformly.
 
-        The unseen prizes are shuffled when the order is random (it is known
+        The unseen prizes are shuffled when the order is random (it is public
         otherwise); under ``imperfect_info`` the other seats' bids are drawn uniformly
         among all bid histories that give the same round winners.
         """
         rng = make_rng(rng)
         game = self.game
-        order = game.config["prize_order"]
-        if order == "random":
+        if self.prizes_to_come is None:
             rest = self.unseen_prizes()
             prizes = self.prizes_seen + tuple(rest[i] for i in rng.permutation(len(rest)))
         else:
-            prizes = game.prize_sequence(None)
-            if prizes[: len(self.prizes_seen)] != self.prizes_seen:
-                prizes = self.prizes_seen + tuple(
-                    p for p in prizes if p not in set(self.prizes_seen)
-                )
+            prizes = self.prizes_seen + self.prizes_to_come
         bids = self.bids
         if bids and any(b is None for b in bids[0]):
             bids = _sample_hidden_bids(self, rng)

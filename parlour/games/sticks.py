@@ -158,6 +158,9 @@ class SticksState(State):
         self.sticks += action + 1
         self.to_move = 1 - self.to_move
 
+    def key(self) -> tuple[int, int]:
+        return (self.sticks, self.to_move)
+
     def clone(self) -> SticksState:
         return SticksState(self.game, self.sticks, self.to_move)
 

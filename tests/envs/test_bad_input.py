@@ -43,6 +43,8 @@ def test_env_illegal_action_ends_game_with_minus_one():
     assert info["illegal_action"]["agent"] == "player_0"
     assert info["illegal_action"]["legal"] == [0, 1]
     assert env.rewards == {"player_0": -1.0, "player_1": 0.0}
+    assert not env.observe("player_0")["action_mask"].any()  # nobody acts in an ended game
+    assert not env.observe("player_1")["action_mask"].any()
     for agent in env.agent_iter():
         env.step(None)
     assert env.agents == []
@@ -63,7 +65,8 @@ def test_parallel_env_illegal_actions():
     env = goofspiel_v0.parallel_env(num_cards=3)
     env.reset(seed=0)
     env.step({"player_0": 0, "player_1": 0})
-    _, rewards, terms, _, infos = env.step({"player_0": 0, "player_1": 0})  # both replay card 1
+    observations, rewards, terms, _, infos = env.step({"player_0": 0, "player_1": 0})  # both replay card 1
+    assert not any(o["action_mask"].any() for o in observations.values())
     assert rewards == {"player_0": -1.0, "player_1": -1.0}
     assert all(terms.values()) and env.agents == []
     assert [i["agent"] for i in infos["player_0"]["illegal_action"]] == ["player_0", "player_1"]

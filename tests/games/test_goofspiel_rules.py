@@ -264,7 +264,7 @@ def test_observation_layout():
     state = game.new_initial_state()
     state.apply({0: 2, 1: 0})  # P0 takes 3
     obs = state.observation_tensor(1)
-    assert obs.dtype == np.float32 and obs.shape == (2 * 3 + 6 + 2 + 2,)
+    assert obs.dtype == np.float32 and obs.shape == (2 * 3 + 6 + 2 + 2 + 3 * 6,)
     assert obs[:3].tolist() == [0, 1, 1]  # own hand (seat 1 played 1)
     assert obs[3:6].tolist() == [1, 1, 0]  # seat 0's hand (played 3)
     assert obs[6:9].tolist() == [0, 1, 0]  # current prize 2
@@ -272,5 +272,11 @@ def test_observation_layout():
     assert obs[12] == 0  # pot
     assert obs[13:15].tolist() == pytest.approx([0, 3 / 6])  # own points first
     assert obs[15] == pytest.approx(1 / 3)
+    # history, round 1: own bid card 1, seat 0's bid card 3, prize 3, winner = the next seat
+    assert obs[16:22].tolist() == pytest.approx([1 / 3, 1, 1, 0, 0, 1])
+    assert not obs[22:].any()
+    hidden_obs = GoofspielGame(num_cards=3, prize_order="descending", imperfect_info=True).new_initial_state()
+    hidden_obs.apply({0: 2, 1: 0})
+    assert hidden_obs.observation_tensor(1)[16:22].tolist() == pytest.approx([1 / 3, 0, 1, 0, 0, 1])
     hidden = GoofspielGame(num_cards=3, imperfect_info=True).new_initial_state(0)
     assert hidden.observation_tensor(0)[3:6].tolist() == [0, 0, 0]

@@ -1,0 +1,192 @@
+"""The policy protocol and the registry of named baselines.
+
+A policy plays one seat: ``act(info_state) -> action`` sees only what that seat may
+know (the games protocol's information state), never the full state.  ``reset(seed)``
+starts a new game with fresh randomness, so the arena can give every game and seat
+its own seed and get the same table whatever the number of worker processes.
+
+Policies declare their parameters (:class:`Param`) so that ``make(name, game,
+**params)`` validates them, ``describe()`` documents them, and the command line can
+read ``name:key=value,...`` specs.
+"""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+
+from parlour.games.base import Game
+
+
+@dataclass(frozen=True)
+class Param:
+    """One parameter of a policy: default, type (used to read command-line text), help."""
+
+    default: Any
+    help: str
+    type: Callable[[str], Any] | None = None
+    choices: tuple[Any, ...] | None = None
+
+    def parse(self, name: str, value: Any) -> Any:
+        """Check (and, for text, convert) a value; ``ValueError`` naming what is allowed."""
+        kind = self.type or (type(self.default) if self.default is not None else None)
+        if isinstance(value, str) and kind not in (None, str):
+            try:
+                value = _parse_bool(value) if kind is bool else kind(value)
+            except ValueError:
+                raise ValueError(f"parameter {name}={value!r}: expected {getattr(kind, '__name__', kind)}") from None
+        if kind is bool and not isinstance(value, (bool, np.bool_)):
+            raise ValueError(f"parameter {name}={value!r}: expected true or false")
+        if kind in (int, float) and (isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating))):
+            if value is not None or self.default is not None:
+                raise ValueError(f"parameter {name}={value!r}: expected {kind.__name__}")
+        if kind is int and isinstance(value, (float, np.floating)) and not float(value).is_integer():
+            raise ValueError(f"parameter {name}={value!r}: expected an integer")
+        if kind is int and value is not None:
+            value = int(value)
+        if kind is float and value is not None:
+            value = float(value)
+        if self.choices is not None and value not in self.choices:
+            raise ValueError(f"parameter {name}={value!r}: allowed values are {list(self.choices)}")
+        return value
+
+
+def _parse_bool(text: str) -> bool:
+    lowered = text.strip().lower()
+    if lowered in ("1", "true", "yes", "on"):
+        return True
+    if lowered in ("0", "false", "no", "off"):
+        return False
+    raise ValueError(text)
+
+
+class Policy(abc.ABC):
+    """A player for one seat.  Subclasses set ``name``, ``params`` and ``summary``.
+
+    ``games``: the game names it is made for (``None``: any game it ``supports``).
+    ``seed``: the policy's own ``numpy.random.Generator`` comes from it (and from
+    ``reset(seed)``); a policy uses no other randomness.
+    """
+
+    name: ClassVar[str]
+    summary: ClassVar[str]
+    params: ClassVar[dict[str, Param]] = {}
+    games: ClassVar[tuple[str, ...] | None] = None
+    source: ClassVar[str] = "parlour"
+    """Where the algorithm comes from (a seed document, a paper, or parlour itself)."""
+
+    def __init__(self, game: Game, seed: int | None = None, **params: Any) -> None:
+        reason = self.unsupported(game)
+        if reason:
+            raise ValueError(f"policy {self.name!r} cannot play {game.name}: {reason}")
+        unknown = sorted(set(params) - set(self.params))
+        if unknown:
+            raise ValueError(
+                f"unknown parameter(s) {unknown} for policy {self.name!r}; "
+                f"parameters are: {self.param_text()}"
+            )
+        self.game = game
+        self.config = {key: spec.parse(key, params.get(key, spec.default)) for key, spec in self.params.items()}
+        self.seed = seed
+        self.rng = np.random.default_rng(seed)
+        self.stats: dict[str, Any] = {}
+        self.setup()
+
+    def setup(self) -> None:
+        """Validate ``self.config`` further and precompute; called by ``__init__``."""
+
+    @classmethod
+    def unsupported(cls, game: Game) -> str | None:
+        """Why this policy cannot play ``game`` (``None`` if it can)."""
+        if cls.games is not None and game.name not in cls.games:
+            return f"it is made for {', '.join(cls.games)}"
+        return None
+
+    @abc.abstractmethod
+    def act(self, info_state: Any) -> int:
+        """The action for the seat whose information state this is."""
+
+    def reset(self, seed: int | None = None) -> None:
+        """Forget the last game; with ``seed``, restart the policy's randomness from it."""
+        if seed is not None:
+            self.seed = seed
+            self.rng = np.random.default_rng(seed)
+
+    @classmethod
+    def param_text(cls) -> str:
+        if not cls.params:
+            return "none"
+        return ", ".join(f"{key}={spec.default!r}" for key, spec in cls.params.items())
+
+    @classmethod
+    def describe(cls) -> str:
+        """A paragraph for ``--help`` and the docs: what it is, where from, parameters."""
+        lines = [f"{cls.name}: {cls.summary}"]
+        if cls.games:
+            lines.append(f"  games: {', '.join(cls.games)}")
+        lines.append(f"  source: {cls.source}")
+        for key, spec in cls.params.items():
+            choices = f" (one of {', '.join(map(str, spec.choices))})" if spec.choices else ""
+            lines.append(f"  {key}={spec.default!r}: {spec.help}{choices}")
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        changed = {k: v for k, v in self.config.items() if v != self.params[k].default}
+        args = ",".join(f"{k}={v}" for k, v in changed.items())
+        return f"{self.name}:{args}" if args else self.name
+
+
+REGISTRY: dict[str, type[Policy]] = {}
+
+
+def register(cls: type[Policy]) -> type[Policy]:
+    """Class decorator: make a policy available to ``make`` under ``cls.name``."""
+    if cls.name in REGISTRY and REGISTRY[cls.name] is not cls:
+        raise ValueError(f"two policies are called {cls.name!r}")
+    REGISTRY[cls.name] = cls
+    return cls
+
+
+def make(name: str, game: Game, seed: int | None = None, **params: Any) -> Policy:
+    """The policy called ``name`` for ``game``; clear errors for unknown names or params."""
+    try:
+        cls = REGISTRY[name]
+    except KeyError:
+        raise ValueError(f"unknown policy {name!r}; policies are {sorted(REGISTRY)}") from None
+    return cls(game, seed=seed, **params)
+
+
+def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
+    """Split ``name:key=value,key=value`` into the name and its (text) parameters."""
+    name, _, rest = spec.partition(":")
+    name = name.strip()
+    if not name:
+        raise ValueError(f"agent spec {spec!r} has no policy name; expected name:key=value,...")
+    params: dict[str, str] = {}
+    if rest.strip():
+        for item in rest.split(","):
+            key, eq, value = item.partition("=")
+            if not eq or not key.strip():
+                raise ValueError(f"agent spec {spec!r}: {item!r} is not key=value")
+            params[key.strip()] = value.strip()
+    return name, params
+
+
+def make_from_spec(spec: str, game: Game, seed: int | None = None) -> Policy:
+    """``make`` from a command-line spec such as ``mcts:simulations=400``."""
+    name, params = parse_spec(spec)
+    if name not in REGISTRY:
+        raise ValueError(f"unknown policy {name!r} in {spec!r}; policies are {sorted(REGISTRY)}")
+    return make(name, game, seed=seed, **params)
+
+
+def describe(names: list[str] | None = None, game: Game | None = None) -> str:
+    """Text describing the policies (all, or ``names``; those that can play ``game``)."""
+    chosen = [REGISTRY[n] for n in (names or sorted(REGISTRY))]
+    if game is not None:
+        chosen = [cls for cls in chosen if cls.unsupported(game) is None]
+    return "\n\n".join(cls.describe() for cls in chosen)
