@@ -79,8 +79,9 @@ class Policy(abc.ABC):
     source: ClassVar[str] = "parlour"
     """Where the algorithm comes from (a seed document, a paper, or parlour itself)."""
 
-    def __init__(self, game: Game, seed: int | None = None, **params: Any) -> None:
-        reason = self.unsupported(game)
+    def __init__(self, game: Game, seed: int | None = None, *, full_states: bool = False, **params: Any) -> None:
+        self.full_states = full_states
+        reason = self.unsupported(game, full_states)
         if reason:
             raise ValueError(f"policy {self.name!r} cannot play {game.name}: {reason}")
         unknown = sorted(set(params) - set(self.params))
@@ -100,8 +101,12 @@ class Policy(abc.ABC):
         """Validate ``self.config`` further and precompute; called by ``__init__``."""
 
     @classmethod
-    def unsupported(cls, game: Game) -> str | None:
-        """Why this policy cannot play ``game`` (``None`` if it can)."""
+    def unsupported(cls, game: Game, full_states: bool = False) -> str | None:
+        """Why this policy cannot play ``game`` (``None`` if it can).
+
+        ``full_states``: the caller (e.g. ``pimc``) will hand the policy complete
+        sampled states through ``search``, so hidden information is no obstacle.
+        """
         if cls.games is not None and game.name not in cls.games:
             return f"it is made for {', '.join(cls.games)}"
         return None
@@ -151,13 +156,13 @@ def register(cls: type[Policy]) -> type[Policy]:
     return cls
 
 
-def make(name: str, game: Game, seed: int | None = None, **params: Any) -> Policy:
+def make(name: str, game: Game, seed: int | None = None, *, full_states: bool = False, **params: Any) -> Policy:
     """The policy called ``name`` for ``game``; clear errors for unknown names or params."""
     try:
         cls = REGISTRY[name]
     except KeyError:
         raise ValueError(f"unknown policy {name!r}; policies are {sorted(REGISTRY)}") from None
-    return cls(game, seed=seed, **params)
+    return cls(game, seed=seed, full_states=full_states, **params)
 
 
 def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
