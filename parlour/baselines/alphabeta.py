@@ -36,6 +36,7 @@ class AlphaBetaSearch(SearchPolicy):
         "time_limit": Param(None, "seconds per move (None: no limit; then the result is deterministic)", float),
         "ordering": Param("history", "move ordering after the table's move", str, ("history", "evaluation", "none")),
         "tt": Param(True, "use the transposition table", bool),
+        "iterative": Param(True, "iterative deepening (False: one search straight to `depth`)", bool),
         "evaluation": Param("default", "evaluation at the depth limit (see docs/baselines.md)", str),
     }
 
@@ -74,7 +75,8 @@ class AlphaBetaSearch(SearchPolicy):
         budget = Budget(self.config["time_limit"])
         self.nodes = self.cutoffs = self.tt_hits = 0
         best_action, best_value, reached = legal[0], 0.0, 0
-        for depth in range(1, max_depth + 1):
+        first_depth = 1 if self.config["iterative"] else max_depth
+        for depth in range(first_depth, max_depth + 1):
             self.horizons = 0
             try:
                 value, action = self._root(root, depth, budget, best_action if reached else None)

@@ -1,0 +1,67 @@
+"""Pick-up sticks players: the seed's game with a correct minimax, and the closed form.
+
+Seed 003 ("Game Artificial Intelligence using the Minimax Algorithm") counts winning
+leaves below each root move and picks the move with the best ratio; that is not
+minimax and loses won positions.  ``seed-minimax`` is what the seed meant: values
+backed up with min/max, memoised on the pile size.  ``optimal`` needs no search:
+the rules file's closed form says which piles lose for the player to move.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from parlour.baselines.policy import Param, Policy, register
+from parlour.games.sticks import losing_position
+
+
+@register
+class OptimalSticks(Policy):
+    name = "optimal"
+    summary = "perfect play from the closed form: leave a losing pile; when lost, take `when_lost` sticks"
+    source = "the closed form of ../rules/sticks.md (classic subtraction-game theory)"
+    games = ("sticks",)
+    params = {"when_lost": Param("one", "move in a lost position: take one stick, or a random take", str, ("one", "random"))}
+
+    def act(self, info_state: Any) -> int:
+        state = info_state.state
+        game = state.game
+        legal = info_state.legal_actions()
+        for action in legal:
+            left = state.sticks - (action + 1)
+            if left and losing_position(left, game.max_take, game.misere):
+                return action
+            if not left and not game.misere:
+                return action  # normal play: taking the last stick wins
+        if self.config["when_lost"] == "random":
+            return legal[int(self.rng.integers(len(legal)))]
+        return legal[0]
+
+
+@register
+class SeedMinimaxSticks(Policy):
+    name = "seed-minimax"
+    summary = "seed 003's pick-up-sticks AI with its bug fixed: a real minimax, memoised on the pile"
+    source = "seed 003 (minimax tutorial, 2007), corrected"
+    games = ("sticks",)
+
+    def setup(self) -> None:
+        """Minimax over every pile size, bottom-up (no recursion limit for big piles):
+        ``self.wins[n]`` is True if the player to move with ``n`` sticks wins."""
+        take, misere = self.game.max_take, self.game.misere
+        wins = [False] * (self.game.num_sticks + 1)
+        for sticks in range(1, len(wins)):
+            wins[sticks] = any(
+                (not misere) if n == sticks else not wins[sticks - n]
+                for n in range(1, min(take, sticks) + 1)
+            )
+        self.wins = wins
+
+    def act(self, info_state: Any) -> int:
+        sticks = info_state.state.sticks
+        legal = info_state.legal_actions()
+        for action in legal:
+            left = sticks - (action + 1)
+            if (left == 0 and not self.game.misere) or (left and not self.wins[left]):
+                return action
+        return legal[0]  # every move loses against perfect play: take one and hope

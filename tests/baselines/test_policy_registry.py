@@ -1,0 +1,80 @@
+"""The policy protocol: registry, make, parameters, specs and descriptions."""
+
+import pytest
+
+from parlour.baselines import REGISTRY, Param, describe, make, make_from_spec, parse_spec
+from parlour.games.goofspiel import GoofspielGame
+from parlour.games.sticks import SticksGame
+
+
+def test_names_include_the_generic_and_seed_players():
+    for name in ["random", "minimax", "alphabeta", "paranoid", "optimal", "seed-minimax", "rudimentary", "seed-search"]:
+        assert name in REGISTRY
+
+
+def test_unknown_policy_lists_the_names():
+    with pytest.raises(ValueError, match=r"unknown policy 'best'; policies are \[.*'alphabeta'.*\]"):
+        make("best", SticksGame())
+
+
+def test_unknown_parameter_lists_the_parameters():
+    with pytest.raises(ValueError, match=r"unknown parameter\(s\) \['deep'\] for policy 'minimax'; parameters are: depth=None"):
+        make("minimax", SticksGame(), deep=3)
+
+
+def test_bad_parameter_values():
+    with pytest.raises(ValueError, match="depth=0: must be at least 1"):
+        make("minimax", SticksGame(), depth=0)
+    with pytest.raises(ValueError, match=r"ordering='fast': allowed values are \['history', 'evaluation', 'none'\]"):
+        make("alphabeta", SticksGame(), ordering="fast")
+    with pytest.raises(ValueError, match="time_limit=-1.0: must be positive"):
+        make("alphabeta", SticksGame(), time_limit=-1)
+    with pytest.raises(ValueError, match="unknown evaluation 'smart' for sticks"):
+        make("minimax", SticksGame(), depth=2, evaluation="smart")
+
+
+def test_policy_refuses_games_it_cannot_play():
+    with pytest.raises(ValueError, match="cannot play goofspiel: its moves are simultaneous"):
+        make("alphabeta", GoofspielGame())
+    with pytest.raises(ValueError, match="cannot play sticks: it is made for goofspiel"):
+        make("rudimentary", SticksGame())
+
+
+def test_specs_from_the_command_line():
+    assert parse_spec("mcts:simulations=400,c=1.4") == ("mcts", {"simulations": "400", "c": "1.4"})
+    assert parse_spec("random") == ("random", {})
+    policy = make_from_spec("alphabeta:depth=3,tt=false,ordering=none", SticksGame(), seed=1)
+    assert policy.config["depth"] == 3 and policy.config["tt"] is False
+    assert repr(policy) == "alphabeta:depth=3,ordering=none,tt=False"
+    for bad, message in [(":depth=3", "no policy name"), ("minimax:depth", "is not key=value"), ("minimax:depth=three", "expected int"), ("alphabeta:tt=maybe", "expected bool"), ("nobody", "unknown policy 'nobody'")]:
+        with pytest.raises(ValueError, match=message):
+            make_from_spec(bad, SticksGame())
+
+
+def test_param_parsing():
+    assert Param(3, "", int).parse("n", "7") == 7
+    assert Param(0.5, "", float).parse("x", "2") == 2.0
+    assert Param(True, "", bool).parse("b", "off") is False
+    with pytest.raises(ValueError, match="expected an integer"):
+        Param(3, "", int).parse("n", 2.5)
+
+
+def test_describe_lists_parameters():
+    text = describe()
+    assert "alphabeta: alpha-beta search" in text
+    assert "time_limit=None: seconds per move" in text
+    assert "source: seed 004" in text
+    only_sticks = describe(game=SticksGame())
+    assert "rudimentary" not in only_sticks and "optimal" in only_sticks
+
+
+def test_same_seed_same_actions():
+    game = GoofspielGame(num_cards=8)
+    state = game.new_initial_state(3)
+    for name in ["random", "seed-search"]:
+        a = [make(name, game, seed=5).act(state.info_state(0)) for _ in range(2)]
+        assert a[0] == a[1]
+    policy = make("random", game, seed=5)
+    first = [policy.act(state.info_state(0)) for _ in range(10)]
+    policy.reset(seed=5)
+    assert [policy.act(state.info_state(0)) for _ in range(10)] == first
