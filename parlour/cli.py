@@ -1,17 +1,20 @@
-"""The ``parlour`` command: ``parlour --version``, ``parlour list``, ``parlour demo``."""
+"""The ``parlour`` command: ``--version``, ``list``, ``demo``, ``policies``, ``arena``, ``play``."""
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
+import json
 import sys
 import time
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
 import parlour
 from parlour.envs.registration import env_id
-from parlour.games import GAMES
+from parlour.games import GAMES, Game, load_game
 
 
 def _list(_args: argparse.Namespace) -> int:
@@ -66,6 +69,171 @@ def _demo(args: argparse.Namespace) -> int:
     return 0
 
 
+# --- game options and agent specs from the command line ---------------------------------
+
+
+class UsageError(Exception):
+    """Bad command-line input: printed without a traceback, exit code 2."""
+
+
+def parse_option_value(text: str) -> Any:
+    """A game option's value from text: JSON first (``6``, ``true``, ``[5,4,3]``,
+    ``[[4,5,6],[1,2,3]]``), then ``True``/``False``/``None`` in any case, then a
+    comma-separated list of numbers (``5,4,3,2,1``), else the text itself."""
+    text = text.strip()
+    try:
+        return json.loads(text)
+    except ValueError:
+        pass
+    lowered = text.lower()
+    if lowered in ("true", "yes", "on"):
+        return True
+    if lowered in ("false", "no", "off"):
+        return False
+    if lowered in ("none", "null"):
+        return None
+    if "," in text:
+        items = [item.strip() for item in text.split(",")]
+        try:
+            return [json.loads(item) for item in items]
+        except ValueError:
+            raise UsageError(f"--option value {text!r}: a list must hold numbers, e.g. 5,4,3,2,1 or [5,4,3,2,1]") from None
+    return text
+
+
+def parse_options(items: Sequence[str] | None) -> dict[str, Any]:
+    """``["num_cards=6", ...]`` -> ``{"num_cards": 6, ...}``; ``UsageError`` on bad text."""
+    options: dict[str, Any] = {}
+    for item in items or ():
+        key, eq, value = item.partition("=")
+        if not eq or not key.strip():
+            raise UsageError(f"--option {item!r} is not key=value (e.g. --option num_cards=6)")
+        options[key.strip()] = parse_option_value(value)
+    return options
+
+
+def _game(name: str, options: dict[str, Any]) -> Game:
+    try:
+        return load_game(name, **options)
+    except ValueError as error:
+        raise UsageError(f"bad game option for {name}: {error}") from None
+
+
+def _policies_text(game: Game) -> str:
+    """One line per policy that can play ``game``: its name and parameters."""
+    from parlour.baselines import REGISTRY
+
+    lines = []
+    for name in sorted(REGISTRY):
+        cls = REGISTRY[name]
+        if cls.unsupported(game) is None:
+            lines.append(f"  {name}: {cls.param_text()}")
+    return "\n".join(lines) or "  (none)"
+
+
+def _check_spec(spec: str, game: Game) -> None:
+    """Build the policy once; ``UsageError`` with the valid names or parameters if bad."""
+    from parlour.baselines import REGISTRY, make_from_spec
+
+    try:
+        make_from_spec(spec, game)
+        return
+    except ValueError as error:
+        message = f"bad agent {spec!r}: {error}"
+    name = spec.partition(":")[0].strip()
+    if name in REGISTRY and REGISTRY[name].unsupported(game) is None:
+        hint = f"{name} takes these parameters (name:key=value,...):\n{REGISTRY[name].describe()}"
+    else:
+        hint = f"policies that can play {game.name}, with their parameters:\n{_policies_text(game)}"
+    raise UsageError(f"{message}\n\n{hint}\n\n(`parlour policies --game {game.name}` describes them)")
+
+
+# --- subcommands ---------------------------------------------------------------------------
+
+
+def _policies(args: argparse.Namespace) -> int:
+    from parlour.baselines import describe
+
+    if args.game is None:
+        if args.option:
+            raise UsageError("--option needs --game")
+        print(describe())
+        return 0
+    game = _game(args.game, parse_options(args.option))
+    print(f"policies that can play {game!r}:\n")
+    print(describe(game=game))
+    return 0
+
+
+def _arena(args: argparse.Namespace) -> int:
+    from parlour.training.arena import DEFAULT_ARENA, GameFailed, play_match
+    from parlour.training.report import (
+        check_writable,
+        summarize,
+        timing_text,
+        to_markdown,
+        write_report,
+    )
+
+    if args.game is None and args.agents is None:
+        if args.option:
+            raise UsageError("--option needs --game (and --agents)")
+        name, options, agents = DEFAULT_ARENA["game"], dict(DEFAULT_ARENA["options"]), list(DEFAULT_ARENA["agents"])
+        print(f"no --game/--agents given: the default arena ({name}, agents {' '.join(agents)})", file=sys.stderr)
+    elif args.game is None or args.agents is None:
+        raise UsageError("give both --game and --agents (or neither, for the default arena)")
+    else:
+        name, options, agents = args.game, parse_options(args.option), args.agents
+    game = _game(name, options)
+    if len(agents) < 2:
+        raise UsageError(f"--agents needs at least 2 agents, got {len(agents)}")
+    if len(agents) < game.num_players:
+        raise UsageError(f"{game.name} has {game.num_players} seats: give at least {game.num_players} agents, got {len(agents)}")
+    for spec in agents:
+        _check_spec(spec, game)
+    if args.workers < 1:
+        raise UsageError(f"--workers must be at least 1, got {args.workers}")
+    if args.seed < 0:
+        raise UsageError(f"--seed must be a non-negative integer, got {args.seed}")
+    plot = not args.no_plot
+    if args.out is not None:
+        if plot and importlib.util.find_spec("matplotlib") is None:
+            print("note: matplotlib is not installed, so no PNG heatmap is drawn (pip install 'parlour[plot]')", file=sys.stderr)
+            plot = False
+        try:
+            check_writable(args.out, plot, args.force)  # before the games, not after
+        except FileExistsError as error:
+            raise UsageError(str(error)) from None
+    try:
+        result = play_match(game, agents, args.games, args.seed, workers=args.workers, progress=not args.quiet)
+    except GameFailed as error:
+        print(f"parlour arena: {error}", file=sys.stderr)
+        return 1
+    summary = summarize(result)
+    print(to_markdown(summary))
+    print()
+    print(timing_text(summary))
+    if args.out is not None:
+        try:
+            written = write_report(result, summary, args.out, force=args.force, plot=plot)
+        except FileExistsError as error:
+            raise UsageError(str(error)) from None
+        print(f"wrote {', '.join(str(path) for path in written.values())}")
+    return 0
+
+
+def _play(args: argparse.Namespace) -> int:
+    from parlour.play import play
+
+    game = _game(args.game, parse_options(args.option))
+    _check_spec(args.opponent, game)
+    if not 0 <= args.seat < game.num_players:
+        raise UsageError(f"--seat must be 0..{game.num_players - 1} for {game.name}, got {args.seat}")
+    if args.seed is not None and args.seed < 0:
+        raise UsageError(f"--seed must be a non-negative integer, got {args.seed}")
+    return play(game, args.opponent, seat=args.seat, seed=args.seed)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="parlour", description=parlour.__doc__.strip().splitlines()[0])
     parser.add_argument("--version", action="version", version=f"parlour {parlour.__version__}")
@@ -75,6 +243,40 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--games", type=int, default=200, help="games per game (default 200)")
     demo.add_argument("--seed", type=int, default=0, help="master seed (default 0)")
     demo.set_defaults(run=_demo)
+
+    games = sorted(GAMES)
+    option_help = "game option key=value (repeatable), e.g. --option num_cards=6 --option prize_order=descending"
+    policies = sub.add_parser("policies", help="the baseline policies and their parameters")
+    policies.add_argument("--game", choices=games, help="only those that can play this game")
+    policies.add_argument("--option", action="append", metavar="KEY=VALUE", help=option_help)
+    policies.set_defaults(run=_policies)
+
+    arena = sub.add_parser(
+        "arena",
+        help="play policies against each other and print ratings (no arguments: a default arena)",
+        description="Play every group of agents against each other with seat rotation; print ratings and "
+        "pairwise results (see parlour.training.arena for the schedule and seeds).",
+        epilog="agent specs: name or name:key=value,... (e.g. mcts:simulations=400); `parlour policies --game GAME` lists them",
+    )
+    arena.add_argument("--game", choices=games, help="the game (default: the default arena's)")
+    arena.add_argument("--agents", nargs="+", metavar="SPEC", help="two or more agent specs")
+    arena.add_argument("--option", action="append", metavar="KEY=VALUE", help=option_help)
+    arena.add_argument("--games", type=int, default=200, help="games per pairing of agents, rounded up so every agent plays every seat equally often (default 200)")
+    arena.add_argument("--seed", type=int, default=0, help="master seed (default 0)")
+    arena.add_argument("--workers", type=int, default=1, help="worker processes (default 1; the results do not depend on it)")
+    arena.add_argument("--out", metavar="DIR", help="also write arena.md, arena.json, CSVs and a PNG heatmap into DIR")
+    arena.add_argument("--force", action="store_true", help="overwrite result files that already exist in --out")
+    arena.add_argument("--no-plot", action="store_true", help="do not draw the PNG heatmap")
+    arena.add_argument("--quiet", action="store_true", help="no progress bar")
+    arena.set_defaults(run=_arena)
+
+    play = sub.add_parser("play", help="play a game in the terminal against a policy")
+    play.add_argument("game", choices=games, metavar="GAME", help=f"one of {', '.join(games)}")
+    play.add_argument("--opponent", default="random", metavar="SPEC", help="policy spec for every other seat (default random)")
+    play.add_argument("--seat", type=int, default=0, help="your seat, from 0 (default 0)")
+    play.add_argument("--option", action="append", metavar="KEY=VALUE", help=option_help)
+    play.add_argument("--seed", type=int, default=None, help="seed for the deal and the opponents (default: fresh, printed)")
+    play.set_defaults(run=_play)
     return parser
 
 
@@ -86,7 +288,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     if getattr(args, "games", 1) < 1:
         parser.error(f"--games must be at least 1, got {args.games}")
-    return args.run(args)
+    try:
+        return args.run(args)
+    except UsageError as error:
+        print(f"parlour {args.command}: error: {error}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

@@ -1,0 +1,220 @@
+"""``parlour play``: a person against baseline policies in the terminal.
+
+The person sees only what their seat may know: every view is drawn from
+``state.info_state(seat)``, never from the full state (for a perfect-information game
+the information state is the position itself, so its text form is shown; Goofspiel has
+its own view: own hand, the prizes seen, the bids as far as they are public, points and
+pot).  Moves are typed in the game's notation (``state.text_to_action``); a bad or
+illegal move is explained and asked for again.  ``undo`` takes back the person's last
+move and the opponents' replies (a stack of the positions where the person was to
+move); ``quit`` or the end of the input leaves.  Input and output are streams, so a
+game can be scripted by piping lines into stdin.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from typing import Any, TextIO
+
+import numpy as np
+
+from parlour.baselines import Policy, make_from_spec
+from parlour.games.base import Game, PerfectInfoState, State
+
+HELP = "type a move in the game's notation (one of the legal moves shown), 'undo' to take back your last move, 'quit' to leave"
+
+
+def _cards(mask: int) -> str:
+    return " ".join(str(a + 1) for a in range(mask.bit_length()) if mask >> a & 1) or "-"
+
+
+def goofspiel_view(info: Any) -> str:
+    """What a Goofspiel seat knows, spelled out (from ``GoofspielInfoState`` only)."""
+    game, me = info.game, info.player
+    n, players = game.num_cards, game.num_players
+    hidden = game.config["imperfect_info"]
+    name = lambda seat: "you" if seat == me else f"player_{seat}"
+    lines = []
+    prize = info.current_prize
+    if prize is None:
+        lines.append(f"game over after {n} rounds")
+    else:
+        at_stake = info.pot + prize
+        carried = f" + {info.pot} carried = {at_stake} at stake" if info.pot else ""
+        lines.append(f"round {info.round + 1} of {n}: prize {prize}{carried}")
+    seen = list(info.prizes_seen[: info.round])
+    lines.append(f"prizes so far: {' '.join(map(str, seen)) or '-'}")
+    if info.prizes_to_come is not None:
+        lines.append(f"prizes to come, in order: {' '.join(map(str, info.prizes_to_come)) or '-'}")
+    elif prize is not None:
+        rest = [p for p in info.unseen_prizes()]
+        lines.append(f"prizes to come (order hidden): {' '.join(map(str, rest)) or '-'}")
+    lines.append("points: " + " | ".join(f"{name(s)} {info.points[s]}" for s in range(players)))
+    lines.append(f"your hand: {_cards(info.hand)}")
+    if not hidden:
+        for seat in range(players):
+            if seat != me:
+                mask = info.start_hands[seat]
+                for bids in info.bids:
+                    mask &= ~(1 << bids[seat])
+                lines.append(f"player_{seat}'s hand: {_cards(mask)}")
+    if info.bids:
+        lines.append("rounds played:")
+        pot = 0
+        discard = game.config["tie_rule"] == "discard"
+        for r, (bids, winner) in enumerate(zip(info.bids, info.winners)):
+            pot += info.prizes_seen[r]
+            shown = ", ".join(f"{name(s)} {'?' if b is None else b + 1}" for s, b in enumerate(bids))
+            if winner >= 0:
+                outcome = f"{name(winner)} {'take' if winner == me else 'takes'} {pot}"
+                pot = 0
+            else:
+                outcome = "tie: prize discarded" if discard else f"tie: {pot} carried over"
+                pot = 0 if discard else pot
+            lines.append(f"  {r + 1}. prize {info.prizes_seen[r]}: bids {shown} -> {outcome}")
+    return "\n".join(lines)
+
+
+VIEWS: dict[str, Callable[[Any], str]] = {"goofspiel": goofspiel_view}
+"""Game name -> a function drawing a seat's view from its information state."""
+
+
+def view(state: State, seat: int) -> str:
+    """The text a person at ``seat`` may see: drawn from the information state only."""
+    info = state.info_state(seat)
+    renderer = VIEWS.get(state.game.name)
+    if renderer is not None:
+        return renderer(info)
+    if isinstance(info, PerfectInfoState):
+        return str(info)
+    # An unknown hidden-information game: the information state's own text form holds
+    # only what the seat knows.
+    return str(info)
+
+
+class _Session:
+    def __init__(self, game: Game, opponents: dict[int, Policy], seat: int, labels: dict[int, str], stdin: TextIO, stdout: TextIO) -> None:
+        self.game, self.opponents, self.seat, self.labels = game, opponents, seat, labels
+        self.stdin, self.stdout = stdin, stdout
+        self.echo = not (hasattr(stdin, "isatty") and stdin.isatty())
+
+    def say(self, text: str = "", end: str = "\n") -> None:
+        print(text, end=end, file=self.stdout, flush=True)
+
+    def read(self, prompt: str) -> str | None:
+        """One line of input (stripped), or None at the end of the input."""
+        self.say(prompt, end="")
+        line = self.stdin.readline()
+        if not line:
+            self.say()
+            return None
+        if self.echo:
+            self.say(line.rstrip("\n"))
+        return line.strip()
+
+    def ask_move(self, state: State) -> int | str:
+        """The person's legal action, or 'undo' / 'quit'."""
+        legal = state.legal_actions(self.seat)
+        texts = [state.action_to_text(a) for a in legal]
+        self.say(f"legal moves: {' '.join(texts)}")
+        while True:
+            line = self.read("your move (or undo, quit, help): ")
+            if line is None:
+                return "quit"
+            command = line.lower()
+            if command in ("quit", "q", "exit"):
+                return "quit"
+            if command in ("undo", "u"):
+                return "undo"
+            if command in ("help", "h", "?"):
+                self.say(HELP)
+                continue
+            if not line:
+                continue
+            try:
+                action = state.text_to_action(line)
+            except ValueError as error:
+                self.say(f"not a move: {error}. Legal moves: {' '.join(texts)}")
+                continue
+            if action not in legal:
+                self.say(f"{line!r} is not a legal move now. Legal moves: {' '.join(texts)}")
+                continue
+            return action
+
+    def opponent_action(self, state: State, seat: int) -> int:
+        return int(self.opponents[seat].act(state.info_state(seat)))
+
+    def run(self, state: State) -> int:
+        history: list[State] = []  # positions where the person was to move
+        perfect = self.game.info.perfect_information and not self.game.info.simultaneous
+        while not state.is_terminal():
+            players = state.current_players()
+            if self.seat not in players:
+                joint = {mover: self.opponent_action(state, mover) for mover in players}
+                for mover, action in joint.items():
+                    shown = state.action_to_text(action) if perfect else "(hidden)"
+                    self.say(f"{self.labels[mover]} plays {shown}")
+                state.apply(joint[players[0]] if len(players) == 1 else joint)
+                continue
+            self.say()
+            self.say(view(state, self.seat))
+            choice = self.ask_move(state)
+            if choice == "quit":
+                self.say("you left the game")
+                return 0
+            if choice == "undo":
+                if not history:
+                    self.say("nothing to undo yet")
+                else:
+                    state = history.pop()
+                    self.say("took back your last move")
+                continue
+            history.append(state.clone())
+            if len(players) == 1:
+                state.apply(choice)
+            else:  # every other seat chooses from its own information state
+                joint = {seat: (choice if seat == self.seat else self.opponent_action(state, seat)) for seat in players}
+                state.apply(joint)
+        self.say()
+        self.say(view(state, self.seat))
+        returns = state.returns()
+        mine = returns[self.seat]
+        others = np.delete(returns, self.seat)
+        verdict = "you win" if mine > others.max() else "you lose" if mine < others.max() else "a draw"
+        parts = " | ".join(f"{'you' if s == self.seat else self.labels[s]} {r:+g}" for s, r in enumerate(returns))
+        self.say(f"result: {parts} -> {verdict}")
+        return 0
+
+
+def play(
+    game: Game,
+    opponent: str,
+    seat: int = 0,
+    seed: int | None = None,
+    stdin: TextIO | None = None,
+    stdout: TextIO | None = None,
+) -> int:
+    """Play one game in the terminal against ``opponent`` (a spec, for every other seat).
+
+    ``seed`` fixes the deal and the opponents' randomness (None: a fresh seed, printed
+    so the game can be replayed).  Returns the exit code (0).
+    """
+    stdin = stdin if stdin is not None else sys.stdin
+    stdout = stdout if stdout is not None else sys.stdout
+    if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < game.num_players:
+        raise ValueError(f"seat must be 0..{game.num_players - 1} for {game.name}, got {seat!r}")
+    sequence = np.random.SeedSequence(seed)
+    if seed is None:
+        seed = int(sequence.entropy)
+    children = sequence.spawn(game.num_players + 1)
+    opponents, labels = {}, {}
+    for other in range(game.num_players):
+        if other != seat:
+            policy = make_from_spec(opponent, game)
+            policy.reset(int(children[other + 1].generate_state(1, dtype=np.uint64)[0]))
+            opponents[other] = policy
+            labels[other] = f"player_{other} ({opponent})"
+    state = game.new_initial_state(int(children[0].generate_state(1, dtype=np.uint64)[0]))
+    print(f"{game.name}: you are player_{seat}; opponents: {opponent}; seed {seed}", file=stdout)
+    return _Session(game, opponents, seat, labels, stdin, stdout).run(state)

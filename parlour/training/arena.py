@@ -1,0 +1,379 @@
+"""The arena: matches between any number of policies, with seat rotation and seeds that
+make the result independent of the number of worker processes.
+
+Schedule.  With ``K`` agents and a game of ``P`` seats, every group of ``P`` agents
+(all ``C(K, P)`` combinations; the one group when ``K == P``) plays ``games`` games.
+Within a group the games cycle through its *seatings*: all ``P!`` assignments of the
+group's agents to the seats (for ``P > 4``, the ``P`` cyclic rotations, which still put
+every agent in every seat once per cycle), so ``games`` is rounded up to a whole number
+of cycles and every agent plays every seat equally often against every opponent.
+Games are numbered cycle by cycle (``index = (cycle * groups + group) * seatings +
+seating``), so a run cut short is still nearly balanced.
+
+Seeds.  Everything comes from one master seed through ``numpy.random.SeedSequence``
+(spawn keys, as in ``SeedSequence.spawn``): the game's own chance (the deal, the prize
+order) from key ``(0, cycle)``, shared by every group and seating of a cycle, so each
+agent meets the same deals from each seat ("duplicate" play, which removes the luck of
+the deal from comparisons); each policy's randomness from key ``(1, index, seat)``,
+handed over through ``policy.reset(seed)`` before every game.  A game's result thus
+depends only on its index, never on which process plays it or what it played before:
+the same table for 1 or N workers.
+
+Policies act only on ``state.info_state(seat)``; at a simultaneous step every current
+seat chooses from its information state before the joint action is applied.
+Workers are spawned processes (spawn-safe top-level functions) that rebuild the game
+and the policies from their specs (or unpickle policy objects).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import sys
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from parlour.baselines import Policy, make_from_spec
+from parlour.games.base import Game
+
+DEFAULT_ARENA: dict[str, Any] = {
+    "game": "sticks",
+    "options": {"num_sticks": 21, "max_take": 3},
+    "agents": ["random", "minimax:depth=2,evaluation=zero", "alphabeta:depth=4,evaluation=zero", "alphabeta"],
+}
+"""What ``parlour arena`` plays without arguments (the README's main job): seconds on
+two cores.  21 sticks, misère, take 1-3: a loss for the first player with perfect play,
+so the full-depth ``alphabeta`` wins every game against perfect play only from seat 1."""
+
+MAX_PERMUTED_SEATS = 4
+"""Up to this many seats every permutation is a seating; beyond it, the rotations."""
+
+
+@dataclass(frozen=True)
+class Schedule:
+    """Which agents sit where in every game, and every game's seeds."""
+
+    num_agents: int
+    num_seats: int
+    groups: tuple[tuple[int, ...], ...]
+    seatings: tuple[tuple[int, ...], ...]
+    """``seating[seat]`` = position in the group of the agent who sits there."""
+    games_per_group: int
+    seed: int
+
+    @property
+    def cycles(self) -> int:
+        return self.games_per_group // len(self.seatings)
+
+    @property
+    def num_games(self) -> int:
+        return self.games_per_group * len(self.groups)
+
+    def game(self, index: int) -> GameSpec:
+        """The seats and seeds of game ``index``."""
+        if not 0 <= index < self.num_games:
+            raise IndexError(f"game index {index} is outside 0..{self.num_games - 1}")
+        cycle, rest = divmod(index, len(self.groups) * len(self.seatings))
+        group_index, seating_index = divmod(rest, len(self.seatings))
+        group = self.groups[group_index]
+        agents = tuple(group[k] for k in self.seatings[seating_index])
+        deal = _seed_from(self.seed, (0, cycle))
+        seat_seeds = tuple(_seed_from(self.seed, (1, index, seat)) for seat in range(self.num_seats))
+        return GameSpec(index=index, agents=agents, game_seed=deal, seat_seeds=seat_seeds)
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    index: int
+    agents: tuple[int, ...]
+    """The agent (index into the agent list) at each seat."""
+    game_seed: int
+    seat_seeds: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    """The outcome of one game."""
+
+    index: int
+    agents: tuple[int, ...]
+    returns: tuple[float, ...]
+    length: int
+    game_seed: int
+
+
+def _seed_from(master: int, key: tuple[int, ...]) -> int:
+    sequence = np.random.SeedSequence(master, spawn_key=key)
+    return int(sequence.generate_state(1, dtype=np.uint64)[0])
+
+
+def make_schedule(num_agents: int, num_seats: int, games: int, seed: int) -> Schedule:
+    """The schedule for ``games`` games per group of agents (rounded up to whole cycles)."""
+    if num_agents < 2:
+        raise ValueError(f"an arena needs at least 2 agents, got {num_agents}")
+    if num_agents < num_seats:
+        raise ValueError(f"this game has {num_seats} seats but only {num_agents} agents were given; give at least {num_seats}")
+    if games < 1:
+        raise ValueError(f"games must be at least 1, got {games}")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+    if num_seats <= MAX_PERMUTED_SEATS:
+        seatings = tuple(itertools.permutations(range(num_seats)))
+    else:
+        seatings = tuple(tuple((seat + shift) % num_seats for seat in range(num_seats)) for shift in range(num_seats))
+    per_group = math.ceil(games / len(seatings)) * len(seatings)
+    return Schedule(
+        num_agents=num_agents,
+        num_seats=num_seats,
+        groups=tuple(itertools.combinations(range(num_agents), num_seats)),
+        seatings=seatings,
+        games_per_group=per_group,
+        seed=int(seed),
+    )
+
+
+# --- playing ----------------------------------------------------------------------------
+
+AgentLike = str | Policy
+
+
+def build_agents(game: Game, agents: Sequence[AgentLike]) -> list[Policy]:
+    """Policies from specs (``name:key=value,...``) or ready policy objects.
+
+    A bad spec raises ``ValueError`` with the policy library's message.
+    """
+    built = []
+    for agent in agents:
+        if isinstance(agent, Policy):
+            if agent.game != game:
+                raise ValueError(f"policy {agent!r} was made for {agent.game!r}, not {game!r}")
+            built.append(agent)
+        elif isinstance(agent, str):
+            built.append(make_from_spec(agent, game))
+        else:
+            raise ValueError(f"an agent is a spec such as 'random' or a Policy, got {agent!r}")  # noqa: TRY004 (bad input is a ValueError here)
+    return built
+
+
+def agent_labels(agents: Sequence[AgentLike]) -> list[str]:
+    """Distinct display names: the spec (or ``repr`` of a policy), ``#2``... for repeats."""
+    names = [agent if isinstance(agent, str) else repr(agent) for agent in agents]
+    labels, seen = [], {}
+    for name in names:
+        seen[name] = seen.get(name, 0) + 1
+        labels.append(name if names.count(name) == 1 else f"{name}#{seen[name]}")
+    return labels
+
+
+def play_game(game: Game, policies: Sequence[Policy], spec: GameSpec, timing: np.ndarray | None = None) -> GameRecord:
+    """Play one scheduled game; ``policies`` is the full agent list.
+
+    ``timing`` (optional, shape ``(K, 2)``): adds seconds spent in ``act`` and moves
+    made per agent.
+    """
+    seated = [policies[a] for a in spec.agents]
+    for policy, seed in zip(seated, spec.seat_seeds):
+        policy.reset(seed)
+    state = game.new_initial_state(spec.game_seed)
+    limit = game.info.max_game_length
+    steps = 0
+    clock = time.perf_counter
+    while not state.is_terminal():
+        if steps >= limit:
+            raise RuntimeError(f"{game.name}: game {spec.index} did not end within max_game_length={limit} steps")
+        players = state.current_players()
+        if len(players) == 1:
+            seat = players[0]
+            start = clock()
+            action = int(seated[seat].act(state.info_state(seat)))
+            if timing is not None:
+                timing[spec.agents[seat]] += (clock() - start, 1)
+            state.apply(action)
+        else:
+            joint = {}
+            for seat in players:  # every seat chooses before anything is applied
+                start = clock()
+                joint[seat] = int(seated[seat].act(state.info_state(seat)))
+                if timing is not None:
+                    timing[spec.agents[seat]] += (clock() - start, 1)
+            state.apply(joint)
+        steps += 1
+    return GameRecord(
+        index=spec.index,
+        agents=spec.agents,
+        returns=tuple(float(x) for x in state.returns()),
+        length=steps,
+        game_seed=spec.game_seed,
+    )
+
+
+_WORKER: dict[str, Any] = {}
+
+
+def _init_worker(game: Game, agents: Sequence[AgentLike]) -> None:
+    """Run once in each worker process: rebuild the game's policies."""
+    _WORKER["game"] = game
+    _WORKER["policies"] = build_agents(game, agents)
+    _WORKER["labels"] = agent_labels(agents)
+
+
+def _play_chunk(specs: Sequence[GameSpec]) -> tuple[list[GameRecord], np.ndarray]:
+    """Play some games in a worker; returns their records and the timing added."""
+    game, policies, labels = _WORKER["game"], _WORKER["policies"], _WORKER["labels"]
+    timing = np.zeros((len(policies), 2))
+    records = [_play_reporting(game, policies, labels, spec, timing) for spec in specs]
+    return records, timing
+
+
+class GameFailed(RuntimeError):
+    """A policy or the game raised during an arena game (the message says which)."""
+
+
+def _play_reporting(game: Game, policies: Sequence[Policy], labels: Sequence[str], spec: GameSpec, timing: np.ndarray) -> GameRecord:
+    """``play_game``, naming the game and the seated agents if anything goes wrong."""
+    try:
+        return play_game(game, policies, spec, timing)
+    except Exception as error:
+        seats = ", ".join(f"seat {s}: {labels[a]}" for s, a in enumerate(spec.agents))
+        raise GameFailed(f"game {spec.index} ({seats}) failed: {type(error).__name__}: {error}") from error
+
+
+class _Progress:
+    """tqdm if installed (it comes with the ``train`` extra), else a plain stderr counter."""
+
+    def __init__(self, total: int, enabled: bool, description: str) -> None:
+        self.total, self.done, self.enabled = total, 0, enabled
+        self.bar = None
+        self.last_shown = -1
+        self.interactive = sys.stderr.isatty()
+        if enabled:
+            try:
+                from tqdm import tqdm
+            except ImportError:
+                pass
+            else:
+                self.bar = tqdm(total=total, desc=description, unit="game", file=sys.stderr, leave=False)
+        self.description = description
+
+    def update(self, count: int) -> None:
+        self.done += count
+        if not self.enabled:
+            return
+        if self.bar is not None:
+            self.bar.update(count)
+            return
+        tenth = 10 * self.done // self.total
+        if self.interactive:
+            print(f"\r{self.description}: {self.done}/{self.total} games", end="", file=sys.stderr, flush=True)
+        elif tenth != self.last_shown:  # logs: one line per tenth
+            self.last_shown = tenth
+            print(f"{self.description}: {self.done}/{self.total} games", file=sys.stderr, flush=True)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+        elif self.enabled and self.interactive:
+            print(file=sys.stderr)
+
+
+@dataclass
+class MatchResult:
+    """Every game of a match and the schedule that produced them.
+
+    ``summary()`` (in :mod:`parlour.training.report`) turns it into the tables.
+    """
+
+    game: Game
+    labels: list[str]
+    schedule: Schedule
+    records: list[GameRecord]
+    seconds: float = 0.0
+    seconds_per_move: list[float] = field(default_factory=list)
+    workers: int = 1
+
+
+def play_match(
+    game: Game,
+    agents: Sequence[AgentLike],
+    games: int,
+    seed: int = 0,
+    workers: int = 1,
+    progress: bool = True,
+) -> MatchResult:
+    """Play ``games`` games per group of agents (see the module docstring for the
+    schedule and seeds) with ``workers`` processes; the records are the same for any
+    number of workers.
+
+    ``agents``: specs such as ``"mcts:simulations=400"`` or ``Policy`` objects (these
+    are pickled to the workers, so with ``workers > 1`` they must be importable there).
+    """
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise ValueError(f"workers must be a positive integer, got {workers!r}")
+    policies = build_agents(game, agents)  # fail early, in this process, on bad specs
+    labels = agent_labels(agents)
+    schedule = make_schedule(len(policies), game.num_players, games, seed)
+    specs = [schedule.game(i) for i in range(schedule.num_games)]
+    bar = _Progress(len(specs), progress, f"{game.name} arena")
+    timing = np.zeros((len(policies), 2))
+    start = time.perf_counter()
+    records: list[GameRecord] = []
+    try:
+        if workers == 1:
+            for spec in specs:
+                records.append(_play_reporting(game, policies, labels, spec, timing))
+                bar.update(1)
+        else:
+            records = _play_parallel(game, agents, specs, workers, timing, bar)
+    finally:
+        bar.close()
+    records.sort(key=lambda r: r.index)
+    moves = np.maximum(timing[:, 1], 1)
+    return MatchResult(
+        game=game,
+        labels=labels,
+        schedule=schedule,
+        records=records,
+        seconds=time.perf_counter() - start,
+        seconds_per_move=(timing[:, 0] / moves).tolist(),
+        workers=workers,
+    )
+
+
+def _chunks(items: Sequence[GameSpec], size: int) -> Iterable[Sequence[GameSpec]]:
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
+
+
+def _play_parallel(
+    game: Game,
+    agents: Sequence[AgentLike],
+    specs: Sequence[GameSpec],
+    workers: int,
+    timing: np.ndarray,
+    bar: _Progress,
+) -> list[GameRecord]:
+    import multiprocessing
+    from concurrent.futures import FIRST_EXCEPTION, ProcessPoolExecutor, wait
+
+    size = max(1, min(64, math.ceil(len(specs) / (workers * 8))))
+    context = multiprocessing.get_context("spawn")
+    records: list[GameRecord] = []
+    with ProcessPoolExecutor(workers, mp_context=context, initializer=_init_worker, initargs=(game, list(agents))) as pool:
+        pending = {pool.submit(_play_chunk, chunk) for chunk in _chunks(specs, size)}
+        while pending:
+            done, pending = wait(pending, return_when=FIRST_EXCEPTION)
+            for future in done:
+                error = future.exception()
+                if error is not None:
+                    for other in pending:
+                        other.cancel()
+                    raise error
+                chunk_records, chunk_timing = future.result()
+                records.extend(chunk_records)
+                timing += chunk_timing
+                bar.update(len(chunk_records))
+    return records

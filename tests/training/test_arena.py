@@ -1,0 +1,349 @@
+"""The arena: schedule, seeds, worker-independence, ratings, reports and the CLI."""
+
+import json
+import sys
+from collections import Counter
+
+import numpy as np
+import pytest
+
+from parlour.baselines import Policy, make
+from parlour.cli import UsageError, main, parse_option_value
+from parlour.games import load_game
+from parlour.games.goofspiel import GoofspielInfoState
+from parlour.training.arena import (
+    DEFAULT_ARENA,
+    GameFailed,
+    build_agents,
+    make_schedule,
+    play_game,
+    play_match,
+)
+from parlour.training.report import FILES, summarize, to_markdown, write_heatmap
+
+STICKS = load_game("sticks", num_sticks=9, max_take=3)
+WEAK = "minimax:depth=2,evaluation=zero"
+
+
+class TakeAll(Policy):
+    """Test stub (not registered): always takes the most sticks it may."""
+
+    name = "take-all"
+    summary = "always the largest legal action"
+
+    def act(self, info_state):
+        return info_state.legal_actions()[-1]
+
+
+class Illegal(Policy):
+    name = "illegal"
+    summary = "always an action that is never legal"
+
+    def act(self, info_state):
+        return 99
+
+
+class Recorder(Policy):
+    """Random, and remembers every information state it was shown."""
+
+    name = "recorder"
+    summary = "random, recording what it sees"
+
+    def setup(self):
+        self.seen = []
+
+    def act(self, info_state):
+        self.seen.append(info_state)
+        legal = info_state.legal_actions()
+        return legal[int(self.rng.integers(len(legal)))]
+
+
+# --- schedule and seeds ------------------------------------------------------------------
+
+
+def seat_counts(schedule):
+    counts = Counter()
+    for index in range(schedule.num_games):
+        spec = schedule.game(index)
+        assert len(set(spec.agents)) == len(spec.agents)  # nobody sits twice
+        counts.update((agent, seat) for seat, agent in enumerate(spec.agents))
+    return counts
+
+
+@pytest.mark.parametrize(("agents", "seats", "games", "permutations"), [(2, 2, 7, 2), (3, 2, 10, 2), (4, 3, 6, 6), (5, 3, 1, 6), (6, 5, 5, 5)])
+def test_every_agent_plays_every_seat_equally_often(agents, seats, games, permutations):
+    schedule = make_schedule(agents, seats, games, seed=1)
+    assert len(schedule.seatings) == permutations  # all permutations up to 4 seats, rotations beyond
+    assert schedule.games_per_group % permutations == 0 and schedule.games_per_group >= games
+    counts = seat_counts(schedule)
+    assert len(counts) == agents * seats
+    assert len(set(counts.values())) == 1
+    pairings = Counter(frozenset(schedule.game(i).agents) for i in range(schedule.num_games))
+    assert set(pairings.values()) == {schedule.games_per_group}  # every group equally often
+
+
+def test_seeds_come_from_the_master_seed():
+    schedule = make_schedule(3, 2, 4, seed=5)
+    specs = [schedule.game(i) for i in range(schedule.num_games)]
+    # one deal per cycle, shared by every group and seating of that cycle ("duplicate" play)
+    per_cycle = len(schedule.groups) * len(schedule.seatings)
+    assert len({s.game_seed for s in specs[:per_cycle]}) == 1
+    assert len({s.game_seed for s in specs[::per_cycle]}) == schedule.cycles
+    assert len({seed for s in specs for seed in s.seat_seeds}) == 2 * len(specs)
+    assert make_schedule(3, 2, 4, seed=5).game(7) == specs[7]
+    assert make_schedule(3, 2, 4, seed=6).game(7) != specs[7]
+
+
+def test_schedule_rejects_bad_input():
+    with pytest.raises(ValueError, match="at least 2 agents"):
+        make_schedule(1, 2, 10, 0)
+    with pytest.raises(ValueError, match="3 seats but only 2 agents"):
+        make_schedule(2, 3, 10, 0)
+    with pytest.raises(ValueError, match="seed must be a non-negative integer, got -1"):
+        make_schedule(2, 2, 10, -1)
+    with pytest.raises(ValueError, match="games must be at least 1, got 0"):
+        make_schedule(2, 2, 0, 0)
+
+
+# --- playing -----------------------------------------------------------------------------
+
+
+def comparable(result):
+    return [(r.index, r.agents, r.returns, r.length, r.game_seed) for r in result.records]
+
+
+@pytest.mark.parametrize(
+    ("game", "agents"),
+    [
+        (STICKS, ["random", WEAK, "alphabeta"]),
+        (load_game("goofspiel", num_cards=4), ["random", "random:"]),
+    ],
+    ids=["sticks", "goofspiel4"],
+)
+def test_same_seed_same_table_with_one_or_two_workers(game, agents):
+    one = play_match(game, agents, 12, seed=3, workers=1, progress=False)
+    two = play_match(game, agents, 12, seed=3, workers=2, progress=False)
+    assert comparable(one) == comparable(two)
+    assert to_markdown(summarize(one)) == to_markdown(summarize(two))
+    other = play_match(game, agents, 12, seed=4, workers=1, progress=False)
+    assert comparable(other) != comparable(one)
+
+
+def test_a_game_depends_only_on_its_index():
+    """Fresh policies replaying one scheduled game give the match's record (reset works)."""
+    agents = ["random", WEAK, "alphabeta"]
+    result = play_match(STICKS, agents, 6, seed=11, progress=False)
+    for index in (0, 7, len(result.records) - 1):
+        replay = play_game(STICKS, build_agents(STICKS, agents), result.schedule.game(index))
+        assert replay == result.records[index]
+
+
+def test_simultaneous_seats_choose_from_their_own_information_state():
+    game = load_game("goofspiel", num_cards=5, imperfect_info=True)
+    a, b = Recorder(game), Recorder(game)
+    play_match(game, [a, b], 4, seed=0, progress=False)
+    assert a.seen and all(isinstance(info, GoofspielInfoState) for info in a.seen + b.seen)
+    # within each round both seats see the same number of bids: nobody saw the other's choice
+    assert [info.round for info in a.seen] == [info.round for info in b.seen]
+    for info in a.seen + b.seen:
+        assert all(bid is None for bids in info.bids for seat, bid in enumerate(bids) if seat != info.player)
+
+
+def test_a_policy_that_always_wins_rates_above_one_that_always_loses():
+    """Two sticks, take 1 or 2, misère: seat 0 decides the game (take one and win).
+    alphabeta does so; take-all always takes both and loses; random wins half its games
+    at seat 0.  So alphabeta beats take-all in every game, from either seat."""
+    game = load_game("sticks", num_sticks=2, max_take=2)
+    result = play_match(game, ["alphabeta", TakeAll(game), "random"], 40, seed=0, progress=False)
+    summary = summarize(result)
+    rows = {row["agent"]: row for row in summary["agents"]}
+    assert rows["alphabeta"]["elo"] > rows["random"]["elo"] > rows["take-all"]["elo"]
+    assert rows["alphabeta"]["elo_low"] > rows["take-all"]["elo_high"]
+    assert all(np.isfinite(row["elo"]) for row in summary["agents"])
+    pair = next(p for p in summary["pairs"] if {p["agent_a"], p["agent_b"]} == {"alphabeta", "take-all"})
+    assert (pair["a_wins"], pair["draws"], pair["b_wins"]) == (40, 0, 0)
+    assert pair["a_win_low"] == pytest.approx(0.9124, abs=1e-4)  # Wilson, 40 of 40
+
+
+def test_summary_counts_add_up():
+    result = play_match(STICKS, ["random", WEAK, "alphabeta"], 10, seed=2, progress=False)
+    summary = summarize(result)
+    for row in summary["pairs"]:
+        assert row["a_wins"] + row["draws"] + row["b_wins"] == row["games"] == 10
+        assert row["a_win_low"] <= row["a_win_rate"] <= row["a_win_high"]
+    for row in summary["agents"]:
+        assert row["games"] == 20 and row["games_by_seat"] == [10, 10]
+        assert row["return_low"] <= row["mean_return"] <= row["return_high"]
+    assert [row["rank"] for row in summary["agents"]] == [1, 2, 3]
+    table = to_markdown(summary)
+    assert "| rank | agent | Elo |" in table and "| A | B | games |" in table
+    assert sum(row["elo"] for row in summary["agents"]) == pytest.approx(0.0, abs=1e-6)
+
+
+def test_more_seats_than_two_compare_every_pair_in_a_game():
+    game = load_game("goofspiel", num_cards=3, num_players=3)
+    result = play_match(game, ["random", "random:", "random: ", "random:  "], 6, seed=0, progress=False)
+    summary = summarize(result)
+    assert result.schedule.num_games == 4 * 6
+    assert all(row["games"] == 12 for row in summary["pairs"])  # 2 groups per pair, 6 games each
+    assert all(row["games_by_seat"] == [6, 6, 6] for row in summary["agents"])
+
+
+def test_a_failing_policy_is_named():
+    with pytest.raises(GameFailed, match=r"game 0 \(seat 0: illegal, seat 1: random\).*IllegalActionError"):
+        play_match(STICKS, [Illegal(STICKS), "random"], 2, seed=0, progress=False)
+
+
+def test_progress_goes_to_stderr_only_when_asked(capsys):
+    play_match(STICKS, ["random", "random:"], 4, seed=0, progress=False)
+    assert capsys.readouterr().err == ""
+    play_match(STICKS, ["random", "random:"], 4, seed=0, progress=True)
+    assert "4" in capsys.readouterr().err
+
+
+def test_bad_agents_are_rejected_before_any_game():
+    with pytest.raises(ValueError, match="unknown policy 'nosuch'.*policies are"):
+        play_match(STICKS, ["random", "nosuch"], 2, progress=False)
+    with pytest.raises(ValueError, match="cannot play goofspiel"):
+        play_match(load_game("goofspiel", num_cards=3), ["random", "alphabeta"], 2, progress=False)
+    with pytest.raises(ValueError, match="made for"):
+        play_match(STICKS, ["random", make("random", load_game("sticks", num_sticks=3))], 2, progress=False)
+    with pytest.raises(ValueError, match="workers must be a positive integer"):
+        play_match(STICKS, ["random", "random:"], 2, workers=0, progress=False)
+
+
+# --- reports and files -------------------------------------------------------------------
+
+
+def arena(tmp_path, *extra):
+    return main(["arena", "--game", "sticks", "--option", "num_sticks=9", "--agents", "random", WEAK, "--games", "6", "--quiet", "--out", str(tmp_path / "res"), *extra])
+
+
+def test_files_are_written_and_never_overwritten_silently(tmp_path, capsys):
+    assert arena(tmp_path) == 0
+    out = capsys.readouterr().out
+    assert "| rank | agent |" in out and "wrote" in out
+    folder = tmp_path / "res"
+    assert sorted(p.name for p in folder.iterdir()) == sorted(FILES.values())
+    data = json.loads((folder / "arena.json").read_text())
+    assert data["game"] == "sticks" and data["options"]["num_sticks"] == 9
+    assert {row["agent"] for row in data["agents"]} == {"random", WEAK}
+    assert data["pairs"][0]["games"] == 6
+    assert (folder / "arena_pairs.csv").read_text().startswith("agent_a,agent_b,games,a_wins,draws,b_wins")
+    assert len((folder / "arena_games.csv").read_text().splitlines()) == 1 + 6
+    assert (folder / "arena_winrate.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert (folder / "arena.md").read_text().startswith("### sticks")
+
+    (folder / "arena.json").write_text("my notes")
+    before = {p.name: p.read_bytes() for p in folder.iterdir()}
+    assert arena(tmp_path) == 2
+    err = capsys.readouterr().err
+    assert "already exist" in err and "--force" in err and "Traceback" not in err
+    assert {p.name: p.read_bytes() for p in folder.iterdir()} == before
+    assert arena(tmp_path, "--force") == 0
+    assert json.loads((folder / "arena.json").read_text())["game"] == "sticks"
+
+
+def test_no_plot_and_missing_matplotlib(tmp_path, monkeypatch, capsys):
+    assert arena(tmp_path, "--no-plot") == 0
+    assert not (tmp_path / "res" / FILES["png"]).exists()
+    summary = json.loads((tmp_path / "res" / "arena.json").read_text())
+    for module in [name for name in sys.modules if name.split(".")[0] == "matplotlib"] + ["matplotlib"]:
+        monkeypatch.setitem(sys.modules, module, None)  # as if it were not installed
+    with pytest.raises(ImportError, match=r"pip install 'parlour\[plot\]'"):
+        write_heatmap(summary, tmp_path / "x.png")
+    assert arena(tmp_path / "again") == 0  # the CLI notes it and writes the rest
+    assert "matplotlib is not installed" in capsys.readouterr().err
+    assert not (tmp_path / "again" / "res" / FILES["png"]).exists()
+    assert (tmp_path / "again" / "res" / "arena.json").exists()
+
+
+# --- the command line --------------------------------------------------------------------
+
+
+def run_cli(capsys, *args):
+    code = main(["arena", "--quiet", *args])
+    captured = capsys.readouterr()
+    assert "Traceback" not in captured.err
+    return code, captured.out, captured.err
+
+
+def test_unknown_policy_lists_the_valid_names(capsys):
+    code, _, err = run_cli(capsys, "--game", "sticks", "--agents", "random", "nosuch:depth=2")
+    assert code == 2
+    assert "unknown policy 'nosuch'" in err
+    for name in ("alphabeta", "minimax", "random"):
+        assert f"  {name}: " in err  # one line per policy that can play sticks, with parameters
+    assert "depth=None" in err
+
+
+def test_bad_parameter_lists_the_policy_parameters(capsys):
+    code, _, err = run_cli(capsys, "--game", "sticks", "--agents", "random", "alphabeta:depht=3")
+    assert code == 2
+    assert "unknown parameter(s) ['depht']" in err
+    assert "alphabeta takes these parameters" in err and "time_limit=None" in err
+    code, _, err = run_cli(capsys, "--game", "sticks", "--agents", "random", "minimax:depth=x")
+    assert code == 2 and "depth='x'" in err and "memo=True" in err
+    code, _, err = run_cli(capsys, "--game", "sticks", "--agents", "random", "alphabeta:depth")
+    assert code == 2 and "'depth' is not key=value" in err and "time_limit=None" in err
+
+
+def test_policy_that_cannot_play_the_game(capsys):
+    code, _, err = run_cli(capsys, "--game", "goofspiel", "--agents", "random", "minimax")
+    assert code == 2
+    assert "cannot play goofspiel" in err and "  random: none" in err
+    assert "  minimax:" not in err
+
+
+def test_bad_game_options_and_arguments(capsys):
+    code, _, err = run_cli(capsys, "--game", "sticks", "--option", "max_take=x", "--agents", "random", "alphabeta")
+    assert code == 2 and "max_take must be an integer, got 'x'" in err
+    code, _, err = run_cli(capsys, "--game", "sticks", "--option", "max_take", "--agents", "random", "alphabeta")
+    assert code == 2 and "'max_take' is not key=value" in err
+    code, _, err = run_cli(capsys, "--game", "sticks", "--option", "colour=3", "--agents", "random", "alphabeta")
+    assert code == 2 and "unknown option(s) ['colour']" in err
+    code, _, err = run_cli(capsys, "--game", "sticks", "--agents", "random")
+    assert code == 2 and "at least 2 agents" in err
+    code, _, err = run_cli(capsys, "--game", "goofspiel", "--option", "num_players=3", "--agents", "random", "random:")
+    assert code == 2 and "3 seats" in err
+    code, _, err = run_cli(capsys, "--agents", "random", "random:")
+    assert code == 2 and "both --game and --agents" in err
+    code, _, err = run_cli(capsys, "--game", "sticks", "--agents", "random", "random:", "--workers", "0")
+    assert code == 2 and "--workers must be at least 1, got 0" in err
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [("6", 6), ("0.5", 0.5), ("true", True), ("False", False), ("none", None), ("descending", "descending"),
+     ("5,4,3,2,1", [5, 4, 3, 2, 1]), ("[5, 4, 3]", [5, 4, 3]), ("[[4,5,6],[1,2,3]]", [[4, 5, 6], [1, 2, 3]])],
+)
+def test_option_values(text, value):
+    assert parse_option_value(text) == value
+
+
+def test_option_list_with_a_bad_item():
+    with pytest.raises(UsageError, match="'1,x'"):
+        parse_option_value("1,x")
+
+
+def test_goofspiel_options_reach_the_game(capsys):
+    code, out, _ = run_cli(capsys, "--game", "goofspiel", "--option", "num_cards=4", "--option", "prize_order=4,3,2,1",
+                           "--agents", "random", "random:", "--games", "4")
+    assert code == 0
+    assert "prize_order=(4, 3, 2, 1)" in out and "num_cards=4" in out
+
+
+def test_default_arena_runs(capsys):
+    game = load_game(DEFAULT_ARENA["game"], **DEFAULT_ARENA["options"])
+    assert len(build_agents(game, DEFAULT_ARENA["agents"])) >= 3
+    code, out, err = run_cli(capsys, "--games", "2")
+    assert code == 0 and "default arena" in err
+    assert out.count("| ") > 10 and all(agent in out for agent in DEFAULT_ARENA["agents"])
+
+
+def test_policies_command(capsys):
+    assert main(["policies", "--game", "goofspiel"]) == 0
+    out = capsys.readouterr().out
+    assert "random:" in out and "alphabeta" not in out
+    assert main(["policies"]) == 0
+    assert "alphabeta: " in capsys.readouterr().out
