@@ -37,6 +37,12 @@ from parlour.games.base import Game, State
 
 ILLEGAL_MODES = ("raise", "terminate")
 RENDER_MODES = ["ansi", "human"]
+"""Every game renders as text; a game whose states have ``to_rgb_array()`` (and say so
+with ``Game.rgb_render = True``) also renders ``"rgb_array"``."""
+
+
+def render_modes(game_cls: type[Game]) -> list[str]:
+    return RENDER_MODES + (["rgb_array"] if getattr(game_cls, "rgb_render", False) else [])
 
 
 class _GameBinding:
@@ -47,8 +53,9 @@ class _GameBinding:
 
     def _bind(self, game_cls: type[Game], render_mode: str | None, illegal_action: str, config: dict) -> None:
         self.game = game_cls(**config)
-        if render_mode is not None and render_mode not in RENDER_MODES:
-            raise ValueError(f"render_mode must be one of {RENDER_MODES} or None, got {render_mode!r}")
+        modes = render_modes(game_cls)
+        if render_mode is not None and render_mode not in modes:
+            raise ValueError(f"render_mode must be one of {modes} or None, got {render_mode!r}")
         if illegal_action not in ILLEGAL_MODES:
             raise ValueError(f"illegal_action must be one of {list(ILLEGAL_MODES)}, got {illegal_action!r}")
         self.render_mode = render_mode
@@ -164,15 +171,17 @@ class _GameBinding:
             "reason": f"{agent} played illegal action {action}; legal actions were {legal}",
         }
 
-    def _render_text(self) -> str | None:
+    def _render(self) -> str | np.ndarray | None:
         if self.render_mode is None:
             gymnasium.logger.warn(
                 "You are calling render method without specifying any render mode "
-                f"(choose one of {RENDER_MODES})."
+                f"(choose one of {render_modes(type(self.game))})."
             )
             return None
         if self._state is None:
             raise RuntimeError("call reset() before render()")
+        if self.render_mode == "rgb_array":
+            return self._state.to_rgb_array()
         text = self._state.to_text()
         if self.render_mode == "human":
             print(text)
@@ -188,7 +197,7 @@ class ParlourAECEnv(_GameBinding, AECEnv):
         self._bind(game_cls, render_mode, illegal_action, config)
         self.metadata = {
             "name": f"{self.game.name}_v0",
-            "render_modes": RENDER_MODES,
+            "render_modes": render_modes(game_cls),
             "is_parallelizable": self.game.info.simultaneous,
         }
         self._pending: dict[int, int] = {}
@@ -300,7 +309,7 @@ class ParlourAECEnv(_GameBinding, AECEnv):
         self.agent_selection = agent
 
     def render(self) -> str | None:
-        return self._render_text()
+        return self._render()
 
     def close(self) -> None:
         pass
@@ -315,7 +324,7 @@ class ParlourParallelEnv(_GameBinding, ParallelEnv):
 
     def __init__(self, game_cls: type[Game], render_mode: str | None = None, illegal_action: str = "raise", **config: Any) -> None:
         self._bind(game_cls, render_mode, illegal_action, config)
-        self.metadata = {"name": f"{self.game.name}_v0", "render_modes": RENDER_MODES, "is_parallelizable": True}
+        self.metadata = {"name": f"{self.game.name}_v0", "render_modes": render_modes(game_cls), "is_parallelizable": True}
         self.agents: list[str] = []
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> tuple[dict, dict]:
@@ -383,7 +392,7 @@ class ParlourParallelEnv(_GameBinding, ParallelEnv):
         )
 
     def render(self) -> str | None:
-        return self._render_text()
+        return self._render()
 
     def close(self) -> None:
         pass

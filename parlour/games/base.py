@@ -63,6 +63,8 @@ class Game(abc.ABC):
     options: ClassVar[dict[str, Option]]
     simultaneous: ClassVar[bool] = False
     """True if some steps have several current players (then a Parallel env exists)."""
+    rgb_render: ClassVar[bool] = False
+    """True if states have ``to_rgb_array() -> uint8 (H, W, 3)`` (``render_mode="rgb_array"``)."""
     start_options: ClassVar[dict[str, str]] = {}
     """Keyword arguments ``new_initial_state`` accepts for a fixed start, with help."""
 
