@@ -121,11 +121,11 @@ def _game(name: str, options: dict[str, Any]) -> Game:
 
 def _policies_text(game: Game) -> str:
     """One line per policy that can play ``game``: its name and parameters."""
-    from parlour.baselines import REGISTRY
+    from parlour.baselines import REGISTRY, lookup
 
     lines = []
     for name in sorted(REGISTRY):
-        cls = REGISTRY[name]
+        cls = lookup(name, game)
         if cls.unsupported(game) is None:
             lines.append(f"  {name}: {cls.param_text()}")
     return "\n".join(lines) or "  (none)"
@@ -133,7 +133,7 @@ def _policies_text(game: Game) -> str:
 
 def _check_spec(spec: str, game: Game) -> None:
     """Build the policy once; ``UsageError`` with the valid names or parameters if bad."""
-    from parlour.baselines import REGISTRY, make_from_spec
+    from parlour.baselines import REGISTRY, lookup, make_from_spec
 
     try:
         make_from_spec(spec, game)
@@ -141,8 +141,8 @@ def _check_spec(spec: str, game: Game) -> None:
     except ValueError as error:
         message = f"bad agent {spec!r}: {error}"
     name = spec.partition(":")[0].strip()
-    if name in REGISTRY and REGISTRY[name].unsupported(game) is None:
-        hint = f"{name} takes these parameters (name:key=value,...):\n{REGISTRY[name].describe()}"
+    if name in REGISTRY and lookup(name, game).unsupported(game) is None:
+        hint = f"{name} takes these parameters (name:key=value,...):\n{lookup(name, game).describe()}"
     else:
         hint = f"policies that can play {game.name}, with their parameters:\n{_policies_text(game)}"
     raise UsageError(f"{message}\n\n{hint}\n\n(`parlour policies --game {game.name}` describes them)")

@@ -14,6 +14,7 @@ from parlour.baselines.policy import (
     Param,
     Policy,
     describe,
+    lookup,
     make,
     make_from_spec,
     parse_spec,
@@ -24,4 +25,4 @@ from parlour.baselines.policy import (
 for _module in sorted(m.name for m in pkgutil.iter_modules(__path__) if not m.name.startswith("_")):
     importlib.import_module(f"{__name__}.{_module}")
 
-__all__ = ["REGISTRY", "Param", "Policy", "describe", "make", "make_from_spec", "parse_spec", "register"]
+__all__ = ["REGISTRY", "Param", "Policy", "describe", "lookup", "make", "make_from_spec", "parse_spec", "register"]

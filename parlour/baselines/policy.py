@@ -146,23 +146,39 @@ class Policy(abc.ABC):
 
 
 REGISTRY: dict[str, type[Policy]] = {}
+"""Policy name -> class (for a name several games define, the first registered)."""
+
+_PER_GAME: dict[tuple[str, str], type[Policy]] = {}
 
 
 def register(cls: type[Policy]) -> type[Policy]:
-    """Class decorator: make a policy available to ``make`` under ``cls.name``."""
-    if cls.name in REGISTRY and REGISTRY[cls.name] is not cls:
-        raise ValueError(f"two policies are called {cls.name!r}")
-    REGISTRY[cls.name] = cls
+    """Class decorator: make a policy available to ``make`` under ``cls.name``.
+
+    Game-specific policies (``games`` set) may share a name when their games differ,
+    e.g. each game's own ``greedy``; ``make`` picks the one for the game.
+    """
+    existing = REGISTRY.get(cls.name)
+    if existing is not None and existing is not cls:
+        if cls.games is None or existing.games is None or set(cls.games) & set(existing.games):
+            raise ValueError(f"two policies are called {cls.name!r} for the same game")
+    else:
+        REGISTRY[cls.name] = cls
+    for game_name in cls.games or ():
+        _PER_GAME[(cls.name, game_name)] = cls
+    return cls
+
+
+def lookup(name: str, game: Game) -> type[Policy]:
+    """The class that ``make(name, game)`` builds; ``ValueError`` listing the names."""
+    cls = _PER_GAME.get((name, game.name)) or REGISTRY.get(name)
+    if cls is None:
+        raise ValueError(f"unknown policy {name!r}; policies are {sorted(REGISTRY)}")
     return cls
 
 
 def make(name: str, game: Game, seed: int | None = None, *, full_states: bool = False, **params: Any) -> Policy:
     """The policy called ``name`` for ``game``; clear errors for unknown names or params."""
-    try:
-        cls = REGISTRY[name]
-    except KeyError:
-        raise ValueError(f"unknown policy {name!r}; policies are {sorted(REGISTRY)}") from None
-    return cls(game, seed=seed, full_states=full_states, **params)
+    return lookup(name, game)(game, seed=seed, full_states=full_states, **params)
 
 
 def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
@@ -191,7 +207,9 @@ def make_from_spec(spec: str, game: Game, seed: int | None = None) -> Policy:
 
 def describe(names: list[str] | None = None, game: Game | None = None) -> str:
     """Text describing the policies (all, or ``names``; those that can play ``game``)."""
-    chosen = [REGISTRY[n] for n in (names or sorted(REGISTRY))]
-    if game is not None:
+    if game is None:
+        chosen = [REGISTRY[n] for n in (names or sorted(REGISTRY))]
+    else:
+        chosen = [lookup(n, game) for n in (names or sorted(REGISTRY))]
         chosen = [cls for cls in chosen if cls.unsupported(game) is None]
     return "\n\n".join(cls.describe() for cls in chosen)

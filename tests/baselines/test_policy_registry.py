@@ -78,3 +78,32 @@ def test_same_seed_same_actions():
     first = [policy.act(state.info_state(0)) for _ in range(10)]
     policy.reset(seed=5)
     assert [policy.act(state.info_state(0)) for _ in range(10)] == first
+
+
+def test_game_specific_policies_may_share_a_name():
+    from parlour.baselines import Policy, lookup, register
+    from parlour.baselines.policy import _PER_GAME, REGISTRY
+
+    class SticksFirst(Policy):
+        name, summary, games = "test-shared", "takes one", ("sticks",)
+
+        def act(self, info_state):
+            return 0
+
+    class GoofspielLast(Policy):
+        name, summary, games = "test-shared", "bids the highest", ("goofspiel",)
+
+        def act(self, info_state):
+            return info_state.legal_actions()[-1]
+
+    try:
+        register(SticksFirst)
+        register(GoofspielLast)
+        assert lookup("test-shared", SticksGame()) is SticksFirst
+        assert isinstance(make("test-shared", GoofspielGame()), GoofspielLast)
+        with pytest.raises(ValueError, match="two policies are called 'test-shared' for the same game"):
+            register(type("Again", (SticksFirst,), {}))
+    finally:
+        REGISTRY.pop("test-shared", None)
+        for game in ("sticks", "goofspiel"):
+            _PER_GAME.pop(("test-shared", game), None)

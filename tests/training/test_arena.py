@@ -344,6 +344,6 @@ def test_default_arena_runs(capsys):
 def test_policies_command(capsys):
     assert main(["policies", "--game", "goofspiel"]) == 0
     out = capsys.readouterr().out
-    assert "random:" in out and "alphabeta" not in out
+    assert "random:" in out and "\nalphabeta: " not in out
     assert main(["policies"]) == 0
     assert "alphabeta: " in capsys.readouterr().out
