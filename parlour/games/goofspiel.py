@@ -13,6 +13,9 @@ and environment step goes through ``apply``.
 
 from __future__ import annotations
 
+import bisect
+import functools
+import itertools
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -587,20 +590,37 @@ def _round_winner(bids: Sequence[int]) -> int:
 
 
 def _sample_hidden_bids(info: GoofspielInfoState, rng: np.random.Generator) -> list[tuple[int, ...]]:
-    """Uniform draw of the other seats' bid histories given own bids and round winners.
+    """Uniform draw of the other seats' bid histories given own bids and round winners."""
+    return _hidden_bid_sampler(info).sample(rng)
 
-    Counts the completions of every partial history (memoised on the cards the other
-    seats have used), then samples forward in proportion to those counts.
-    """
-    me, players = info.player, len(info.start_hands)
-    others = [s for s in range(players) if s != me]
-    rounds = len(info.bids)
-    memo: dict[tuple[int, tuple[int, ...]], int] = {}
 
-    def choices(r: int, used: tuple[int, ...]) -> list[tuple[int, ...]]:
+@functools.lru_cache(maxsize=64)
+def _hidden_bid_sampler(info: GoofspielInfoState) -> _HiddenBids:
+    """One sampler per information state: searchers draw thousands of samples from it."""
+    return _HiddenBids(info)
+
+
+class _HiddenBids:
+    """Counts the completions of every partial bid history (memoised on the cards the
+    other seats have used), then samples forward in proportion to those counts; the
+    counts and each node's cumulative weights are kept, so a sample costs one random
+    number and one bisection per round."""
+
+    def __init__(self, info: GoofspielInfoState) -> None:
+        self.info = info
+        self.me = info.player
+        self.others = [s for s in range(len(info.start_hands)) if s != info.player]
+        self.rounds = len(info.bids)
+        self.counts: dict[tuple[int, tuple[int, ...]], int] = {}
+        self.nodes: dict[tuple[int, tuple[int, ...]], tuple[list[tuple[int, ...]], list[tuple[int, ...]], list[int]]] = {}
+        if self.count(0, (0,) * len(self.others)) == 0:
+            raise ValueError("goofspiel: no bid history is consistent with this information state")
+
+    def choices(self, r: int, used: tuple[int, ...]) -> list[tuple[int, ...]]:
+        info, me = self.info, self.me
         own = info.bids[r][me]
         result = []
-        pools = [_actions_of(info.start_hands[s] & ~used[i]) for i, s in enumerate(others)]
+        pools = [_actions_of(info.start_hands[s] & ~used[i]) for i, s in enumerate(self.others)]
         for combo in _product(pools):
             bids = list(combo)
             bids.insert(me, own)
@@ -608,31 +628,41 @@ def _sample_hidden_bids(info: GoofspielInfoState, rng: np.random.Generator) -> l
                 result.append(combo)
         return result
 
-    def count(r: int, used: tuple[int, ...]) -> int:
-        if r == rounds:
+    def count(self, r: int, used: tuple[int, ...]) -> int:
+        if r == self.rounds:
             return 1
         key = (r, used)
-        if key not in memo:
-            memo[key] = sum(
-                count(r + 1, tuple(u | 1 << c for u, c in zip(used, combo)))
-                for combo in choices(r, used)
+        total = self.counts.get(key)
+        if total is None:
+            total = self.counts[key] = sum(
+                self.count(r + 1, tuple(u | 1 << c for u, c in zip(used, combo)))
+                for combo in self.choices(r, used)
             )
-        return memo[key]
+        return total
 
-    used = (0,) * len(others)
-    if count(0, used) == 0:
-        raise ValueError("goofspiel: no bid history is consistent with this information state")
-    history = []
-    for r in range(rounds):
-        options = choices(r, used)
-        nexts = [tuple(u | 1 << c for u, c in zip(used, combo)) for combo in options]
-        weights = np.array([count(r + 1, nxt) for nxt in nexts], dtype=np.float64)
-        pick = int(rng.choice(len(options), p=weights / weights.sum()))
-        bids = list(options[pick])
-        bids.insert(me, info.bids[r][me])
-        history.append(tuple(bids))
-        used = nexts[pick]
-    return history
+    def node(self, r: int, used: tuple[int, ...]):
+        key = (r, used)
+        node = self.nodes.get(key)
+        if node is None:
+            options = self.choices(r, used)
+            nexts = [tuple(u | 1 << c for u, c in zip(used, combo)) for combo in options]
+            cumulative = list(itertools.accumulate(self.count(r + 1, nxt) for nxt in nexts))
+            node = self.nodes[key] = (options, nexts, cumulative)
+        return node
+
+    def sample(self, rng: np.random.Generator) -> list[tuple[int, ...]]:
+        used = (0,) * len(self.others)
+        history = []
+        draws = rng.random(self.rounds)
+        for r in range(self.rounds):
+            options, nexts, cumulative = self.node(r, used)
+            pick = bisect.bisect_right(cumulative, draws[r] * cumulative[-1])
+            pick = min(pick, len(options) - 1)
+            bids = list(options[pick])
+            bids.insert(self.me, self.info.bids[r][self.me])
+            history.append(tuple(bids))
+            used = nexts[pick]
+        return history
 
 
 def _product(pools: list[tuple[int, ...]]) -> list[tuple[int, ...]]:
