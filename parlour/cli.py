@@ -125,10 +125,22 @@ def _policies_text(game: Game) -> str:
 
     lines = []
     for name in sorted(REGISTRY):
-        cls = lookup(name, game)
+        try:
+            cls = lookup(name, game)
+        except ValueError:
+            continue
         if cls.unsupported(game) is None:
             lines.append(f"  {name}: {cls.param_text()}")
     return "\n".join(lines) or "  (none)"
+
+
+def _can_play(name: str, game: Game) -> bool:
+    from parlour.baselines import lookup
+
+    try:
+        return lookup(name, game).unsupported(game) is None
+    except ValueError:
+        return False
 
 
 def _check_spec(spec: str, game: Game) -> None:
@@ -141,7 +153,7 @@ def _check_spec(spec: str, game: Game) -> None:
     except ValueError as error:
         message = f"bad agent {spec!r}: {error}"
     name = spec.partition(":")[0].strip()
-    if name in REGISTRY and lookup(name, game).unsupported(game) is None:
+    if name in REGISTRY and _can_play(name, game):
         hint = f"{name} takes these parameters (name:key=value,...):\n{lookup(name, game).describe()}"
     else:
         hint = f"policies that can play {game.name}, with their parameters:\n{_policies_text(game)}"

@@ -173,6 +173,9 @@ def lookup(name: str, game: Game) -> type[Policy]:
     cls = _PER_GAME.get((name, game.name)) or REGISTRY.get(name)
     if cls is None:
         raise ValueError(f"unknown policy {name!r}; policies are {sorted(REGISTRY)}")
+    if cls.games is not None and game.name not in cls.games:
+        games = sorted(g for (n, g) in _PER_GAME if n == name)
+        raise ValueError(f"policy {name!r} cannot play {game.name}: it is made for {', '.join(games)}")
     return cls
 
 
@@ -210,6 +213,12 @@ def describe(names: list[str] | None = None, game: Game | None = None) -> str:
     if game is None:
         chosen = [REGISTRY[n] for n in (names or sorted(REGISTRY))]
     else:
-        chosen = [lookup(n, game) for n in (names or sorted(REGISTRY))]
-        chosen = [cls for cls in chosen if cls.unsupported(game) is None]
+        chosen = []
+        for n in names or sorted(REGISTRY):
+            try:
+                cls = lookup(n, game)
+            except ValueError:
+                continue
+            if cls.unsupported(game) is None:
+                chosen.append(cls)
     return "\n\n".join(cls.describe() for cls in chosen)

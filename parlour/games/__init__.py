@@ -11,10 +11,14 @@ from typing import Any
 from parlour.games.base import Game, GameInfo, Option, PerfectInfoState, State
 from parlour.games.goofspiel import GoofspielGame
 from parlour.games.sticks import SticksGame
+from parlour.games.tides_of_time import TidesOfTimeGame
+from parlour.games.tribolo import TriboloGame
 
 GAMES: dict[str, type[Game]] = {
     GoofspielGame.name: GoofspielGame,
     SticksGame.name: SticksGame,
+    TidesOfTimeGame.name: TidesOfTimeGame,
+    TriboloGame.name: TriboloGame,
 }
 
 

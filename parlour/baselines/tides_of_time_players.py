@@ -1,0 +1,544 @@
+"""Tides of Time players: seed 000's bot, a greedy player and exact simultaneous play.
+
+``seed-alphabeta`` (seed 000, a C# article building a minimax and alpha-beta bot): once
+both hands are known (from the second pick of a round), alpha-beta over the seed's
+*sequential* pick tree: the bot (max) picks, then the opponent (min) picks knowing
+the bot's card, the hands are exchanged, and so on; a leaf scores both complete
+kingdoms.  The seed's bug is fixed: its leaf added only the bot's last card and
+dropped the opponent's, so the opponent's kingdom was scored one card short.  On
+the first pick of a round the opponent's hand is unknown; as in the seed, every
+possible opponent hand (1287 in round 1, 15 in round 2, 1 in round 3) is solved and
+the card chosen most often is played.  The seed's vote counts a hand only if its
+value is positive (``objective="own"``; with ``"difference"``: only if the bot's
+choice matters for that hand).  The seed said its version "takes quite some time";
+here all hands are solved at once: the pick tree has the same shape for every hand
+(which of the five + five *slots* each kingdom holds), and its 100 possible final
+kingdom pairs are scored with ``score_many``, then minimax is backed up level by
+level with numpy over all hands (the transpositions of pick orders are merged:
+only the kingdoms as sets matter).  This gives exactly alpha-beta's value and move
+(the first best card in hand order); the tests check it against the alpha-beta.
+
+``greedy``: the card with the best immediate gain in round score difference
+(own kingdom with the card against the opponent's kingdom now); relic: the card
+that scored most this round; discard: the one that scored least.
+
+``tides-equilibrium``: from the second pick of a round both hands are known, so the
+rest of the round is a sequence of simultaneous matrix games (pick, exchange, pick,
+...) on the round score difference, solved exactly by backward induction with
+``parlour.baselines.matrix_game.solve_zero_sum`` (Shapley 1953), memoised on the
+two kingdoms and hands; the player draws its card from its equilibrium strategy.
+The generic ``equilibrium`` policy does not fit: it solves the whole game's returns,
+which needs the hidden pile and the relic steps.  On the first pick it averages
+the equilibrium strategies of ``samples`` sampled opponent hands (``first="mix"``)
+or plays the card with the best mean value against the opponent's equilibrium
+(``first="best"``).
+
+Relic and discard (``seed-alphabeta`` and ``tides-equilibrium``, parameter
+``keep``): ``"rollout"``, a design of ours: every (relic, discard) pair is scored
+by the mean round score difference of the *next* round over ``keep_samples``
+sampled continuations (the opponent keeps greedily, the unseen cards are dealt from
+the information state, both seats then draft greedily); common random numbers for
+all pairs.  ``"greedy"`` is the greedy player's rule.  Every round is played for its
+own score difference (plus the relic lookahead): rounds add up, so this is the
+natural myopic plan for the three-round game.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from parlour.baselines.evaluation import register_evaluation
+from parlour.baselines.matrix_game import solve_zero_sum
+from parlour.baselines.policy import Param, Policy, register
+from parlour.games.tides_of_time import (
+    DISCARD,
+    DRAFT,
+    HAND_SIZE,
+    RELIC,
+    TidesInfoState,
+    TidesOfTimeGame,
+    _score_masks,
+    bits,
+    score_many,
+    score_masks,
+)
+
+SEED = "seed 000 (a C# minimax and alpha-beta bot for Tides of Time), bugs fixed"
+INF = 10_000
+
+# --- the seed's sequential tree, one opponent hand: alpha-beta ---------------------------------
+
+EXACT, LOWER, UPPER = 0, 1, 2
+
+
+class SequentialAlphaBeta:
+    """Alpha-beta over the seed's pick tree for known hands, with a transposition table.
+
+    A node is ``(kb, ko, hb, ho)``: the bot's and the opponent's kingdoms and hands
+    (masks; kingdoms include relics), the bot to pick.  ``value(kb, ko)`` is the leaf
+    value for the bot.  ``nodes`` counts the nodes visited.
+    """
+
+    def __init__(self, value: Callable[[int, int], int]) -> None:
+        self.value = value
+        self.table: dict[int, tuple[int, int]] = {}
+        self.nodes = 0
+
+    def root(self, kb: int, ko: int, hb: int, ho: int) -> tuple[int, int, dict[int, int]]:
+        """``(value, best card index, {card: value or bound})`` at a bot node."""
+        self.nodes += 1
+        alpha, best, best_card = -INF, -INF, -1
+        values = {}
+        for c in bits(hb):
+            v = self._min(kb | 1 << c, ko, hb & ~(1 << c), ho, alpha, INF)
+            values[c] = v
+            if v > best:
+                best, best_card = v, c
+            alpha = max(alpha, best)
+        return best, best_card, values
+
+    def _max(self, kb: int, ko: int, hb: int, ho: int, alpha: int, beta: int) -> int:
+        self.nodes += 1
+        if hb & (hb - 1) == 0:  # one card each: both forced, score the complete kingdoms
+            return self.value(kb | hb, ko | ho)
+        key = kb | ko << 18 | hb << 36 | ho << 54
+        entry = self.table.get(key)
+        if entry is not None:
+            flag, v = entry
+            if flag == EXACT or (flag == LOWER and v >= beta) or (flag == UPPER and v <= alpha):
+                return v
+        alpha0 = alpha
+        best = -INF
+        for c in bits(hb):
+            v = self._min(kb | 1 << c, ko, hb & ~(1 << c), ho, alpha, beta)
+            if v > best:
+                best = v
+            if best > alpha:
+                alpha = best
+            if alpha >= beta:
+                break
+        self.table[key] = (UPPER if best <= alpha0 else LOWER if best >= beta else EXACT, best)
+        return best
+
+    def _min(self, kb: int, ko: int, hb: int, ho: int, alpha: int, beta: int) -> int:
+        self.nodes += 1
+        best = INF
+        for d in bits(ho):
+            # the opponent picks d; the hands are exchanged: the bot now holds ho - d
+            v = self._max(kb, ko | 1 << d, ho & ~(1 << d), hb, alpha, beta)
+            if v < best:
+                best = v
+            if best < beta:
+                beta = best
+            if alpha >= beta:
+                break
+        return best
+
+
+# --- the seed's first pick: every opponent hand at once ----------------------------------------
+
+
+class _SlotTree:
+    """The pick tree of one round in *slot* space, the same for every pair of hands.
+
+    Slots 0-4 are the bot's hand (ascending cards), 5-9 the opponent's.  At picks 0,
+    2, 4 the bot picks from slots 0-4 and the opponent from 5-9; at picks 1 and 3
+    the other way round (the hands are exchanged after every pick).  A node is the
+    pair of slot masks already in the two kingdoms, so pick orders that give the same
+    kingdoms are one node.  ``levels[k]`` lists the nodes before pick ``k``;
+    ``children[k][n, i, j]`` is the node after the bot's ``i``-th and the opponent's
+    ``j``-th available slot (ascending).  ``leaves``: the 100 final (bot, opponent)
+    slot masks.
+    """
+
+    def __init__(self) -> None:
+        side = (0b11111, 0b11111 << 5)
+        levels = [[(0, 0)]]
+        children = []
+        for k in range(HAND_SIZE):
+            mine, theirs = (side[0], side[1]) if k % 2 == 0 else (side[1], side[0])
+            index: dict[tuple[int, int], int] = {}
+            table = []
+            for kb, ko in levels[k]:
+                used = kb | ko
+                rows = []
+                for c in _slot_bits(mine & ~used):
+                    row = []
+                    for d in _slot_bits(theirs & ~used):
+                        node = (kb | 1 << c, ko | 1 << d)
+                        row.append(index.setdefault(node, len(index)))
+                    rows.append(row)
+                table.append(rows)
+            children.append(np.array(table, dtype=np.int64))
+            levels.append(sorted(index, key=index.get))
+        self.levels = levels
+        self.children = children
+        self.leaves = levels[HAND_SIZE]
+        self.size = sum(len(level) for level in levels)
+
+
+def _slot_bits(mask: int) -> list[int]:
+    return [i for i in range(10) if mask >> i & 1]
+
+
+_TREE: _SlotTree | None = None
+
+
+def slot_tree() -> _SlotTree:
+    global _TREE
+    if _TREE is None:
+        _TREE = _SlotTree()
+    return _TREE
+
+
+def solve_all_hands(
+    game: TidesOfTimeGame, kb: int, ko: int, hand: int, opp_hands: list[int], objective: str
+) -> np.ndarray:
+    """Root values ``(len(opp_hands), 5)``: for every opponent hand, the seed's minimax
+    value of each of the bot's cards (ascending) with kingdoms ``kb``/``ko`` so far."""
+    tree = slot_tree()
+    own_cards = [1 << i for i in bits(hand)]
+    h = len(opp_hands)
+    slot_masks = np.zeros((h, 10), dtype=np.int64)
+    slot_masks[:, :5] = own_cards
+    for row, opp in enumerate(opp_hands):
+        slot_masks[row, 5:] = [1 << i for i in bits(opp)]
+    leaf_b = np.array([[s for s in range(10) if b >> s & 1] for b, _ in tree.leaves])  # (100, 5)
+    leaf_o = np.array([[s for s in range(10) if o >> s & 1] for _, o in tree.leaves])
+    mb = np.bitwise_or.reduce(slot_masks[:, leaf_b], axis=2) | kb  # (h, 100)
+    mo = np.bitwise_or.reduce(slot_masks[:, leaf_o], axis=2) | ko
+    sb, so = score_many(mb, mo, *game.flags)
+    values = (sb if objective == "own" else sb - so).astype(np.int64)
+    for k in range(HAND_SIZE - 1, 0, -1):
+        values = values[:, tree.children[k]].min(axis=3).max(axis=2)
+    return values[:, tree.children[0][0]].min(axis=2)  # (h, 5): min over the opponent's replies
+
+
+def opponent_hands(info: TidesInfoState) -> list[int]:
+    """Every opponent hand consistent with ``info`` (known part plus unseen cards)."""
+    if info.opp_hidden == 0:
+        return [info.opp_hand]
+    unseen = bits(info.unseen)
+    out = []
+    for combo in itertools.combinations(unseen, info.opp_hidden):
+        m = info.opp_hand
+        for i in combo:
+            m |= 1 << i
+        out.append(m)
+    return out
+
+
+# --- shared: kingdoms, greedy choices, relic rollouts ------------------------------------------
+
+
+def greedy_pick(game: TidesOfTimeGame, own: int, opp: int, hand: int) -> list[int]:
+    """The cards of ``hand`` with the best round score difference once added to ``own``."""
+    best, choice = -INF, []
+    for c in bits(hand):
+        a, b = score_masks(own | 1 << c, opp, *game.flags)
+        if a - b > best:
+            best, choice = a - b, [c]
+        elif a - b == best:
+            choice.append(c)
+    return choice
+
+
+def greedy_keep(game: TidesOfTimeGame, own: int, opp: int, drafted: int, relic: int = -1) -> tuple[int, int]:
+    """Relic: the card drafted this round that scored most; discard: the one that scored
+    least among the others (ties: the lower card)."""
+    _, (pts, _) = _score_masks(own, opp, *game.flags, detail=True)
+    cards = bits(drafted)
+    if relic < 0:
+        relic = max(cards, key=lambda c: (pts.get(c, 0), -c))
+    discard = min((c for c in cards if c != relic), key=lambda c: (pts.get(c, 0), c))
+    return relic, discard
+
+
+def _greedy_round(game: TidesOfTimeGame, k: list[int], hands: list[int]) -> tuple[int, int]:
+    """Both seats draft greedily (first best card) to the end of the round."""
+    k = list(k)
+    h = list(hands)
+    while h[0]:
+        a = greedy_pick(game, k[0], k[1], h[0])[0]
+        b = greedy_pick(game, k[1], k[0], h[1])[0]
+        k[0] |= 1 << a
+        k[1] |= 1 << b
+        h = [h[1] & ~(1 << b), h[0] & ~(1 << a)]
+    return score_masks(k[0], k[1], *game.flags)
+
+
+def rollout_keep(info: TidesInfoState, rng: np.random.Generator, samples: int) -> dict[tuple[int, int], float]:
+    """Mean next-round score difference of every (relic, discard) pair still open."""
+    game = info.game
+    own_k, opp_k = info.kingdoms
+    relics = [info.own_relic] if info.phase == DISCARD else list(bits(info.drafted[0]))
+    pairs = [(r, d) for r in relics for d in bits(info.drafted[0]) if d != r]
+    opp_relic, opp_discard = greedy_keep(game, opp_k, own_k, info.drafted[1])
+    opp_keep = info.relics[1] | 1 << opp_relic
+    opp_back = info.drafted[1] & ~(1 << opp_relic | 1 << opp_discard)
+    totals = dict.fromkeys(pairs, 0.0)
+    unseen = list(bits(info.unseen))
+    me = info.player
+    for _ in range(samples):
+        order = [unseen[i] for i in rng.permutation(len(unseen))]
+        draws = [order[0:2], order[2:4]]  # player_0 draws first
+        own_draw = sum(1 << c for c in draws[me])
+        opp_draw = sum(1 << c for c in draws[1 - me])
+        for r, d in pairs:
+            own_keep = info.relics[0] | 1 << r
+            back = info.drafted[0] & ~(1 << r | 1 << d)
+            a, b = _greedy_round(game, [own_keep, opp_keep], [back | own_draw, opp_back | opp_draw])
+            totals[(r, d)] += a - b
+    return {pair: total / samples for pair, total in totals.items()}
+
+
+def choose_keep(policy: Policy, info: TidesInfoState) -> int:
+    """The relic or discard for ``info`` by the policy's ``keep`` rule."""
+    game = info.game
+    own_k, opp_k = info.kingdoms
+    if policy.config["keep"] == "greedy":
+        relic, discard = greedy_keep(game, own_k, opp_k, info.drafted[0], info.own_relic)
+        return relic if info.phase == RELIC else discard
+    values = rollout_keep(info, policy.rng, policy.config["keep_samples"])
+    policy.stats = {"keep_values": values}
+    best = max(values.values())
+    r, d = min(pair for pair, v in values.items() if v == best)
+    return r if info.phase == RELIC else d
+
+
+KEEP_PARAMS = {
+    "keep": Param("rollout", "relic/discard rule: next-round greedy rollouts, or the greedy player's rule", str, ("rollout", "greedy")),
+    "keep_samples": Param(8, "sampled continuations per (relic, discard) pair for keep=rollout (>= 1)", int),
+}
+
+
+def _check_keep(policy: Policy) -> None:
+    if policy.config["keep_samples"] < 1:
+        raise ValueError(f"parameter keep_samples={policy.config['keep_samples']}: must be at least 1")
+
+
+# --- the players -------------------------------------------------------------------------------
+
+
+@register
+class SeedAlphaBeta(Policy):
+    name = "seed-alphabeta"
+    summary = "seed 000's bot: alpha-beta over the sequential pick tree; first pick: every opponent hand solved, most chosen card"
+    source = SEED
+    games = ("tides_of_time",)
+    params = {
+        "objective": Param("own", "leaf value: the bot's round score (the seed) or the round score difference", str, ("own", "difference")),
+        "first_solver": Param("vectorised", "first pick: all hands at once with numpy, or one alpha-beta per hand (slow; same result)", str, ("vectorised", "alphabeta")),
+        **KEEP_PARAMS,
+    }
+
+    def setup(self) -> None:
+        _check_keep(self)
+
+    def act(self, info: TidesInfoState) -> int:
+        legal = info.legal_actions()
+        if info.phase != DRAFT:
+            return choose_keep(self, info)
+        if len(legal) == 1:
+            self.stats = {"nodes": 0, "forced": True}
+            return legal[0]
+        own_k, opp_k = info.kingdoms
+        if info.opp_hidden == 0:
+            search = SequentialAlphaBeta(self._leaf())
+            value, card, values = search.root(own_k, opp_k, info.hand, info.opp_hand)
+            self.stats = {"nodes": search.nodes, "value": value, "root_values": values}
+            return card
+        return self._first_pick(info, own_k, opp_k, legal)
+
+    def _leaf(self) -> Callable[[int, int], int]:
+        flags = self.game.flags
+        if self.config["objective"] == "own":
+            return lambda kb, ko: score_masks(kb, ko, *flags)[0]
+
+        def difference(kb: int, ko: int) -> int:
+            a, b = score_masks(kb, ko, *flags)
+            return a - b
+
+        return difference
+
+    def _first_pick(self, info: TidesInfoState, own_k: int, opp_k: int, legal: list[int]) -> int:
+        hands = opponent_hands(info)
+        if self.config["first_solver"] == "alphabeta":
+            values, nodes = self._alphabeta_all(own_k, opp_k, info.hand, hands)
+        else:
+            values = solve_all_hands(self.game, own_k, opp_k, info.hand, hands, self.config["objective"])
+            nodes = len(hands) * slot_tree().size
+        best = values.max(axis=1)
+        choice = values.argmax(axis=1)  # the first best card, as the seed's strict '>' keeps
+        if self.config["objective"] == "own":
+            voting = best > 0  # the seed: "if (score > 0) timesChosen[cardNo]++"
+        else:
+            voting = best > values.min(axis=1)
+        votes = np.bincount(choice[voting], minlength=len(legal))
+        sums = values.sum(axis=0)
+        pick = max(range(len(legal)), key=lambda i: (votes[i], sums[i], -i))
+        self.stats = {
+            "hands": len(hands),
+            "nodes": nodes,
+            "votes": {legal[i]: int(votes[i]) for i in range(len(legal))},
+        }
+        return legal[pick]
+
+    def _alphabeta_all(self, own_k: int, opp_k: int, hand: int, hands: list[int]) -> tuple[np.ndarray, int]:
+        """Root values per hand by one exact minimax (alpha-beta with a full window at
+        every root card, so each card's value is exact) per opponent hand."""
+        leaf = self._leaf()
+        values = np.zeros((len(hands), hand.bit_count()), dtype=np.int64)
+        nodes = 0
+        for row, opp in enumerate(hands):
+            search = SequentialAlphaBeta(leaf)
+            for col, c in enumerate(bits(hand)):
+                values[row, col] = search._min(own_k | 1 << c, opp_k, hand & ~(1 << c), opp, -INF, INF)
+            nodes += search.nodes
+        return values, nodes
+
+
+@register
+class TidesGreedy(Policy):
+    name = "greedy"
+    summary = "best immediate gain in round score difference; relic: the top-scoring card, discard: the lowest"
+    source = "parlour"
+    games = ("tides_of_time",)
+
+    def act(self, info: TidesInfoState) -> int:
+        own_k, opp_k = info.kingdoms
+        if info.phase != DRAFT:
+            relic, discard = greedy_keep(self.game, own_k, opp_k, info.drafted[0], info.own_relic)
+            return relic if info.phase == RELIC else discard
+        choices = greedy_pick(self.game, own_k, opp_k, info.hand)
+        return choices[int(self.rng.integers(len(choices)))]
+
+
+class RoundSolver:
+    """Exact simultaneous play of the rest of a round with both hands known.
+
+    ``value(k0, k1, h0, h1)``: seat 0's equilibrium value (round score difference)
+    when both seats pick from ``h0``/``h1`` at once, add the picks to kingdoms
+    ``k0``/``k1`` and exchange the rest.  ``strategy`` gives the matrix game of a
+    node and its solution.  Memoised on the four masks.
+    """
+
+    def __init__(self, game: TidesOfTimeGame) -> None:
+        self.flags = game.flags
+        self.values: dict[int, float] = {}
+        self.matrices = 0
+
+    def _leaf(self, k0: int, k1: int) -> float:
+        a, b = score_masks(k0, k1, *self.flags)
+        return float(a - b)
+
+    def value(self, k0: int, k1: int, h0: int, h1: int) -> float:
+        if h0 & (h0 - 1) == 0:
+            return self._leaf(k0 | h0, k1 | h1)
+        key = k0 | k1 << 18 | h0 << 36 | h1 << 54
+        v = self.values.get(key)
+        if v is None:
+            matrix = self.matrix(k0, k1, h0, h1)
+            v = _game_value(matrix)
+            self.values[key] = v
+        return v
+
+    def matrix(self, k0: int, k1: int, h0: int, h1: int) -> list[list[float]]:
+        rows = []
+        for a in bits(h0):
+            row = []
+            for b in bits(h1):
+                # after the picks the hands are exchanged: seat 0 holds h1 - b
+                row.append(self.value(k0 | 1 << a, k1 | 1 << b, h1 & ~(1 << b), h0 & ~(1 << a)))
+            rows.append(row)
+        return rows
+
+    def strategy(self, k0: int, k1: int, h0: int, h1: int) -> tuple[float, np.ndarray, np.ndarray, np.ndarray]:
+        """``(value, seat 0's strategy, seat 1's, matrix)`` over the ascending hands."""
+        matrix = np.array(self.matrix(k0, k1, h0, h1))
+        value, x, y = solve_zero_sum(matrix)
+        return value, x, y, matrix
+
+
+def _game_value(rows: list[list[float]]) -> float:
+    """Value of a small zero-sum matrix game (closed forms before the LP)."""
+    self_min = max(min(r) for r in rows)
+    col_max = min(max(col) for col in zip(*rows))
+    if self_min >= col_max:
+        return self_min
+    if len(rows) == 2 and len(rows[0]) == 2:
+        (p, q), (r, s) = rows
+        return (p * s - q * r) / (p + s - q - r)
+    return solve_zero_sum(np.array(rows))[0]
+
+
+@register
+class TidesEquilibrium(Policy):
+    name = "tides-equilibrium"
+    summary = "exact equilibrium of the rest of the round (matrix games on round score difference); first pick: sampled opponent hands"
+    source = "backward induction over matrix games (Shapley 1953), solved with parlour's solve_zero_sum"
+    games = ("tides_of_time",)
+    params = {
+        "samples": Param(16, "sampled opponent hands on the first pick of a round (>= 1)", int),
+        "first": Param("mix", "first pick: mean of the sampled equilibrium strategies, or the best mean value", str, ("mix", "best")),
+        **KEEP_PARAMS,
+    }
+
+    def setup(self) -> None:
+        _check_keep(self)
+        if self.config["samples"] < 1:
+            raise ValueError(f"parameter samples={self.config['samples']}: must be at least 1")
+        self.solver = RoundSolver(self.game)
+
+    def act(self, info: TidesInfoState) -> int:
+        legal = info.legal_actions()
+        if info.phase != DRAFT:
+            return choose_keep(self, info)
+        if len(legal) == 1:
+            return legal[0]
+        if len(self.solver.values) > 500_000:
+            self.solver.values.clear()
+        own_k, opp_k = info.kingdoms
+        if info.opp_hidden == 0:
+            value, x, _, matrix = self.solver.strategy(own_k, opp_k, info.hand, info.opp_hand)
+            self.stats = {"value": value, "strategy": dict(zip(legal, x.tolist())), "positions": len(self.solver.values)}
+            return self._draw(legal, x)
+        hands = opponent_hands(info)
+        if len(hands) > self.config["samples"]:
+            hands = [hands[i] for i in self.rng.choice(len(hands), self.config["samples"], replace=False)]
+        mix = np.zeros(len(legal))
+        worth = np.zeros(len(legal))
+        for opp in hands:
+            _, x, y, matrix = self.solver.strategy(own_k, opp_k, info.hand, opp)
+            mix += x
+            worth += matrix @ y
+        mix /= len(hands)
+        worth /= len(hands)
+        self.stats = {"strategy": dict(zip(legal, mix.tolist())), "values": dict(zip(legal, worth.tolist())), "hands": len(hands)}
+        if self.config["first"] == "best":
+            return legal[int(np.argmax(worth))]
+        return self._draw(legal, mix)
+
+    def _draw(self, actions: list[int], probs: np.ndarray) -> int:
+        """One uniform from the policy's generator per decision, pure or mixed."""
+        u = self.rng.random()
+        index = int(np.searchsorted(np.cumsum(probs), u * probs.sum(), side="right"))
+        return actions[min(index, len(actions) - 1)]
+
+
+@register_evaluation("tides_of_time", "kingdoms")
+def kingdoms_evaluation(state: Any) -> np.ndarray:
+    """Totals so far plus the score difference of the kingdoms as they stand now
+    (squashed to (-0.9, 0.9) for win_loss returns)."""
+    t0, t1 = state.totals()
+    if state.phase == DRAFT and state.pick:
+        a, b = state.game.score(state.kingdom(0), state.kingdom(1))
+        t0, t1 = t0 + a, t1 + b
+    d = float(t0 - t1)
+    if state.game.config["returns"] == "win_loss":
+        d = 0.9 * float(np.tanh(d / 15.0))
+    return np.array([d, -d])

@@ -1,0 +1,289 @@
+"""Tribolo players: seed 001's "high-level AI", a greedy player, and the evaluations that
+let the generic ``minimax`` (max^n), ``paranoid`` alpha-beta and ``mcts`` play Tribolo.
+
+``seed-strategy`` is the AI of seed 001 (the ClojureScript Tribolo series, AI post):
+
+- a minimax adapted to three players and irregular turn order, where the max/min
+  decision at each node is the *strategy's* (the AIStrategy protocol: ``maximizing(seat)``
+  and ``leaf(state)``), not a fixed alternation;
+- searched at depth 2 (the root move and one more ply), plus one ply inside the leaf
+  evaluation of the score strategies ("depth 2, effectively 3"): the leaf looks at each
+  move of the seat to move there, scores the counts after it (cheaply, without playing
+  it or working out the next turn) and takes the max or min;
+- three strategies: ``own-cells`` (maximise own cells), ``allied`` (both AIs maximise
+  the sum of their cells, i.e. minimise the human's; the human's moves minimise it),
+  ``mobility`` (maximise own number of legal moves, to avoid traps);
+- the "high-level AI" picks one per move, first match wins: (1) ``allied`` when both
+  AIs have fewer than 1.1 x the human's cells; (2) ``own-cells`` in the late game, when
+  ``cells - (sum of the three counts) < 20`` (walls plus empty cells); (3) ``mobility``
+  when the AI has fewer than 5 legal moves; (4) ``own-cells`` otherwise.
+
+In our env every seat is an agent, so "the human" is the parameter ``ally_against``
+(a seat), by default the opponent with the most cells (ties: the first after the mover
+in turn order).  The seat that *is* ``ally_against`` never plays ``allied``.  Ties
+between equally valued moves go to the lowest cell index (the seed's ``max-key`` kept
+the last of a hash-map order, which is not reproducible).  A terminal position is
+scored by the strategy's leaf function (final counts; 0 moves for ``mobility``), as in
+the seed, which had no special case for it.
+
+``greedy``: the move that takes the most cells now (the seed's own-score strategy
+at depth 1).  Evaluations registered for the generic searchers: ``cells`` (default:
+the share of owned cells) and ``mobility`` (half cell share, half legal-move share),
+both scaled strictly inside the returns range and zero-sum.
+
+Sources: seed 001 (Tribolo AI post) and its public repository's strategies and
+predicates (``triboard.ai``); max^n: Luckhardt and Irani 1986; paranoid: Sturtevant and
+Korf 2000.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from parlour.baselines.evaluation import register_evaluation
+from parlour.baselines.policy import Param, Policy, register
+from parlour.games.base import PerfectInfoState
+from parlour.games.tribolo import TriboloState, _bits
+
+SOURCE = "seed 001 (Tribolo in ClojureScript, the AI post: minimax with AI strategies)"
+STRATEGIES = ("auto", "own-cells", "allied", "mobility")
+ALLIED_FACTOR = 1.1
+LATE_GAME_CELLS = 20
+FEW_MOVES = 5
+
+
+# --- evaluations for the generic searchers ---------------------------------------------
+
+
+def _scaled(shares: list[float], kind: str) -> np.ndarray:
+    """Shares summing to 1 -> zero-sum values strictly inside the returns range."""
+    if kind == "cell_share":
+        return np.array([0.9 * (s - 1.0 / 3.0) for s in shares])
+    return np.array([0.9 * (3.0 * s - 1.0) / 2.0 for s in shares])  # win_loss: in (-0.45, 0.9)
+
+
+def _cell_shares(state: TriboloState) -> list[float]:
+    counts = state.counts()
+    total = sum(counts)
+    return [c / total for c in counts] if total else [1.0 / 3.0] * 3
+
+
+@register_evaluation("tribolo", "cells")
+def tribolo_cells(state: TriboloState) -> np.ndarray:
+    """Each seat's share of the owned cells (the final score if the game ended now)."""
+    return _scaled(_cell_shares(state), state.game.config["returns"])
+
+
+@register_evaluation("tribolo", "mobility")
+def tribolo_mobility(state: TriboloState) -> np.ndarray:
+    """Half the cell share, half the share of legal moves (a seat without moves is
+    skipped, so mobility is future cells)."""
+    cells = _cell_shares(state)
+    moves = [state.moves_of(s).bit_count() for s in range(3)]
+    total = sum(moves)
+    shares = [0.5 * c + 0.5 * (m / total if total else c) for c, m in zip(cells, moves)]
+    return _scaled(shares, state.game.config["returns"])
+
+
+# --- greedy ----------------------------------------------------------------------------
+
+
+@register
+class GreedyCells(Policy):
+    name = "greedy"
+    summary = "take the most cells now (the played cell plus every capture)"
+    source = "parlour (the seed's own-score strategy at depth 1)"
+    games = ("tribolo",)
+    params = {
+        "tie_break": Param("random", "among equal moves: a seeded random one, or the lowest cell", str, ("random", "first")),
+    }
+
+    def act(self, info_state: PerfectInfoState) -> int:
+        state = info_state.state
+        seat = info_state.player
+        geo, board = state.geo, state.board
+        best, best_gain = [], -1
+        for cell in info_state.legal_actions():
+            gain = sum(geo.captures(board, cell, seat))
+            if gain > best_gain:
+                best, best_gain = [cell], gain
+            elif gain == best_gain:
+                best.append(cell)
+        if not best:
+            raise ValueError(f"greedy: seat {seat} has no legal action")
+        if self.config["tie_break"] == "first" or len(best) == 1:
+            return best[0]
+        return best[int(self.rng.integers(len(best)))]
+
+
+# --- the seed's strategies -------------------------------------------------------------
+
+
+class Strategy:
+    """The seed's AIStrategy protocol: who maximises, and how a leaf is scored."""
+
+    name: str
+
+    def __init__(self, maximizers: tuple[bool, bool, bool]) -> None:
+        self.maximizers = maximizers
+
+    def maximizing(self, seat: int) -> bool:
+        return self.maximizers[seat]
+
+    def leaf(self, state: TriboloState) -> float:
+        raise NotImplementedError
+
+
+class ScoreStrategy(Strategy):
+    """Optimise the summed cells of ``players``, looking one move past the leaf.
+
+    The seed's ``eval-next-score-of``: for each move of the seat to move at the leaf,
+    the counts after it (captured cells change hands, the played cell is new), summed
+    over ``players``; max or min by the strategy; no next turn is computed.
+    """
+
+    def __init__(self, name: str, players: tuple[int, ...], maximizers: tuple[bool, bool, bool]) -> None:
+        super().__init__(maximizers)
+        self.name = name
+        self.players = players
+        self.weights = tuple(1 if s in players else 0 for s in range(3))
+
+    def leaf(self, state: TriboloState) -> float:
+        counts = state.counts()
+        w = self.weights
+        base = w[0] * counts[0] + w[1] * counts[1] + w[2] * counts[2]
+        mover = state.to_move
+        if mover < 0:
+            return float(base)
+        geo, board = state.geo, state.board
+        rays = geo.rays
+        w_mover = w[mover]
+        maximizing = self.maximizers[mover]
+        best = None
+        legal = state.legal
+        while legal:  # inlined Geometry.captures over every legal move
+            low = legal & -legal
+            cell = low.bit_length() - 1
+            legal ^= low
+            delta = w_mover
+            for cells, _ in rays[cell]:
+                o = board[cells[0]]
+                if o == mover or o > 2:
+                    continue
+                i = 1
+                for c in cells[1:]:
+                    v = board[c]
+                    if v != o:
+                        if v == mover:
+                            delta += i * (w_mover - w[o])
+                        break
+                    i += 1
+            if best is None or (delta > best if maximizing else delta < best):
+                best = delta
+        return float(base + best)
+
+
+class MobilityStrategy(Strategy):
+    """Maximise own number of legal moves (whoever is to move at the leaf)."""
+
+    name = "mobility"
+
+    def __init__(self, player: int) -> None:
+        super().__init__(tuple(s == player for s in range(3)))
+        self.player = player
+
+    def leaf(self, state: TriboloState) -> float:
+        return float(state.moves_of(self.player).bit_count())
+
+
+def choose_strategy(state: TriboloState, player: int, ally_against: int | None, forced: str = "auto") -> Strategy:
+    """The seed's high-level AI (first match wins); see the module docstring."""
+    counts = state.counts()
+    others = ((player + 1) % 3, (player + 2) % 3)
+    if ally_against is None:
+        human = max(others, key=lambda s: (counts[s], -others.index(s)))
+    else:
+        human = ally_against
+    own = ScoreStrategy("own-cells", (player,), tuple(s == player for s in range(3)))
+    if forced != "auto":
+        if forced == "own-cells":
+            return own
+        if forced == "mobility":
+            return MobilityStrategy(player)
+        if human == player:
+            raise ValueError(f"seed-strategy: seat {player} cannot ally against itself")
+        return _allied(human)
+    if human != player:
+        ai = [s for s in range(3) if s != human]
+        if all(counts[s] < ALLIED_FACTOR * counts[human] for s in ai):
+            return _allied(human)
+    if state.geo.cells - sum(counts) < LATE_GAME_CELLS:
+        return own
+    if state.moves_of(player).bit_count() < FEW_MOVES:
+        return MobilityStrategy(player)
+    return own
+
+
+def _allied(human: int) -> ScoreStrategy:
+    ai = tuple(s for s in range(3) if s != human)
+    return ScoreStrategy("allied", ai, tuple(s != human for s in range(3)))
+
+
+@register
+class SeedStrategyTribolo(Policy):
+    name = "seed-strategy"
+    summary = "seed 001's Tribolo AI: minimax (depth 2 + 1 ply in the leaf) with strategies chosen per move"
+    source = SOURCE
+    games = ("tribolo",)
+    params = {
+        "depth": Param(2, "plies searched before the strategy's leaf evaluation (the seed: 2)", int),
+        "ally_against": Param(None, "seat the AIs ally against, the seed's human (None: the opponent with most cells)", int),
+        "strategy": Param("auto", "the seed's high-level AI, or always one strategy", str, STRATEGIES),
+    }
+
+    def setup(self) -> None:
+        if self.config["depth"] < 1:
+            raise ValueError(f"parameter depth={self.config['depth']}: must be at least 1")
+        target = self.config["ally_against"]
+        if target is not None and target not in (0, 1, 2):
+            raise ValueError(f"parameter ally_against={target!r}: must be a seat 0, 1, 2 (or None: the leader)")
+
+    def act(self, info_state: PerfectInfoState) -> int:
+        return self.search(info_state.sample(self.rng), info_state.player)
+
+    def search(self, state: TriboloState, player: int) -> int:
+        """The seed's ``move-tree-search`` on ``state`` (changed and restored in place)."""
+        if state.to_move != player or not state.legal:
+            raise ValueError(f"seed-strategy: seat {player} is not to move or has no legal move")
+        strategy = choose_strategy(state, player, self.config["ally_against"], self.config["strategy"])
+        self.nodes = 0
+        depth = self.config["depth"] - 1
+        best, best_value = None, None
+        values = {}
+        for action in _bits(state.legal):  # ascending: ties keep the lowest cell
+            state.apply(action)
+            value = self._minimax(state, depth, strategy)
+            state.undo()
+            values[action] = value
+            if best_value is None or value > best_value:
+                best, best_value = action, value
+        self.root_values = values
+        self.stats = {"strategy": strategy.name, "nodes": self.nodes, "value": best_value}
+        return best
+
+    def _minimax(self, state: TriboloState, depth: int, strategy: Strategy) -> float:
+        self.nodes += 1
+        if depth == 0 or state.to_move < 0:
+            return strategy.leaf(state)
+        maximizing = strategy.maximizing(state.to_move)
+        best = None
+        legal = state.legal
+        while legal:
+            low = legal & -legal
+            legal ^= low
+            state.apply(low.bit_length() - 1)
+            value = self._minimax(state, depth - 1, strategy)
+            state.undo()
+            if best is None or (value > best if maximizing else value < best):
+                best = value
+        return best

@@ -1,0 +1,614 @@
+"""Tribolo: three players capture cells by Othello-like jumps on a board with walls (seed 001).
+
+Rules (the rules file ``tribolo.md``, restated in docs/tribolo.md): a ``width`` x
+``height`` board (default 16 x 11) starts with ``start_cells`` random cells per player
+and ``walls`` random walls.  A move for P is an empty cell ``e`` such that in at least
+one of the 8 king directions the cells next to ``e`` are a run of ONE opponent closed
+by a cell of P; every such run (in every direction at once, possibly of different
+opponents) and ``e`` become P's.  Players move in the order 0 -> 1 -> 2 -> 0, a player
+without a move is skipped (the mover plays again if both others are blocked), and the
+game ends when nobody can move.  Most cells wins; tied leaders share the win.
+
+Representation (the hot path of every search):
+
+- each player's cells, the walls and the legal moves of the player to move are
+  bitboards held as Python ints (bit ``y * width + x``);
+- legal moves come from a shift-and-mask flood per direction and opponent (as in
+  bitboard Othello engines): ``run = shift(me) & opp`` grown while it stays on ``opp``,
+  then ``shift(run) & empty`` are the moves of that direction: a few big-int
+  operations per direction and no per-cell Python loop;
+- a ``bytearray`` of owners and precomputed rays (cell indices and the bitmask of every
+  prefix of every ray) make ``apply`` a short walk per direction;
+- ``undo`` takes back the last moves applied to a state without copying it.
+
+Returns: ``win_loss`` (the ``w`` leaders get ``+1/w``, the others ``-1/(3-w)``; all
+tied: 0) or ``cell_share`` (own cells / all owned cells, minus 1/3).  Both are zero-sum.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import numpy as np
+
+from parlour.errors import IllegalActionError
+from parlour.games.base import (
+    Game,
+    GameInfo,
+    Option,
+    PerfectInfoState,
+    State,
+    check_choice,
+    check_int,
+    make_rng,
+)
+
+RETURN_TYPES = ("win_loss", "cell_share")
+NUM_PLAYERS = 3
+EMPTY, WALL = 3, 4
+"""Owner codes in ``TriboloState.board``: 0, 1, 2 are the seats."""
+SYMBOLS = "BRG.#"
+"""Text symbol of each owner code: Blue, Red, Green, empty, wall."""
+COLOURS = np.array(
+    [[40, 90, 220], [215, 45, 45], [40, 165, 70], [225, 225, 225], [70, 70, 70]], dtype=np.uint8
+)
+"""RGB colour of each owner code (blue, red, green, empty, wall)."""
+GRID_COLOUR = 150
+MAX_WIDTH, MAX_HEIGHT = 26, 64
+SETUP_ATTEMPTS = 1000
+"""Random setups drawn before giving up on a configuration where nobody can ever move."""
+
+_DIRECTIONS = ((1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1), (0, -1), (1, -1))
+
+
+def _bits(mask: int) -> list[int]:
+    """Indices of the set bits of ``mask``, ascending."""
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
+class Geometry:
+    """Everything precomputed for one board size (shared by every state of that size).
+
+    ``rays[c]``: for each direction whose first step from ``c`` stays on the board, a
+    pair ``(cells, prefixes)``: the cell indices walked outwards and ``prefixes[i]`` =
+    the bitmask of the first ``i`` of them.  ``left``/``right``: ``(s, m)`` per
+    direction moving to higher/lower bit indices by ``s``; ``m`` masks the cells from
+    which that step stays on the board (so nothing wraps around an edge).
+    """
+
+    _cache: dict[tuple[int, int], Geometry] = {}
+
+    def __init__(self, width: int, height: int) -> None:
+        self.width, self.height = width, height
+        self.cells = n = width * height
+        self.full = (1 << n) - 1
+        self.nbytes = (n + 7) // 8
+        rays = []
+        for c in range(n):
+            x, y = c % width, c // width
+            per_cell = []
+            for dx, dy in _DIRECTIONS:
+                cells = []
+                cx, cy = x + dx, y + dy
+                while 0 <= cx < width and 0 <= cy < height:
+                    cells.append(cy * width + cx)
+                    cx, cy = cx + dx, cy + dy
+                if len(cells) >= 2:  # a jump needs a run and a closing cell
+                    prefixes = [0]
+                    for cell in cells:
+                        prefixes.append(prefixes[-1] | 1 << cell)
+                    per_cell.append((tuple(cells), tuple(prefixes)))
+            rays.append(tuple(per_cell))
+        self.rays = tuple(rays)
+        left, right = [], []
+        for dx, dy in _DIRECTIONS:
+            mask = 0
+            for c in range(n):
+                x, y = c % width, c // width
+                if 0 <= x + dx < width and 0 <= y + dy < height:
+                    mask |= 1 << c
+            if not mask:
+                continue
+            s = dy * width + dx
+            (left if s > 0 else right).append((s if s > 0 else -s, mask))
+        self.left, self.right = tuple(left), tuple(right)
+
+    @classmethod
+    def of(cls, width: int, height: int) -> Geometry:
+        geo = cls._cache.get((width, height))
+        if geo is None:
+            geo = cls._cache[(width, height)] = cls(width, height)
+        return geo
+
+    def moves(self, me: int, o1: int, o2: int, empty: int) -> int:
+        """Bitboard of the empty cells where the owner of ``me`` has a jump.
+
+        Walking from each of ``me``'s cells in a direction, a run of one opponent
+        followed by an empty cell makes that empty cell a move (the jump goes back
+        towards ``me``).  Runs of ``o1`` and ``o2`` are grown separately, so a run
+        mixing two opponents never counts.
+        """
+        moves = 0
+        for s, m in self.left:
+            pm = me & m
+            for o in (o1, o2):
+                x = (pm << s) & o
+                if x:
+                    f = x
+                    while True:
+                        f = ((f & m) << s) & o
+                        if not f:
+                            break
+                        x |= f
+                    moves |= ((x & m) << s) & empty
+        for s, m in self.right:
+            pm = me & m
+            for o in (o1, o2):
+                x = (pm >> s) & o
+                if x:
+                    f = x
+                    while True:
+                        f = ((f & m) >> s) & o
+                        if not f:
+                            break
+                        x |= f
+                    moves |= ((x & m) >> s) & empty
+        return moves
+
+    def captures(self, board: bytearray, cell: int, player: int) -> list[int]:
+        """Cells ``player`` would take from each seat by playing ``cell`` (no change).
+
+        ``[from seat 0, from seat 1, from seat 2]``; the entry of ``player`` is 0.  All
+        zeros means ``cell`` is not a move of ``player`` (or is not empty).
+        """
+        taken = [0, 0, 0]
+        for cells, _ in self.rays[cell]:
+            o = board[cells[0]]
+            if o == player or o > 2:
+                continue
+            i = 1
+            for c in cells[1:]:
+                v = board[c]
+                if v != o:
+                    if v == player:
+                        taken[o] += i
+                    break
+                i += 1
+        return taken
+
+
+class TriboloGame(Game):
+    name = "tribolo"
+    rgb_render = True
+    options = {
+        "width": Option(16, f"columns (x = 0..width-1), 1..{MAX_WIDTH}"),
+        "height": Option(11, f"rows (y = 0..height-1), 1..{MAX_HEIGHT}"),
+        "walls": Option(12, "walls placed at random at the start (>= 0)"),
+        "start_cells": Option(12, "cells each player owns at the start, placed at random (>= 1)"),
+        "returns": Option("win_loss", "win_loss: leaders share +1, the others share -1 | cell_share: own/owned - 1/3"),
+    }
+
+    def _configure(self, values: dict[str, Any]) -> dict[str, Any]:
+        width = check_int("width", values["width"], 1, MAX_WIDTH)
+        height = check_int("height", values["height"], 1, MAX_HEIGHT)
+        walls = check_int("walls", values["walls"], 0)
+        start = check_int("start_cells", values["start_cells"], 1)
+        cells = width * height
+        if 3 * start + walls >= cells:
+            raise ValueError(
+                f"a {width} x {height} board has {cells} cells: 3 * start_cells + walls "
+                f"(= {3 * start + walls}) must leave at least one empty cell"
+            )
+        return {
+            "width": width,
+            "height": height,
+            "walls": walls,
+            "start_cells": start,
+            "returns": check_choice("returns", values["returns"], RETURN_TYPES),
+        }
+
+    def _info(self) -> GameInfo:
+        self.geometry = Geometry.of(self.config["width"], self.config["height"])
+        return GameInfo(
+            name=self.name,
+            num_players=NUM_PLAYERS,
+            num_actions=self.geometry.cells,
+            simultaneous=False,
+            perfect_information=True,
+            zero_sum=True,
+            has_chance=True,
+            # Every move fills an empty cell, and a move needs two owned cells:
+            # a bound that also holds for positions read from text.
+            max_game_length=max(self.geometry.cells - 2, 1),
+        )
+
+    @property
+    def width(self) -> int:
+        return self.config["width"]
+
+    @property
+    def height(self) -> int:
+        return self.config["height"]
+
+    @property
+    def observation_shape(self) -> tuple[int, ...]:
+        return (5, self.height, self.width)
+
+    def new_initial_state(self, seed=None, **start: Any) -> TriboloState:
+        """A random setup (rules 2-3): shuffle the cells (``rng.permutation``), deal
+        ``start_cells`` to player_0, then player_1, then player_2, then ``walls`` walls;
+        shuffle again while nobody can move; then draw the first player uniformly
+        (``rng.integers(3)``), passing on to the next seat that can move.  All from
+        ``numpy.random.default_rng(seed)``."""
+        if start:
+            self._check_start(start)
+        rng = make_rng(seed)
+        geo = self.geometry
+        k, w = self.config["start_cells"], self.config["walls"]
+        for _ in range(SETUP_ATTEMPTS):
+            order = rng.permutation(geo.cells).tolist()
+            board = bytearray([EMPTY]) * geo.cells
+            own = [0, 0, 0]
+            for seat in range(NUM_PLAYERS):
+                for c in order[seat * k : (seat + 1) * k]:
+                    board[c] = seat
+                    own[seat] |= 1 << c
+            walls = 0
+            for c in order[3 * k : 3 * k + w]:
+                board[c] = WALL
+                walls |= 1 << c
+            state = TriboloState(self, board, own, walls, 0)
+            if state._settle(0):  # someone can move: keep this setup, then draw the first player
+                state._settle(int(rng.integers(NUM_PLAYERS)))
+                return state
+        raise ValueError(
+            f"tribolo: no setup with a legal move found in {SETUP_ATTEMPTS} draws for "
+            f"{self.width} x {self.height}, walls={w}, start_cells={k}; use a larger board"
+        )
+
+    def state_from_board(self, rows: list[str] | str, to_move: int | None) -> TriboloState:
+        """A position from its board rows (``.#BRG``) and the seat to move.
+
+        ``to_move=None`` means the game is over.  ``ValueError`` if the rows do not fit
+        the board, or if the seat to move has no legal move (or, for ``None``, if
+        someone still has one).
+        """
+        if isinstance(rows, str):
+            rows = rows.split()
+        geo = self.geometry
+        if len(rows) != geo.height or any(len(r) != geo.width for r in rows):
+            raise ValueError(
+                f"a tribolo board here is {geo.height} rows of {geo.width} characters, got "
+                f"{len(rows)} rows of lengths {[len(r) for r in rows]}"
+            )
+        board = bytearray(geo.cells)
+        own, walls = [0, 0, 0], 0
+        for y, row in enumerate(rows):
+            for x, ch in enumerate(row):
+                code = SYMBOLS.find(ch)
+                if code < 0:
+                    raise ValueError(
+                        f"unknown symbol {ch!r} at x={x}, y={y}; use . (empty), # (wall), "
+                        f"B (player_0), R (player_1), G (player_2)"
+                    )
+                c = y * geo.width + x
+                board[c] = code
+                if code < 3:
+                    own[code] |= 1 << c
+                elif code == WALL:
+                    walls |= 1 << c
+        state = TriboloState(self, board, own, walls, -1)
+        movers = [seat for seat in range(NUM_PLAYERS) if state.moves_of(seat)]
+        if to_move is None:
+            if movers:
+                raise ValueError(f"the position is not over: {', '.join(f'player_{s}' for s in movers)} can move")
+            return state
+        if to_move not in range(NUM_PLAYERS):
+            raise ValueError(f"to_move must be 0, 1, 2 or None, got {to_move!r}")
+        if to_move not in movers:
+            who = ", ".join(f"player_{s}" for s in movers) or "nobody (the game is over)"
+            raise ValueError(f"player_{to_move} has no legal move in this position; can move: {who}")
+        state._settle(to_move)
+        return state
+
+    def state_from_text(self, text: str) -> TriboloState:
+        if not isinstance(text, str):
+            raise ValueError(f"a tribolo position is text, got {text!r}")
+        lines = [line.strip() for line in text.strip().splitlines()]
+        example = "player_0 to move | B 12 R 12 G 12  (or: game over | B 20 R 15 G 9)"
+        if not lines:
+            raise ValueError(f"empty tribolo position; expected a header like {example!r} and the board rows")
+        match = _HEADER.fullmatch(lines[0])
+        if not match:
+            raise ValueError(f"malformed tribolo header {lines[0]!r}; expected e.g. {example!r}")
+        to_move = None if match["seat"] is None else int(match["seat"])
+        state = self.state_from_board(lines[1:], to_move)
+        counts = [int(match[s]) for s in "BRG"]
+        if counts != state.counts():
+            raise ValueError(f"header counts {counts} do not match the board's {state.counts()}")
+        return state
+
+
+_HEADER = re.compile(
+    r"(?:player_(?P<seat>[0-2]) to move|game over(?: \| (?:player_[0-2](?:, player_[0-2])* wins?|draw))?)"
+    r" \| B (?P<B>\d+) R (?P<R>\d+) G (?P<G>\d+)"
+)
+
+
+class TriboloState(State):
+    """A Tribolo position.
+
+    ``board``: owner code per cell (0-2 seats, 3 empty, 4 wall); ``own``: bitboard per
+    seat; ``walls``: bitboard; ``to_move``: the seat to act (-1 once nobody can move);
+    ``legal``: bitboard of ``to_move``'s moves; ``history``: what ``undo`` needs.
+    """
+
+    __slots__ = ("game", "geo", "board", "own", "walls", "to_move", "legal", "history")
+
+    def __init__(self, game: TriboloGame, board: bytearray, own: list[int], walls: int, to_move: int) -> None:
+        self.game = game
+        self.geo = game.geometry
+        self.board = board
+        self.own = own
+        self.walls = walls
+        self.to_move = to_move
+        self.legal = 0
+        self.history: list[tuple] = []
+
+    # --- rules helpers ----------------------------------------------------------------
+
+    def empty(self) -> int:
+        """Bitboard of the empty cells."""
+        own = self.own
+        return self.geo.full & ~(own[0] | own[1] | own[2] | self.walls)
+
+    def moves_of(self, seat: int) -> int:
+        """Bitboard of ``seat``'s legal cells on this board, whoever is to move."""
+        own = self.own
+        return self.geo.moves(own[seat], own[(seat + 1) % 3], own[(seat + 2) % 3], self.empty())
+
+    def _settle(self, first: int) -> bool:
+        """Give the turn to the first of ``first``, ``first + 1``, ``first + 2`` that can
+        move; ``False`` (and ``to_move = -1``) if nobody can."""
+        own = self.own
+        empty = self.geo.full & ~(own[0] | own[1] | own[2] | self.walls)
+        moves = self.geo.moves
+        for k in range(3):
+            seat = (first + k) % 3
+            legal = moves(own[seat], own[(seat + 1) % 3], own[(seat + 2) % 3], empty)
+            if legal:
+                self.to_move, self.legal = seat, legal
+                return True
+        self.to_move, self.legal = -1, 0
+        return False
+
+    def counts(self) -> list[int]:
+        """Cells owned by each seat."""
+        return [o.bit_count() for o in self.own]
+
+    # --- the protocol -----------------------------------------------------------------
+
+    def current_players(self) -> tuple[int, ...]:
+        return _SEAT[self.to_move]
+
+    def legal_actions(self, player: int | None = None) -> list[int]:
+        if player is not None and player != self.to_move:
+            return []
+        return _bits(self.legal)
+
+    def legal_mask(self, player: int) -> np.ndarray:
+        mask = np.zeros(self.geo.cells, dtype=np.int8)
+        if player == self.to_move and self.legal:
+            mask[_bits(self.legal)] = 1
+        return mask
+
+    def apply(self, action) -> None:
+        """Play ``action`` (a cell index) for the seat to move; rule 7 picks the next."""
+        p = self.to_move
+        if type(action) is not int or action < 0 or not self.legal >> action & 1:
+            action = self._check(action)
+        board, own, geo = self.board, self.own, self.geo
+        flips = [0, 0, 0]
+        for cells, prefixes in geo.rays[action]:
+            o = board[cells[0]]
+            if o == p or o > 2:
+                continue
+            i = 1
+            for c in cells[1:]:
+                v = board[c]
+                if v != o:
+                    if v == p:
+                        flips[o] |= prefixes[i]
+                        for c2 in cells[:i]:
+                            board[c2] = p
+                    break
+                i += 1
+        board[action] = p
+        gained = flips[0] | flips[1] | flips[2]
+        self.history.append((action, p, flips, self.legal))
+        if gained:
+            own[0] &= ~gained
+            own[1] &= ~gained
+            own[2] &= ~gained
+        own[p] |= gained | 1 << action
+        # Rule 7: next, next-but-one, then the mover itself.
+        o0, o1, o2 = own
+        empty = geo.full & ~(o0 | o1 | o2 | self.walls)
+        moves = geo.moves
+        if p == 0:
+            order = ((1, o1, o2, o0), (2, o2, o0, o1), (0, o0, o1, o2))
+        elif p == 1:
+            order = ((2, o2, o0, o1), (0, o0, o1, o2), (1, o1, o2, o0))
+        else:
+            order = ((0, o0, o1, o2), (1, o1, o2, o0), (2, o2, o0, o1))
+        for seat, me, a, b in order:
+            legal = moves(me, a, b, empty)
+            if legal:
+                self.to_move, self.legal = seat, legal
+                return
+        self.to_move, self.legal = -1, 0
+
+    def _check(self, action: object) -> int:
+        """The slow path of ``apply``: a clear ``IllegalActionError``, or the action as
+        a plain int when it was given as another integer type."""
+        if self.to_move < 0:
+            raise IllegalActionError("tribolo: the game is over; no action is allowed", action=action)
+        seat, value = self._single_action(action)
+        if not 0 <= value < self.geo.cells or not self.legal >> value & 1:
+            where = self.action_to_text(value) if 0 <= value < self.geo.cells else "off the board"
+            raise IllegalActionError(
+                f"tribolo: action {value} ({where}) is illegal for seat {seat}; legal: "
+                f"{' '.join(self.action_to_text(a) for a in self.legal_actions())}",
+                action=value,
+                player=seat,
+                legal=self.legal_actions(),
+            )
+        return value
+
+    def undo(self) -> None:
+        """Take back the last move applied to this object (not before a ``clone``)."""
+        if not self.history:
+            raise ValueError("tribolo: no move to undo on this state")
+        action, p, flips, legal = self.history.pop()
+        board, own = self.board, self.own
+        own[p] &= ~(flips[0] | flips[1] | flips[2] | 1 << action)
+        board[action] = EMPTY
+        for seat in range(3):
+            f = flips[seat]
+            if f:
+                own[seat] |= f
+                for c in _bits(f):
+                    board[c] = seat
+        self.to_move, self.legal = p, legal
+
+    def key(self) -> tuple[int, int, int, int, int]:
+        own = self.own
+        return (own[0], own[1], own[2], self.walls, self.to_move)
+
+    def clone(self) -> TriboloState:
+        other = TriboloState.__new__(TriboloState)
+        other.game = self.game
+        other.geo = self.geo
+        other.board = self.board[:]
+        other.own = self.own[:]
+        other.walls = self.walls
+        other.to_move = self.to_move
+        other.legal = self.legal
+        other.history = []
+        return other
+
+    def is_terminal(self) -> bool:
+        return self.to_move < 0
+
+    def returns(self) -> np.ndarray:
+        if self.to_move >= 0:
+            return np.zeros(3)
+        return counts_to_returns(self.counts(), self.game.config["returns"])
+
+    def winners(self) -> list[int]:
+        """The seats with the most cells once the game is over, else []."""
+        if self.to_move >= 0:
+            return []
+        counts = self.counts()
+        top = max(counts)
+        return [s for s in range(3) if counts[s] == top]
+
+    def info_state(self, player: int) -> PerfectInfoState:
+        if player not in (0, 1, 2):
+            raise ValueError(f"tribolo: no seat {player!r}; seats are 0, 1, 2")
+        return PerfectInfoState(player, self.clone())
+
+    def observation_tensor(self, player: int) -> np.ndarray:
+        """``float32 (5, height, width)``, from ``player``'s point of view: planes
+        [own cells, next seat's (player + 1), the one after (player + 2), walls, empty].
+
+        Nothing is hidden in Tribolo; the seat to move is the one observing when it
+        acts (the env's action mask says so), so these planes are the whole state.
+        """
+        if player not in (0, 1, 2):
+            raise ValueError(f"tribolo: no seat {player!r}; seats are 0, 1, 2")
+        geo, own = self.geo, self.own
+        planes = (own[player], own[(player + 1) % 3], own[(player + 2) % 3], self.walls, self.empty())
+        raw = b"".join(p.to_bytes(geo.nbytes, "little") for p in planes)
+        bits = np.unpackbits(np.frombuffer(raw, dtype=np.uint8).reshape(5, geo.nbytes), axis=1, bitorder="little")
+        return bits[:, : geo.cells].reshape(5, geo.height, geo.width).astype(np.float32)
+
+    def action_to_text(self, action: int) -> str:
+        """Column letter and row number: ``a1`` is (x=0, y=0), ``c2`` is (x=2, y=1)."""
+        geo = self.geo
+        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)) or not 0 <= action < geo.cells:
+            raise ValueError(f"tribolo action must be a cell index 0..{geo.cells - 1}, got {action!r}")
+        y, x = divmod(int(action), geo.width)
+        return f"{chr(97 + x)}{y + 1}"
+
+    def text_to_action(self, text: str) -> int:
+        """``c2`` (column letter, row from 1) or ``x,y`` / ``(x,y)`` (from 0)."""
+        geo = self.geo
+        if not isinstance(text, str):
+            raise ValueError(f"a tribolo move is text like 'c2' or '2,1', got {text!r}")
+        t = text.strip().lower()
+        m = re.fullmatch(r"([a-z])(\d+)", t)
+        if m:
+            x, y = ord(m[1]) - 97, int(m[2]) - 1
+        else:
+            m = re.fullmatch(r"\(?\s*(\d+)\s*,\s*(\d+)\s*\)?", t)
+            if not m:
+                raise ValueError(
+                    f"a tribolo move is a cell like 'c2' (column a-{chr(96 + geo.width)}, row 1-{geo.height}) "
+                    f"or 'x,y' (from 0); got {text!r}"
+                )
+            x, y = int(m[1]), int(m[2])
+        if not (0 <= x < geo.width and 0 <= y < geo.height):
+            raise ValueError(f"cell {text!r} is off the {geo.width} x {geo.height} board")
+        return y * geo.width + x
+
+    def to_text(self) -> str:
+        """Header (whose turn, or game over and the winners; cells per player), then
+        one line of ``width`` symbols per row ``y = 0..height-1``."""
+        b, r, g = self.counts()
+        if self.to_move >= 0:
+            head = f"player_{self.to_move} to move"
+        else:
+            won = self.winners()
+            head = "game over | " + (
+                "draw" if len(won) == 3 else ", ".join(f"player_{s}" for s in won) + (" wins" if len(won) == 1 else " win")
+            )
+        w = self.geo.width
+        board = self.board.translate(_TO_TEXT).decode()
+        rows = [board[y * w : (y + 1) * w] for y in range(self.geo.height)]
+        return "\n".join([f"{head} | B {b} R {r} G {g}", *rows])
+
+    def to_rgb_array(self, cell: int = 12) -> np.ndarray:
+        """``uint8 (height * cell, width * cell, 3)``: a square per cell in its owner's
+        colour (blue, red, green; light grey empty; dark grey wall), grid lines between."""
+        geo = self.geo
+        codes = np.frombuffer(bytes(self.board), dtype=np.uint8).reshape(geo.height, geo.width)
+        image = np.repeat(np.repeat(COLOURS[codes], cell, axis=0), cell, axis=1)
+        image[::cell, :, :] = GRID_COLOUR
+        image[:, ::cell, :] = GRID_COLOUR
+        return image
+
+
+_TO_TEXT = bytes.maketrans(bytes(range(5)), SYMBOLS.encode())
+_SEAT = {-1: (), 0: (0,), 1: (1,), 2: (2,)}
+
+
+def counts_to_returns(counts: list[int], kind: str) -> np.ndarray:
+    """Returns of a finished game from the cell counts (rules file, item 9)."""
+    if kind == "cell_share":
+        total = sum(counts)
+        if not total:
+            return np.zeros(3)
+        return np.array([c / total - 1.0 / 3.0 for c in counts])
+    top = max(counts)
+    w = counts.count(top)
+    if w == 3:
+        return np.zeros(3)
+    win, loss = 1.0 / w, -1.0 / (3 - w)
+    return np.array([win if c == top else loss for c in counts])
