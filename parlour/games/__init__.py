@@ -9,12 +9,14 @@ from __future__ import annotations
 from typing import Any
 
 from parlour.games.base import Game, GameInfo, Option, PerfectInfoState, State
+from parlour.games.double_card import DoubleCardGame
 from parlour.games.goofspiel import GoofspielGame
 from parlour.games.sticks import SticksGame
 from parlour.games.tides_of_time import TidesOfTimeGame
 from parlour.games.tribolo import TriboloGame
 
 GAMES: dict[str, type[Game]] = {
+    DoubleCardGame.name: DoubleCardGame,
     GoofspielGame.name: GoofspielGame,
     SticksGame.name: SticksGame,
     TidesOfTimeGame.name: TidesOfTimeGame,

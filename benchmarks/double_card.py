@@ -1,0 +1,249 @@
+"""Double Card: seed 002's node-count experiment (its Fig. 1) and the arena runs of
+docs/double_card.md.
+
+``python benchmarks/double_card.py nodes [--games 5] [--depths 2 3 4]``
+    Plays whole games (h1 alpha-beta at depth 2 for both seats, from random 2-move
+    openings) and, at every position, counts the nodes *evaluated* (depth-limit leaves
+    plus terminal positions reached) by
+      - minimax: exact, by enumerating the tree to depth d - 1 and counting the
+        children of the last level (no evaluation needed to count them); at depth 4 in
+        the first moves this enumerates ~200,000 positions per move, so with
+        ``--estimate`` depth 4 is instead the product of the sampled branching factors;
+      - alpha-beta as the seed ran it (no table, no ordering, one search to depth d);
+      - alpha-beta with a transposition table (no ordering, one search);
+      - ours: alpha-beta with table, history ordering and iterative deepening, a fresh
+        policy per position, and again as it really plays: one policy per seat for
+        the whole game, its table and history kept from move to move;
+    and prints the median per move, the fraction pruned (1 - evaluated / minimax's) and
+    the median seconds per move (minimax's: its leaves x the measured time of one
+    evaluation, since running it is the slow thing being avoided).  Depth is in plies;
+    a recycling move is two plies (take, place).
+``python benchmarks/double_card.py arena NAME``
+    One of the arena runs of the docs (``h1-vs-h2``, ``depths``, ``best``), with random
+    2-move openings drawn from the arena's per-cycle seed so deterministic players meet
+    many positions; markdown table on stdout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+import numpy as np
+
+from parlour.baselines import make
+from parlour.baselines.double_card_players import h1
+from parlour.games.base import make_rng
+from parlour.games.double_card import DoubleCardGame
+
+
+class OpeningDoubleCard(DoubleCardGame):
+    """Double Card starting after ``OPENING`` random moves that do not end the game,
+    drawn from the seed (the arena's chance), so fixed-depth searchers play varied games."""
+
+    OPENING = 2
+
+    def new_initial_state(self, seed=None, **start):
+        state = super().new_initial_state(None, **start)
+        if start:
+            return state
+        rng = make_rng(seed)
+        for _ in range(self.OPENING):
+            legal = state.legal_actions(state.to_move)
+            state.apply(int(legal[int(rng.integers(len(legal)))]))
+        return state
+
+
+def _leaves(state, depth: int) -> int:
+    """Minimax's evaluated nodes below ``state`` searched ``depth`` plies (exact)."""
+    if state.is_terminal() or depth == 0:
+        return 1
+    legal = state.legal_actions(state.to_move)
+    if depth == 1:
+        return len(legal)
+    total = 0
+    for action in legal:
+        child = state.clone()
+        child.apply(action)
+        total += _leaves(child, depth - 1)
+    return total
+
+
+def _estimate(state, depth: int, rng) -> float:
+    """Product of branching factors along sampled lines (for minimax where exact is slow)."""
+    samples = []
+    for _ in range(20):
+        s, product = state.clone(), 1.0
+        for _ in range(depth):
+            if s.is_terminal():
+                break
+            legal = s.legal_actions(s.to_move)
+            product *= len(legal)
+            s.apply(int(legal[int(rng.integers(len(legal)))]))
+        samples.append(product)
+    return float(np.mean(samples))
+
+
+VARIANTS = {
+    "alpha-beta": dict(tt=False, ordering="none", iterative=False),
+    "alpha-beta + TT": dict(tt=True, ordering="none", iterative=False),
+    "ours (TT, ordering, ID)": dict(tt=True, ordering="history", iterative=True),
+}
+OURS = "ours (TT, ordering, ID)"
+KEPT = "ours, table kept between moves"
+
+
+def _counted(policy):
+    calls = [0]
+    inner = policy.evaluate
+
+    def evaluate(state):
+        calls[0] += 1
+        return inner(state)
+
+    policy.evaluate = evaluate
+    return calls
+
+
+def nodes(games: int, depths: list[int], estimate: bool, seed: int) -> None:
+    game = OpeningDoubleCard()
+    rng = np.random.default_rng(seed)
+    # time of one h1 evaluation (minimax's time per move = leaves x this)
+    probe = game.new_initial_state(1)
+    start = time.perf_counter()
+    for _ in range(2000):
+        h1(probe)
+    eval_seconds = (time.perf_counter() - start) / 2000
+    rows: dict[tuple[int, str], list[tuple[float, float]]] = {}
+    exactness = {}
+    for g in range(games):
+        state = game.new_initial_state(int(rng.integers(2**31)))
+        driver = make("alphabeta", game, seed=0, depth=2, evaluation="h1")
+        kept = {}  # ours as it plays: one policy per seat, its table kept from move to move
+        while not state.is_terminal():
+            for depth in depths:
+                exact = not (estimate and depth >= 4)
+                exactness[depth] = "exact" if exact else "estimated"
+                leaves = _leaves(state, depth) if exact else _estimate(state, depth, rng)
+                rows.setdefault((depth, "minimax"), []).append((leaves, leaves * eval_seconds))
+                for label, params in VARIANTS.items():
+                    policy = make("alphabeta", game, seed=0, depth=depth, evaluation="h1", **params)
+                    calls = _counted(policy)
+                    t0 = time.perf_counter()
+                    policy.search(state.clone(), state.to_move)
+                    elapsed = time.perf_counter() - t0
+                    rows.setdefault((depth, label), []).append((calls[0], elapsed, leaves))
+                label = KEPT
+                if (depth, state.to_move) not in kept:
+                    policy = make("alphabeta", game, seed=0, depth=depth, evaluation="h1", **VARIANTS[OURS])
+                    kept[(depth, state.to_move)] = (policy, _counted(policy))
+                policy, calls = kept[(depth, state.to_move)]
+                before = calls[0]
+                t0 = time.perf_counter()
+                policy.search(state.clone(), state.to_move)
+                elapsed = time.perf_counter() - t0
+                rows.setdefault((depth, label), []).append((calls[0] - before, elapsed, leaves))
+            state.apply(driver.search(state.clone(), state.to_move))
+    print(f"Double Card node counts: {games} whole games, h1, medians per position (n = positions); "
+          f"one h1 evaluation = {eval_seconds * 1e6:.0f} us\n")
+    print("| depth | search | evaluated nodes (median) | min - max | pruned (median) | pruned min - max | s / move (median) |")
+    print("|---|---|---|---|---|---|---|")
+    for depth in depths:
+        mm = rows[(depth, "minimax")]
+        print(f"| {depth} | minimax ({exactness[depth]}) | {statistics.median(x[0] for x in mm):,.0f} | "
+              f"{min(x[0] for x in mm):,.0f} - {max(x[0] for x in mm):,.0f} | - | - | {statistics.median(x[1] for x in mm):.3f} (est.) |")
+        for label in [*VARIANTS, KEPT]:
+            data = rows[(depth, label)]
+            pruned = [1 - n / max(leaves, 1) for n, _, leaves in data]
+            print(f"| {depth} | {label} | {statistics.median(x[0] for x in data):,.0f} | "
+                  f"{min(x[0] for x in data):,} - {max(x[0] for x in data):,} | {statistics.median(pruned):.1%} | "
+                  f"{min(pruned):.1%} - {max(pruned):.1%} | {statistics.median(x[1] for x in data):.3f} |")
+
+
+def deep(games: int, depth: int, seed: int) -> None:
+    """Seconds per move of our search at a fixed depth over whole games."""
+    game = OpeningDoubleCard()
+    rng = np.random.default_rng(seed)
+    times = []
+    for _ in range(games):
+        state = game.new_initial_state(int(rng.integers(2**31)))
+        player = make("double-card-best", game, seed=0, depth=depth, time_limit=1e9)
+        while not state.is_terminal():
+            t0 = time.perf_counter()
+            action = player.search(state.clone(), state.to_move)
+            times.append(time.perf_counter() - t0)
+            state.apply(action)
+    times.sort()
+    print(f"\nours (TT, ordering, ID, windows) at depth {depth}: {len(times)} moves, median {statistics.median(times):.2f} s, "
+          f"90th percentile {times[int(0.9 * (len(times) - 1))]:.2f} s, max {times[-1]:.2f} s")
+
+
+ARENAS = {
+    "h1-vs-h2": [
+        ("depth 2", ["alphabeta:depth=2,evaluation=h1,tt=false,ordering=none,iterative=false",
+                     "alphabeta:depth=2,evaluation=h2,tt=false,ordering=none,iterative=false"], 200),
+        ("depth 3", ["alphabeta:depth=3,evaluation=h1", "alphabeta:depth=3,evaluation=h2"], 100),
+    ],
+    "depths": [
+        ("h1, depth 2 vs 3 vs 4", ["alphabeta:depth=2,evaluation=h1", "alphabeta:depth=3,evaluation=h1",
+                                   "alphabeta:depth=4,evaluation=h1"], 100),
+    ],
+    "weights": [
+        ("h1 weights W1 / W2 / W3 at depth 2", ["alphabeta:depth=2,evaluation=h1-w1", "alphabeta:depth=2,evaluation=h1",
+                                                "alphabeta:depth=2,evaluation=h1-w3"], 100),
+        ("h1 weights W1 / W2 / W3 at depth 3", ["alphabeta:depth=3,evaluation=h1-w1", "alphabeta:depth=3,evaluation=h1",
+                                                "alphabeta:depth=3,evaluation=h1-w3"], 50),
+    ],
+    "evaluations": [
+        ("evaluations at depth 2", ["alphabeta:depth=2,evaluation=h1", "alphabeta:depth=2,evaluation=h2",
+                                    "alphabeta:depth=2,evaluation=windows"], 100),
+        ("evaluations at depth 3", ["alphabeta:depth=3,evaluation=h2", "alphabeta:depth=3,evaluation=windows"], 100),
+    ],
+    "best": [
+        ("ours vs the seed's players", ["double-card-best", "seed-tournament",
+                                        "alphabeta:depth=3,evaluation=h2"], 30),
+    ],
+}
+
+
+def arena(name: str, workers: int, seed: int) -> None:
+    from parlour.training.arena import play_match
+    from parlour.training.report import summarize, to_markdown
+
+    game = OpeningDoubleCard()
+    for title, agents, games in ARENAS[name]:
+        result = play_match(game, agents, games=games, seed=seed, workers=workers, progress=False)
+        print(f"\n### {title} ({games} games per pair, random 2-move openings, seed {seed}, {result.seconds:.0f} s)\n")
+        print(to_markdown(summarize(result)))
+        first = [r.returns[0] for r in result.records]
+        print(f"\nfirst mover: {sum(x > 0 for x in first)} wins, {sum(x == 0 for x in first)} draws, "
+              f"{sum(x < 0 for x in first)} losses; mean length {np.mean([r.length for r in result.records]):.1f} steps")
+        print("seconds per move: " + ", ".join(f"{lab} {t:.3f}" for lab, t in zip(result.labels, result.seconds_per_move)))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("nodes")
+    p.add_argument("--games", type=int, default=5)
+    p.add_argument("--depths", type=int, nargs="+", default=[2, 3, 4])
+    p.add_argument("--estimate", action="store_true", help="estimate minimax at depth 4 from branching factors")
+    p.add_argument("--deep", type=int, default=6, help="also time our search at this depth (0: skip)")
+    p.add_argument("--deep-games", type=int, default=2)
+    p.add_argument("--seed", type=int, default=0)
+    a = sub.add_parser("arena")
+    a.add_argument("name", choices=sorted(ARENAS))
+    a.add_argument("--workers", type=int, default=2)
+    a.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+    if args.command == "nodes":
+        nodes(args.games, args.depths, args.estimate, args.seed)
+        if args.deep:
+            deep(args.deep_games, args.deep, args.seed)
+    else:
+        arena(args.name, args.workers, args.seed)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,354 @@
+"""Double Card players: the seed's heuristics h1 and h2, its tournament player, and ours.
+
+Seed 002 (Shao and Ding, "Heuristic Minimax search with Alpha-Beta pruning for the
+Double Card game", COMP 6721 report) scores a position for the searching player Max by
+counting *alive* two- and three-in-a-rows (runs of equal colour, or of equal dot,
+that an empty cell next to them could still extend to four):
+
+    h = w1 * threes(own) + w2 * twos(own) + w3 * threes(opp) + w4 * twos(opp)
+
+with ``(w1, w2, w3, w4) = (5, 0.2, -10, -0.2)``; "own" is the searcher's objective
+(colors: red and white runs; dots: filled and empty runs).
+
+* ``h1`` finds the runs by scanning from the board's *surface* (the top cell of each
+  column) and the *lateral* cells (filled cells next to an empty cell in their row):
+  two cells either side horizontally and diagonally, the cell and two below vertically.
+  Each run is counted once, whichever start cell finds it.
+* ``h2`` counts the same features on every line of the board, kept per line and updated
+  incrementally: a state remembers (``state.aux``) the per-line counts of the position
+  it was last evaluated in and which cells changed since (``state.dirty``), so only the
+  lines through those cells are counted again (the seed's e(s) = e'(s) + e(parent),
+  without its error-prone tree of visited states).
+* ``windows`` (ours, the best we found): every 4-cell window of the board that holds
+  only one colour (or only one dot kind) plus empty cells, weighted by how full it is,
+  with a bonus when its missing cells can be filled right away (they are at the surface).
+
+An evaluation returns one value per seat: each seat's own ``h`` (from its objective),
+squashed by ``h / (|h| + 50)`` into (-1, 1) so a proven win outranks any heuristic.
+``alphabeta`` reads only the searcher's value, so it is exactly the seed's alpha-beta;
+``minimax`` backs up max^n vectors, where each seat maximises its own ``h`` (the
+heuristic is not zero-sum because w3 != -w1).
+
+Policies: ``seed-tournament`` (alpha-beta, h1, the seed's depth schedule, 6 s per move,
+no transposition table, as the seed played its tournament) and ``double-card-best``
+(alpha-beta with transposition table, history ordering and iterative deepening under a
+time budget, with the ``windows`` evaluation).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from parlour.baselines.alphabeta import AlphaBetaSearch
+from parlour.baselines.evaluation import register_evaluation
+from parlour.baselines.policy import Param, register
+from parlour.games.base import State
+from parlour.games.double_card import CARDS, COLS, LINES, LINES_OF, ROWS, WINDOWS
+
+SEED_WEIGHTS = (5.0, 0.2, -10.0, -0.2)
+SQUASH = 50.0
+
+# feature of a segment code: colour (1 red, 2 white) and dot (1 filled, 2 empty); 0 = empty
+_COLOUR = (0, 1, 1, 2, 2)
+_DOT = (0, 1, 2, 1, 2)
+
+_NUM_LINES = len(LINES)
+
+
+def _squash(h: float) -> float:
+    return h / (abs(h) + SQUASH)
+
+
+def _per_seat(state: Any, colour3: float, colour2: float, dot3: float, dot2: float, weights=SEED_WEIGHTS) -> np.ndarray:
+    w1, w2, w3, w4 = weights
+    h_colours = w1 * colour3 + w2 * colour2 + w3 * dot3 + w4 * dot2
+    h_dots = w1 * dot3 + w2 * dot2 + w3 * colour3 + w4 * colour2
+    values = np.empty(2)
+    colors_seat = state.game.colors_seat
+    values[colors_seat] = _squash(h_colours)
+    values[1 - colors_seat] = _squash(h_dots)
+    return values
+
+
+# --- h2: alive runs on every line, per line, incrementally ----------------------------------
+
+
+def _line_features(seg: list[int], line: tuple[int, ...]) -> tuple[int, int, int, int]:
+    """(colour threes, colour twos, dot threes, dot twos) of the alive runs on one line."""
+    c3 = c2 = d3 = d2 = 0
+    n = len(line)
+    for table, is_colour in ((_COLOUR, True), (_DOT, False)):
+        i = 0
+        while i < n:
+            value = table[seg[line[i]]]
+            if not value:
+                i += 1
+                continue
+            j = i + 1
+            while j < n and table[seg[line[j]]] == value:
+                j += 1
+            length = j - i
+            if length == 2 or length == 3:
+                if (i > 0 and not seg[line[i - 1]]) or (j < n and not seg[line[j]]):
+                    if is_colour:
+                        if length == 3:
+                            c3 += 1
+                        else:
+                            c2 += 1
+                    elif length == 3:
+                        d3 += 1
+                    else:
+                        d2 += 1
+            i = j
+    return c3, c2, d3, d2
+
+
+def h2_features(state: Any) -> tuple[int, int, int, int]:
+    """Whole-board alive runs, from the cached per-line counts and the dirty cells."""
+    cache = state.aux
+    dirty = state.dirty
+    seg = state.seg
+    if cache is None or cache[0] != "h2":
+        per_line = [_line_features(seg, line) for line in LINES]
+        totals = [sum(f[k] for f in per_line) for k in range(4)]
+    elif dirty:
+        per_line = list(cache[1])
+        totals = list(cache[2])
+        lines = set()
+        while dirty:
+            low = dirty & -dirty
+            lines.update(LINES_OF[low.bit_length() - 1])
+            dirty ^= low
+        for index in lines:
+            old = per_line[index]
+            new = _line_features(seg, LINES[index])
+            if new != old:
+                per_line[index] = new
+                for k in range(4):
+                    totals[k] += new[k] - old[k]
+    else:
+        return cache[2]
+    result = tuple(totals)
+    state.aux = ("h2", per_line, result)
+    state.dirty = 0
+    return result
+
+
+def h2_features_full(state: Any) -> tuple[int, int, int, int]:
+    """The same features counted from scratch (tests check the incremental version)."""
+    per_line = [_line_features(state.seg, line) for line in LINES]
+    return tuple(sum(f[k] for f in per_line) for k in range(4))
+
+
+@register_evaluation("double_card", "h1")
+def h1(state: State) -> np.ndarray:
+    """The seed's h1: alive runs found from the surface and lateral cells."""
+    return _per_seat(state, *h1_features(state))
+
+
+@register_evaluation("double_card", "h1-w1")
+def h1_weights1(state: State) -> np.ndarray:
+    """h1 with the seed's Table 1 weights W1 = (5, 0.2, -5, -0.2)."""
+    return _per_seat(state, *h1_features(state), weights=(5.0, 0.2, -5.0, -0.2))
+
+
+@register_evaluation("double_card", "h1-w3")
+def h1_weights3(state: State) -> np.ndarray:
+    """h1 with the seed's Table 1 weights W3 = (5, 0.2, -15, -0.2)."""
+    return _per_seat(state, *h1_features(state), weights=(5.0, 0.2, -15.0, -0.2))
+
+
+@register_evaluation("double_card", "h2")
+def h2(state: State) -> np.ndarray:
+    """The seed's h2: the same features on every line, updated from the cells changed."""
+    return _per_seat(state, *h2_features(state))
+
+
+# --- h1: scan from the surface ---------------------------------------------------------------
+
+_DIRECTIONS = ((0, 1), (1, 1), (1, -1))  # horizontal and the two diagonals: +-2 cells
+
+
+def _cell(row: int, col: int) -> int:
+    return row * COLS + col if 0 <= row < ROWS and 0 <= col < COLS else -1
+
+
+def _build_scan() -> list[list[tuple[int, tuple[int, ...]]]]:
+    """For each start cell: (direction id, the 5 cells -2..+2 around it, -1 off board);
+    vertical: the cell, two below, and the cell above (to tell if the run is alive)."""
+    scan = []
+    for cell in range(ROWS * COLS):
+        r, c = divmod(cell, COLS)
+        entries = []
+        for d, (dr, dc) in enumerate(_DIRECTIONS):
+            entries.append((d, tuple(_cell(r + k * dr, c + k * dc) for k in range(-3, 4))))
+        entries.append((3, (_cell(r - 3, c), _cell(r - 2, c), _cell(r - 1, c), cell, _cell(r + 1, c), -1, -1)))
+        scan.append(entries)
+    return scan
+
+
+_SCAN = _build_scan()
+
+
+def h1_features(state: Any) -> tuple[int, int, int, int]:
+    """Count alive 2- and 3-runs touching a surface or lateral cell (seed 002's h1).
+
+    From each start cell the scan looks two cells each way (vertically: two below); a run
+    is the maximal group of equal feature values around the start cell inside that span;
+    it is alive if a cell just outside it (the 7-cell ray) is on the board and empty.
+    A run is counted once (by its direction, kind and first cell)."""
+    seg = state.seg
+    heights = state.heights
+    starts = set()
+    for col in range(COLS):
+        h = heights[col]
+        if h:
+            starts.add((h - 1) * COLS + col)
+        for row in range(h):
+            if (col > 0 and heights[col - 1] <= row) or (col < COLS - 1 and heights[col + 1] <= row):
+                starts.add(row * COLS + col)
+    seen = set()
+    counts = [0, 0, 0, 0]  # colour3, colour2, dot3, dot2
+    for start in starts:
+        for d, ray in _SCAN[start]:
+            for kind, table in ((0, _COLOUR), (2, _DOT)):
+                value = table[seg[start]]
+                lo = 3
+                while lo > 1 and ray[lo - 1] >= 0 and table[seg[ray[lo - 1]]] == value:
+                    lo -= 1
+                hi = 3
+                while d != 3 and hi < 5 and ray[hi + 1] >= 0 and table[seg[ray[hi + 1]]] == value:
+                    hi += 1
+                length = hi - lo + 1
+                if length not in (2, 3):
+                    continue
+                before, after = ray[lo - 1], ray[hi + 1]
+                if not ((before >= 0 and not seg[before]) or (after >= 0 and not seg[after])):
+                    continue
+                key = (d, kind, ray[lo])
+                if key in seen:
+                    continue
+                seen.add(key)
+                counts[kind + (length == 2)] += 1
+    return counts[0], counts[1], counts[2], counts[3]
+
+
+# --- ours: windows ---------------------------------------------------------------------------
+
+_ALL_WINDOWS = sorted({w for ws in WINDOWS for w in ws})
+_WINDOW_CELLS = [tuple(c for c in range(ROWS * COLS) if w >> c & 1) for w in _ALL_WINDOWS]
+_WINDOW_WEIGHT = (0.0, 0.05, 0.5, 3.0)
+_PLAYABLE_BONUS = 3.0  # a 3-window whose empty cell can be filled now: a threat
+_TO_MOVE_BONUS = 10.0  # ... and the side to move owns one: it can likely complete it
+
+
+@register_evaluation("double_card", "windows")
+def windows(state: State) -> np.ndarray:
+    """Windows of 4 that one colour (or one dot kind) can still fill, weighted by how many
+    of their cells it holds; threats (3 held, the fourth cell at the surface) weigh more,
+    and a threat of the side to move counts double (it is its turn)."""
+    occ, red, filled = state.occ, state.red, state.filled
+    heights = state.heights
+    score = [0.0, 0.0]  # colours, dots
+    threats = [0, 0]
+    for w, cells in zip(_ALL_WINDOWS, _WINDOW_CELLS):
+        held = occ & w
+        if not held:
+            continue
+        count = bin(held).count("1")
+        if count == 4:
+            continue
+        r = red & held
+        f = filled & held
+        pure_colour = r == 0 or r == held
+        pure_dot = f == 0 or f == held
+        if not (pure_colour or pure_dot):
+            continue
+        weight = _WINDOW_WEIGHT[count]
+        if count == 3:
+            missing = (w & ~occ).bit_length() - 1
+            if heights[missing & 7] == missing >> 3:
+                weight += _PLAYABLE_BONUS
+                threats[0] += pure_colour
+                threats[1] += pure_dot
+        if pure_colour:
+            score[0] += weight
+        if pure_dot:
+            score[1] += weight
+    colors_seat = state.game.colors_seat
+    mover = 0 if state.to_move == colors_seat else 1
+    if threats[mover]:
+        score[mover] += _TO_MOVE_BONUS
+    values = np.empty(2)
+    h = score[0] - score[1]  # for colors
+    values[colors_seat] = _squash(h)
+    values[1 - colors_seat] = _squash(-h)
+    return values
+
+
+# --- policies --------------------------------------------------------------------------------
+
+
+def seed_depth(move_number: int) -> int:
+    """The seed's tournament schedule, in moves, for the move about to be played (1-based)."""
+    if move_number <= 2:
+        return 2
+    if move_number <= 10:
+        return 3
+    if move_number <= 21:
+        return 4
+    if move_number <= 24:
+        return 5
+    return 2
+
+
+class _PrimedAlphaBeta(AlphaBetaSearch):
+    """Alpha-beta that evaluates the root first, so h2's per-line cache is inherited by
+    every state of the search (each leaf then recounts only the lines it changed)."""
+
+    def search(self, state: State, player: int) -> int:
+        if not state.is_terminal():
+            self.evaluate(state)
+        return super().search(state, player)
+
+
+@register
+class SeedTournament(_PrimedAlphaBeta):
+    name = "seed-tournament"
+    summary = "seed 002's tournament player: alpha-beta with h1 and the seed's depth schedule, 6 s per move"
+    source = "seed 002 (Shao and Ding, COMP 6721 Double Card report), section 3.5"
+    games = ("double_card",)
+    params = {
+        **AlphaBetaSearch.params,
+        "depth": Param(None, "fixed depth in moves (None: the seed's schedule)", int),
+        "time_limit": Param(6.0, "seconds per move (the tournament's 6 s)", float),
+        "ordering": Param("none", "move ordering (the seed had none)", str, ("history", "evaluation", "none")),
+        "tt": Param(False, "transposition table (the seed dropped it for the tournament)", bool),
+        "evaluation": Param("h1", "evaluation at the depth limit", str),
+    }
+
+    def search(self, state: State, player: int) -> int:
+        moves = self.config["depth"] or seed_depth(state.moves + 1)
+        # A recycling move is two sub-steps (take, place): two plies per move.
+        plies = moves if state.cards < CARDS and state.taken is None else 2 * moves - (state.taken is not None)
+        saved = self.config["depth"]
+        self.config["depth"] = plies
+        try:
+            return super().search(state, player)
+        finally:
+            self.config["depth"] = saved
+
+
+@register
+class DoubleCardBest(_PrimedAlphaBeta):
+    name = "double-card-best"
+    summary = "alpha-beta with transposition table, history ordering and iterative deepening under a time budget, windows evaluation"
+    source = "parlour (improves on seed 002's players)"
+    games = ("double_card",)
+    params = {
+        **AlphaBetaSearch.params,
+        "time_limit": Param(1.0, "seconds per move", float),
+        "evaluation": Param("windows", "evaluation at the depth limit", str),
+    }

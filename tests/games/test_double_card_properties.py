@@ -1,0 +1,133 @@
+"""Double Card invariants under hypothesis: over random playouts of every configuration,
+at most 24 cards, every card's two cells adjacent and consistent with the faces, no
+hanging segment, the incremental win check agrees with a full-board scan, the text form
+parses back exactly, and clones are independent."""
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from parlour.games.double_card import (
+    CARDS,
+    COLS,
+    PLACEMENTS,
+    ROWS,
+    DoubleCardGame,
+)
+
+configs = st.fixed_dictionaries(
+    {
+        "max_moves": st.sampled_from([40, 60, 30]),
+        "recycle_rule": st.sampled_from(["same_cells", "same_placement", "none"]),
+        "first_player": st.sampled_from(["colors", "dots"]),
+    }
+)
+
+
+def playout(game, seed, quiet):
+    """Every state of one random game; ``quiet``: avoid moves that end it, to reach recycling."""
+    rng = np.random.default_rng(seed)
+    state = game.new_initial_state()
+    yield state
+    while not state.is_terminal():
+        legal = list(state.legal_actions(state.to_move))
+        rng.shuffle(legal)
+        child = None
+        for action in legal:
+            child = state.clone()
+            child.apply(action)
+            if not quiet or not child.is_terminal():
+                break
+        state = child
+        yield state
+
+
+def check_board(state):
+    assert state.cards <= CARDS
+    cells = state.card_cells()
+    assert len(cells) == state.cards
+    covered = set()
+    for anchor, other in cells:
+        assert other in (anchor + 1, anchor + COLS)
+        if other == anchor + 1:
+            assert anchor % COLS != COLS - 1  # adjacent in one row
+        assert not {anchor, other} & covered
+        covered |= {anchor, other}
+        horizontal, a_seg, o_seg = PLACEMENTS[state.placement_of(anchor)]
+        assert horizontal == (other == anchor + 1)
+        assert (state.seg[anchor], state.seg[other]) == (a_seg, o_seg)
+        assert state.partner(anchor) == other and state.partner(other) == anchor
+    occupied = {c for c in range(ROWS * COLS) if state.seg[c]}
+    assert occupied == covered
+    for cell in occupied:  # no hanging segment
+        assert cell < COLS or cell - COLS in occupied
+    for col in range(COLS):
+        assert state.heights[col] == sum(1 for r in range(ROWS) if r * COLS + col in occupied)
+
+
+@settings(max_examples=60, deadline=None)
+@given(configs, st.integers(0, 2**32 - 1), st.booleans())
+def test_invariants(config, seed, quiet):
+    game = DoubleCardGame(**config)
+    states = 0
+    for state in playout(game, seed, quiet):
+        states += 1
+        check_board(state)
+        colour, dot = state.lines()
+        assert (colour or dot) == (0 <= state.winner <= 1)
+        if state.is_terminal():
+            assert state.current_players() == () and state.legal_actions(0) == state.legal_actions(1) == []
+        else:
+            assert state.legal_actions(state.to_move), "a live position always has a move"
+            assert state.to_move == state.moves % 2
+        assert states <= game.info.max_game_length + 1
+        assert state.moves <= game.max_moves
+        text = state.to_text()
+        again = game.state_from_text(text)
+        assert again.to_text() == text and again.key() == state.key()
+        assert again.legal_actions(state.to_move) == state.legal_actions(state.to_move)
+        obs = state.observation_tensor(state.to_move)
+        assert obs.shape == game.observation_shape and obs.dtype == np.float32
+        assert obs.min() >= 0 and obs.max() <= 1
+    assert state.is_terminal()
+    returns = state.returns()
+    assert returns.sum() == 0 and set(returns.tolist()) <= {-1.0, 0.0, 1.0}
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 2**32 - 1))
+def test_clone_is_independent(seed):
+    game = DoubleCardGame()
+    rng = np.random.default_rng(seed)
+    state = game.new_initial_state()
+    for _ in range(int(rng.integers(0, 10))):
+        if state.is_terminal():
+            break
+        state.apply(int(rng.choice(state.legal_actions(state.to_move))))
+    if state.is_terminal():
+        return
+    text, key = state.to_text(), state.key()
+    copy = state.clone()
+    copy.apply(copy.legal_actions(copy.to_move)[0])
+    assert state.to_text() == text and state.key() == key
+    assert copy.key() != key
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.integers(0, 2**32 - 1))
+def test_recycling_takes_are_exactly_the_free_cards(seed):
+    """A take is legal iff the card is not the last moved and nothing rests on it, and a
+    taken card always has somewhere to go."""
+    game = DoubleCardGame(max_moves=60)
+    for state in playout(game, seed, True):
+        if state.phase == "pick":
+            free = []
+            for anchor, other in state.card_cells():
+                above = [c + COLS for c in (anchor, other) if c + COLS not in (anchor, other) and c + COLS < ROWS * COLS]
+                if anchor != state.last and not any(state.seg[c] for c in above):
+                    free.append(768 + anchor)
+            assert state.legal_actions(state.to_move) == free
+            for action in free:
+                child = state.clone()
+                child.apply(action)
+                assert child.legal_actions(child.to_move)
