@@ -19,6 +19,8 @@ with ``(w1, w2, w3, w4) = (5, 0.2, -10, -0.2)``; "own" is the searcher's objecti
   it was last evaluated in and which cells changed since (``state.dirty``), so only the
   lines through those cells are counted again (the seed's e(s) = e'(s) + e(parent),
   without its error-prone tree of visited states).
+* ``h1-w1`` and ``h1-w3``: h1 with the other weights of the seed's Table 1,
+  (5, 0.2, -5, -0.2) and (5, 0.2, -15, -0.2).
 * ``windows`` (ours, the best we found): every 4-cell window of the board that holds
   only one colour (or only one dot kind) plus empty cells, weighted by how full it is,
   with a bonus when its missing cells can be filled right away (they are at the surface).
