@@ -28,18 +28,9 @@ import parlour
 import parlour.envs.tides_of_time_v0 as tides_v0
 from parlour.baselines import make
 from parlour.games.tides_of_time import TidesOfTimeGame
+from playouts import Uniform, parallel_playouts  # the same driver as benchmarks/playouts.py
 
 
-class Uniform:
-    """Uniform choice from a list of legal actions using pre-drawn floats."""
-
-    def __init__(self, seed: int, size: int = 1 << 20) -> None:
-        self.u = np.random.default_rng(seed).random(size).tolist()
-        self.i = 0
-
-    def __call__(self, legal):
-        i = self.i = (self.i + 1) & 0xFFFFF
-        return legal[int(self.u[i] * len(legal))]
 
 
 def rules_playouts(game, games: int, pick: Uniform) -> int:
@@ -54,15 +45,6 @@ def rules_playouts(game, games: int, pick: Uniform) -> int:
     return steps
 
 
-def parallel_playouts(env, games: int, pick: Uniform) -> int:
-    steps = 0
-    for g in range(games):
-        observations, _ = env.reset(seed=g)
-        while env.agents:
-            actions = {a: int(pick(np.flatnonzero(o["action_mask"]))) for a, o in observations.items()}
-            observations, *_ = env.step(actions)
-            steps += 1
-    return steps
 
 
 def aec_playouts(env, games: int, pick: Uniform) -> int:
