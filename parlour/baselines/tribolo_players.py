@@ -155,29 +155,17 @@ class ScoreStrategy(Strategy):
         mover = state.to_move
         if mover < 0:
             return float(base)
-        geo, board = state.geo, state.board
-        rays = geo.rays
+        captures, board = state.geo.captures, state.board
         w_mover = w[mover]
         maximizing = self.maximizers[mover]
         best = None
         legal = state.legal
-        while legal:  # inlined Geometry.captures over every legal move
+        while legal:
             low = legal & -legal
             cell = low.bit_length() - 1
             legal ^= low
-            delta = w_mover
-            for cells, _ in rays[cell]:
-                o = board[cells[0]]
-                if o == mover or o > 2:
-                    continue
-                i = 1
-                for c in cells[1:]:
-                    v = board[c]
-                    if v != o:
-                        if v == mover:
-                            delta += i * (w_mover - w[o])
-                        break
-                    i += 1
+            taken = captures(board, cell, mover)  # the rules module's capture rule
+            delta = w_mover + sum(n * (w_mover - w[o]) for o, n in enumerate(taken) if n)
             if best is None or (delta > best if maximizing else delta < best):
                 best = delta
         return float(base + best)
