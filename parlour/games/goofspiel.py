@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from parlour.errors import IllegalActionError
+from parlour.games.bitmask import _BITS, cards_of, mask_of, set_bits  # _BITS: read directly on the hot path
 from parlour.games.base import (
     Game,
     GameInfo,
@@ -40,19 +41,6 @@ PRIZE_ORDERS = ("random", "descending", "ascending")
 TIE_RULES = ("carry", "discard")
 RETURN_TYPES = ("win_loss", "point_difference", "total_points")
 
-_LEGAL: dict[int, tuple[int, ...]] = {}
-
-
-def _actions_of(mask: int) -> tuple[int, ...]:
-    """The set bits of ``mask`` in ascending order (memoised for hands of <= 17 cards)."""
-    actions = _LEGAL.get(mask)
-    if actions is None:
-        actions = tuple(a for a in range(mask.bit_length()) if mask >> a & 1)
-        if mask < 1 << 17:
-            _LEGAL[mask] = actions
-    return actions
-
-
 _VECTORS: dict[tuple[int, int, type], np.ndarray] = {}
 _PRIZE_VECTORS: dict[tuple[tuple[int, ...], int], np.ndarray] = {}
 
@@ -63,7 +51,7 @@ def _bit_vector(mask: int, length: int, dtype: type) -> np.ndarray:
     vector = _VECTORS.get(key)
     if vector is None:
         vector = np.zeros(length, dtype=dtype)
-        vector[list(_actions_of(mask))] = 1
+        vector[list(set_bits(mask))] = 1
         vector.flags.writeable = False
         if len(_VECTORS) > 200_000:
             _VECTORS.clear()
@@ -87,17 +75,6 @@ def _prize_vector(prizes: tuple[int, ...], round_: int) -> np.ndarray:
             _PRIZE_VECTORS.clear()
         _PRIZE_VECTORS[key] = vector
     return vector
-
-
-def _mask_of(cards: Sequence[int]) -> int:
-    mask = 0
-    for card in cards:
-        mask |= 1 << (card - 1)
-    return mask
-
-
-def _cards_of(mask: int) -> list[int]:
-    return [a + 1 for a in _actions_of(mask)]
 
 
 class GoofspielGame(Game):
@@ -159,7 +136,7 @@ class GoofspielGame(Game):
             max_game_length=n,
         )
         # Precomputed for the hot path of new_initial_state.
-        self._start_masks = tuple(_mask_of(h) for h in self.default_hands)
+        self._start_masks = tuple(mask_of(h) for h in self.default_hands)
         order = self.config["prize_order"]
         self._fixed_prizes = None if order == "random" else self.prize_sequence(None)
         return self.info
@@ -215,7 +192,7 @@ class GoofspielGame(Game):
             prizes = self.prize_sequence(seed)
         if start.get("hands") is not None:
             hands = _check_hands(start["hands"], self.num_players, self.num_cards, self.num_actions)
-            return GoofspielState(self, prizes, [_mask_of(h) for h in hands])
+            return GoofspielState(self, prizes, [mask_of(h) for h in hands])
         return GoofspielState(self, prizes, list(self._start_masks))
 
     def state_from_text(self, text: str) -> GoofspielState:
@@ -285,7 +262,7 @@ class GoofspielState(State):
         if self.round >= len(self.prizes) or not 0 <= player < len(self.hands):
             return []
         mask = self.hands[player]
-        return list(_LEGAL.get(mask) or _actions_of(mask))
+        return list(_BITS.get(mask) or set_bits(mask))
 
     def legal_mask(self, player: int) -> np.ndarray:
         if self.round < len(self.prizes) and 0 <= player < len(self.hands):
@@ -480,7 +457,7 @@ class GoofspielState(State):
             f"pot: {self.pot}",
         ]
         for seat, hand in enumerate(self.hands):
-            held = " ".join(map(str, _cards_of(hand))) or "-"
+            held = " ".join(map(str, cards_of(hand))) or "-"
             bids = " ".join(str(b[seat] + 1) for b in self.bids) or "-"
             lines.append(f"player_{seat}: hand {held} | bids {bids} | points {self.points[seat]}")
         return "\n".join(lines)
@@ -550,7 +527,7 @@ class GoofspielInfoState:
     def legal_actions(self) -> list[int]:
         if self.round >= self.game.num_cards:
             return []
-        return list(_actions_of(self.hand))
+        return list(set_bits(self.hand))
 
     @property
     def current_prize(self) -> int | None:
@@ -620,7 +597,7 @@ class _HiddenBids:
         info, me = self.info, self.me
         own = info.bids[r][me]
         result = []
-        pools = [_actions_of(info.start_hands[s] & ~used[i]) for i, s in enumerate(self.others)]
+        pools = [set_bits(info.start_hands[s] & ~used[i]) for i, s in enumerate(self.others)]
         for combo in _product(pools):
             bids = list(combo)
             bids.insert(me, own)

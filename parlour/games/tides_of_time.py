@@ -30,6 +30,8 @@ from typing import Any
 import numpy as np
 
 from parlour.errors import IllegalActionError
+from parlour.games.bitmask import cards_of, mask_of
+from parlour.games.bitmask import set_bits as bits
 from parlour.games.base import (
     Game,
     GameInfo,
@@ -91,38 +93,6 @@ SUIT_OF: tuple[int, ...] = tuple(-1 if c.suit is None else SUITS.index(c.suit) f
 _SETS = {0: (3, (T,)), 1: (3, (L,)), 2: (3, (G,)), 3: (3, (P,)), 4: (3, (S,)), 10: (5, (L, G)), 11: (9, (P, S, T))}
 _MAJORITY = {5: P, 6: G, 7: L, 8: S, 9: T}
 NEST, MOLEHILL, ROOF, PORT, MAZE, EYE = 14, 15, 16, 17, 12, 13  # card indices
-
-_BITS: dict[int, tuple[int, ...]] = {}
-
-
-def bits(mask: int) -> tuple[int, ...]:
-    """Card indices (0-based) of ``mask``, ascending (memoised)."""
-    out = _BITS.get(mask)
-    if out is None:
-        found = []
-        m = mask
-        while m:
-            low = m & -m
-            found.append(low.bit_length() - 1)
-            m ^= low
-        out = tuple(found)
-        if len(_BITS) < 300_000:
-            _BITS[mask] = out
-    return out
-
-
-def mask_of(cards: Sequence[int]) -> int:
-    """Bitmask of card numbers (1..18)."""
-    m = 0
-    for c in cards:
-        m |= 1 << (c - 1)
-    return m
-
-
-def cards_of(mask: int) -> list[int]:
-    """Card numbers (1..18) of a bitmask, ascending."""
-    return [i + 1 for i in bits(mask)]
-
 
 # --- scoring ------------------------------------------------------------------------------
 

@@ -1,0 +1,40 @@
+"""Sets of small integers as int bitmasks: the card hands of Goofspiel and Tides of Time.
+
+Bit ``i`` stands for card ``i + 1``.  ``set_bits`` is memoised because hands are
+enumerated on every step of every search.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+_BITS: dict[int, tuple[int, ...]] = {}
+
+
+def set_bits(mask: int) -> tuple[int, ...]:
+    """Indices of the set bits of ``mask``, ascending (memoised for masks below 2**18)."""
+    out = _BITS.get(mask)
+    if out is None:
+        found = []
+        m = mask
+        while m:
+            low = m & -m
+            found.append(low.bit_length() - 1)
+            m ^= low
+        out = tuple(found)
+        if mask < 1 << 18:
+            _BITS[mask] = out
+    return out
+
+
+def mask_of(cards: Sequence[int]) -> int:
+    """Bitmask of card numbers (1-based)."""
+    mask = 0
+    for card in cards:
+        mask |= 1 << (card - 1)
+    return mask
+
+
+def cards_of(mask: int) -> list[int]:
+    """Card numbers (1-based) of a bitmask, ascending."""
+    return [i + 1 for i in set_bits(mask)]
