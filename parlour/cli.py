@@ -1,4 +1,4 @@
-"""The ``parlour`` command: ``--version``, ``list``, ``demo``, ``policies``, ``arena``, ``play``."""
+"""The ``parlour`` command: ``--version``, ``list``, ``demo``, ``policies``, ``arena``, ``play``, ``train``."""
 
 from __future__ import annotations
 
@@ -246,6 +246,92 @@ def _play(args: argparse.Namespace) -> int:
     return play(game, args.opponent, seat=args.seat, seed=args.seed)
 
 
+DEFAULT_TRAINING: dict[str, Any] = {
+    "game": "goofspiel",
+    "game_options": {"num_cards": 6},
+    "opponents": ["random", "rudimentary", "self"],
+    "timesteps": 60_000,
+}
+"""What ``parlour train`` does without ``--game`` (the README's main job): a few minutes of
+MaskablePPO on Goofspiel with six cards against random, the seed's player and itself."""
+
+
+def _train(args: argparse.Namespace) -> int:
+    from parlour.training.config import load_config, make_config, merge, parse_override
+    from parlour.training.opponents import split_specs
+
+    if args.resume:
+        if args.out is None:
+            raise UsageError("--resume needs --out, the run directory to continue")
+        changed = [flag for flag in ("game", "option", "opponents", "weights", "eval_opponents", "n_envs", "seed", "vec_env",
+                                     "eval_every", "eval_games", "snapshot_every", "config", "set", "force")
+                   if getattr(args, flag) not in (None, False)]
+        if changed:
+            raise UsageError(f"--resume continues a run with its saved config.toml; only --timesteps may change, not {changed}")
+        return _run_training(None, args.out, args)
+    settings: dict[str, Any] = {}
+    if args.game is None and args.config is None and not args.resume:
+        settings.update(json.loads(json.dumps(DEFAULT_TRAINING)))
+        print(f"no --game given: the default run ({DEFAULT_TRAINING})", file=sys.stderr)
+    try:
+        if args.config is not None:
+            settings.update(load_config(args.config))
+        if args.game is not None:
+            settings["game"] = args.game
+        if args.option:
+            settings["game_options"] = {**settings.get("game_options", {}), **parse_options(args.option)}
+        flags = {
+            "opponents": split_specs(args.opponents) if args.opponents else None,
+            "opponent_weights": [float(w) for w in args.weights.split(",")] if args.weights else None,
+            "eval_opponents": split_specs(args.eval_opponents) if args.eval_opponents else None,
+            "timesteps": args.timesteps,
+            "n_envs": args.n_envs,
+            "seed": args.seed,
+            "vec_env": args.vec_env,
+            "eval_every": args.eval_every,
+            "eval_games": args.eval_games,
+            "snapshot_every": args.snapshot_every,
+        }
+        settings.update({key: value for key, value in flags.items() if value is not None})
+        for item in args.set or ():
+            merge(settings, *parse_override(item))
+        config = make_config(settings)
+        _game(config.game, config.game_options)
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+    out = args.out or f"runs/{config.game}-{time.strftime('%Y%m%d-%H%M%S')}"
+    return _run_training(config, out, args)
+
+
+def _run_training(config: Any, out: str, args: argparse.Namespace) -> int:
+    from parlour.training.evaluate import default_opponents
+    from parlour.training.train import Trainer
+
+    try:
+        trainer = Trainer(config, out, resume=args.resume, force=args.force, progress=not args.quiet, timesteps=args.timesteps)
+    except (ValueError, FileExistsError) as error:
+        raise UsageError(str(error)) from None
+    except ImportError as error:
+        print(f"parlour train: {error}", file=sys.stderr)
+        return 1
+    result = trainer.run()
+    print(f"trained {result.steps:,} steps in {result.seconds:.0f} s; run directory {result.run_dir}")
+    best = result.run_dir / "best.zip"
+    if args.final_games == 0 or not best.exists():
+        return 0
+    from parlour.training.arena import play_match
+    from parlour.training.report import summarize, to_markdown
+
+    opponents = list(dict.fromkeys(default_opponents(trainer.game).values()))
+    agents = [f"ppo:{best}", *opponents]
+    print(f"\narena: the best model against {', '.join(opponents)} ({args.final_games} games per pairing)")
+    summary = summarize(play_match(trainer.game, agents, args.final_games, seed=trainer.config.seed, progress=not args.quiet))
+    text = to_markdown(summary)
+    print(text)
+    (result.run_dir / "arena.md").write_text(text + "\n")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="parlour", description=parlour.__doc__.strip().splitlines()[0])
     parser.add_argument("--version", action="version", version=f"parlour {parlour.__version__}")
@@ -289,6 +375,35 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--option", action="append", metavar="KEY=VALUE", help=option_help)
     play.add_argument("--seed", type=int, default=None, help="seed for the deal and the opponents (default: fresh, printed)")
     play.set_defaults(run=_play)
+
+    train = sub.add_parser(
+        "train",
+        help="train a MaskablePPO agent (no arguments: a few minutes on Goofspiel-6)",
+        description="Train MaskablePPO on one seat of a game against policies and snapshots of itself; "
+        "evaluate it periodically, keep the best model, checkpoint, and print its arena table at the end.",
+        epilog="precedence: defaults < --config FILE.toml < flags < --set. "
+        "opponent specs: as for the arena, plus 'self' for frozen snapshots of the learner.",
+    )
+    train.add_argument("--game", choices=games, help="the game (default: the default run's)")
+    train.add_argument("--option", action="append", metavar="KEY=VALUE", help=option_help)
+    train.add_argument("--opponents", metavar="SPEC[,SPEC...]", help="opponent pool, e.g. random,mcts:simulations=50,self")
+    train.add_argument("--weights", metavar="W[,W...]", help="sampling weights of the opponents (default equal)")
+    train.add_argument("--timesteps", type=int, help="environment steps of the learner (rounded up to whole rollouts)")
+    train.add_argument("--n-envs", type=int, help="parallel environments (default 4)")
+    train.add_argument("--vec-env", choices=["dummy", "subproc"], help="DummyVecEnv (default) or SubprocVecEnv")
+    train.add_argument("--seed", type=int, help="run seed (default 0)")
+    train.add_argument("--eval-every", type=int, help="steps between evaluations and checkpoints (default 10000)")
+    train.add_argument("--eval-games", type=int, help="games per evaluation opponent (default 100)")
+    train.add_argument("--eval-opponents", metavar="SPEC[,SPEC...]", help="who to evaluate against (default: random and the strongest baseline)")
+    train.add_argument("--snapshot-every", type=int, help="steps between self-play snapshots (default 10000)")
+    train.add_argument("--config", metavar="FILE.toml", help="settings file ([game_options] and [ppo] tables)")
+    train.add_argument("--set", action="append", metavar="KEY=VALUE", help="override a setting, e.g. --set ppo.learning_rate=1e-4")
+    train.add_argument("--out", metavar="DIR", help="run directory (default runs/GAME-TIMESTAMP)")
+    train.add_argument("--resume", action="store_true", help="continue the run in --out from its last checkpoint")
+    train.add_argument("--force", action="store_true", help="replace an existing run directory")
+    train.add_argument("--final-games", type=int, default=100, help="games per pairing in the final arena (0: none; default 100)")
+    train.add_argument("--quiet", action="store_true", help="no progress bars")
+    train.set_defaults(run=_train)
     return parser
 
 

@@ -21,7 +21,7 @@ def test_readme_example_runs(index, capsys):
 
 def test_readme_names_the_two_commands():
     text = README.read_text()
-    assert 'pip install -e . && parlour arena' in text
-    assert 'pip install -e ".[dev]" && pytest -n 2' in text
+    assert 'pip install -e ".[train]" && parlour train' in text
+    assert 'pip install -e ".[dev,train]" && pytest -n 2' in text
     ci = (README.parent / ".ci" / "run").read_text()
-    assert 'pip install -e ".[dev]" && pytest -n 2' in ci
+    assert 'pip install -e ".[dev,train]" && pytest -n 2' in ci

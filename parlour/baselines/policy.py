@@ -78,6 +78,8 @@ class Policy(abc.ABC):
     games: ClassVar[tuple[str, ...] | None] = None
     source: ClassVar[str] = "parlour"
     """Where the algorithm comes from (a seed document, a paper, or parlour itself)."""
+    positional: ClassVar[str | None] = None
+    """The parameter a bare first spec item sets (``ppo:runs/x/best.zip`` sets ``path``)."""
 
     def __init__(self, game: Game, seed: int | None = None, *, full_states: bool = False, **params: Any) -> None:
         self.full_states = full_states
@@ -184,16 +186,27 @@ def make(name: str, game: Game, seed: int | None = None, *, full_states: bool = 
     return lookup(name, game)(game, seed=seed, full_states=full_states, **params)
 
 
+POSITIONAL = ""
+"""The key ``parse_spec`` gives a bare first item (``name:value,key=value``)."""
+
+
 def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
-    """Split ``name:key=value,key=value`` into the name and its (text) parameters."""
+    """Split ``name:key=value,key=value`` into the name and its (text) parameters.
+
+    The first item may be a bare value (``ppo:runs/x/best.zip``), returned under the
+    key ``POSITIONAL`` for the policy's ``positional`` parameter.
+    """
     name, _, rest = spec.partition(":")
     name = name.strip()
     if not name:
         raise ValueError(f"agent spec {spec!r} has no policy name; expected name:key=value,...")
     params: dict[str, str] = {}
     if rest.strip():
-        for item in rest.split(","):
+        for index, item in enumerate(rest.split(",")):
             key, eq, value = item.partition("=")
+            if not eq and index == 0 and item.strip():
+                params[POSITIONAL] = item.strip()
+                continue
             if not eq or not key.strip():
                 raise ValueError(f"agent spec {spec!r}: {item!r} is not key=value")
             params[key.strip()] = value.strip()
@@ -205,6 +218,13 @@ def make_from_spec(spec: str, game: Game, seed: int | None = None) -> Policy:
     name, params = parse_spec(spec)
     if name not in REGISTRY:
         raise ValueError(f"unknown policy {name!r} in {spec!r}; policies are {sorted(REGISTRY)}")
+    if POSITIONAL in params:
+        key = lookup(name, game).positional
+        if key is None:
+            raise ValueError(f"agent spec {spec!r}: {params[POSITIONAL]!r} is not key=value")
+        if key in params:
+            raise ValueError(f"agent spec {spec!r} sets {key} twice")
+        params[key] = params.pop(POSITIONAL)
     return make(name, game, seed=seed, **params)
 
 

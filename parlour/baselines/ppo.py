@@ -1,0 +1,235 @@
+"""Trained agents as players: ``ppo:runs/NAME/best.zip`` in the arena and in ``parlour play``.
+
+A model file is Stable-Baselines3's zip (``MaskablePPO.save``) with one more entry,
+``parlour.json``, naming the game, its configuration and the observation and action
+sizes, so that loading a model for the wrong game fails with a clear message instead
+of a shape error deep inside torch.  ``save_model`` writes the file atomically (a
+temporary file in the same directory, then ``os.replace``): a run killed while saving
+never leaves a half-written model behind under the real name.
+
+The policy acts like every other baseline, from its seat's information state: any
+full state sampled from it has the same observation tensor (the games protocol
+encodes exactly the information state), and the legal moves are the information
+state's.  Sampling (``deterministic=false``) draws from the masked action
+distribution with the policy's own ``numpy`` generator, never torch's global one, so
+the same seed gives the same moves in any process.
+
+Needs the ``train`` extra (stable-baselines3, sb3-contrib, torch); without it, making
+a ``ppo`` player raises an error saying so.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import tempfile
+import warnings
+import zipfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from parlour.baselines.policy import Param, Policy, register
+from parlour.games import load_game
+from parlour.games.base import Game
+
+META_ENTRY = "parlour.json"
+"""The zip entry with the game a model was trained for."""
+
+
+def require_train_extra() -> None:
+    """Import check with an actionable message (the ``train`` extra is optional)."""
+    try:
+        import sb3_contrib  # noqa: F401
+        import torch  # noqa: F401
+    except ImportError as error:
+        raise ImportError(
+            f"trained agents need the train extra ({error.name} is missing): "
+            "pip install 'parlour[train]'"
+        ) from None
+
+
+def global_rng_state() -> dict[str, Any]:
+    """The global generators SB3 draws from (torch for actions, numpy for minibatches)."""
+    import torch
+
+    return {"torch": torch.get_rng_state(), "numpy": np.random.get_state(), "python": random.getstate()}
+
+
+def set_global_rng_state(state: dict[str, Any]) -> None:
+    import torch
+
+    torch.set_rng_state(state["torch"])
+    np.random.set_state(state["numpy"])
+    random.setstate(state["python"])
+
+
+@contextmanager
+def preserved_global_rng() -> Iterator[None]:
+    """SB3's ``load`` reseeds the global generators; this undoes it, so that loading an
+    opponent in the middle of a training run changes nothing the learner draws."""
+    state = global_rng_state()
+    try:
+        yield
+    finally:
+        set_global_rng_state(state)
+
+
+def model_meta(game: Game) -> dict[str, Any]:
+    """What a model file records about its game."""
+    return {
+        "game": game.name,
+        "config": game.config,
+        "observation_shape": list(game.observation_shape),
+        "num_actions": game.num_actions,
+    }
+
+
+def save_model(model: Any, path: str | os.PathLike, game: Game, extra: dict[str, Any] | None = None) -> Path:
+    """Save ``model`` (a MaskablePPO) to ``path`` atomically, with the game's metadata."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(handle)
+    try:
+        model.save(tmp)  # SB3 appends ".zip" to a name without it
+        written = tmp if os.path.exists(tmp) and os.path.getsize(tmp) > 0 else tmp + ".zip"
+        with zipfile.ZipFile(written, "a") as archive:
+            archive.writestr(META_ENTRY, json.dumps({**model_meta(game), **(extra or {})}, default=list))
+        with open(written, "rb") as stream:
+            os.fsync(stream.fileno())
+        mask = os.umask(0)
+        os.umask(mask)
+        os.chmod(written, 0o666 & ~mask)
+        os.replace(written, path)
+    finally:
+        for leftover in (tmp, tmp + ".zip"):
+            if os.path.exists(leftover):
+                os.remove(leftover)
+    return path
+
+
+def read_model_meta(path: str | os.PathLike) -> dict[str, Any]:
+    """The ``parlour.json`` of a model file; ``ValueError`` if missing, truncated or foreign."""
+    path = Path(path)
+    if not path.is_file():
+        raise ValueError(f"model file {str(path)!r} does not exist")
+    try:
+        with zipfile.ZipFile(path) as archive:
+            names = archive.namelist()
+            if META_ENTRY not in names:
+                raise ValueError(
+                    f"model file {str(path)!r} was not written by parlour (no {META_ENTRY}); "
+                    "train it with `parlour train` or save it with parlour.baselines.ppo.save_model"
+                )
+            bad = archive.testzip()
+            if bad is not None:
+                raise ValueError(f"model file {str(path)!r} is corrupt (entry {bad!r} fails its checksum)")
+            return json.loads(archive.read(META_ENTRY))
+    except (zipfile.BadZipFile, EOFError, OSError, json.JSONDecodeError) as error:
+        raise ValueError(f"model file {str(path)!r} is corrupt or truncated ({error})") from None
+
+
+def check_model_game(meta: dict[str, Any], game: Game, path: str | os.PathLike) -> None:
+    """``ValueError`` unless the model can play ``game``; a warning if only options differ."""
+    if meta.get("game") != game.name:
+        raise ValueError(f"model file {str(path)!r} was trained for {meta.get('game')!r}, not {game.name!r}")
+    shape_ok = list(meta.get("observation_shape", [])) == list(game.observation_shape)
+    if not shape_ok or meta.get("num_actions") != game.num_actions:
+        raise ValueError(
+            f"model file {str(path)!r} was trained for {game.name} with options {meta.get('config')}, "
+            f"whose observations and actions differ from {game!r}"
+        )
+    try:
+        same = load_game(game.name, **meta.get("config", {})) == game
+    except ValueError:
+        same = False
+    if not same:
+        warnings.warn(f"model {str(path)!r} was trained with {meta.get('config')}, now playing {game!r}", stacklevel=3)
+
+
+def load_model(path: str | os.PathLike, game: Game) -> Any:
+    """The MaskablePPO in ``path``, checked against ``game`` (clear errors, see above)."""
+    require_train_extra()
+    from sb3_contrib import MaskablePPO
+
+    meta = read_model_meta(path)
+    check_model_game(meta, game, path)
+    try:
+        with preserved_global_rng():
+            return MaskablePPO.load(path, device="cpu")
+    except Exception as error:  # SB3 raises many kinds for a damaged archive
+        raise ValueError(f"model file {str(path)!r} cannot be loaded: {error}") from None
+
+
+class MaskedActor:
+    """Action choice of a loaded model from an observation and a legal mask."""
+
+    def __init__(self, model: Any, deterministic: bool) -> None:
+        import torch
+
+        self.model = model
+        self.deterministic = deterministic
+        self._torch = torch
+
+    def probabilities(self, observation: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """The masked action distribution of the model's policy."""
+        torch = self._torch
+        policy = self.model.policy
+        with torch.no_grad():
+            obs = torch.as_tensor(observation, dtype=torch.float32).unsqueeze(0)
+            dist = policy.get_distribution(obs, action_masks=np.asarray(mask, dtype=bool)[None])
+            return dist.distribution.probs[0].double().numpy()
+
+    def choose(self, observation: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> int:
+        probs = self.probabilities(observation, mask)
+        legal = np.flatnonzero(mask)
+        if self.deterministic:
+            return int(legal[np.argmax(probs[legal])])
+        weights = probs[legal]
+        total = weights.sum()
+        if not total > 0:
+            return int(rng.choice(legal))
+        return int(legal[rng.choice(len(legal), p=weights / total)])
+
+
+@register
+class PPOPolicy(Policy):
+    name = "ppo"
+    summary = (
+        "A MaskablePPO agent trained with `parlour train` (spec `ppo:runs/NAME/best.zip`); "
+        "needs the train extra."
+    )
+    source = "Schulman et al. 2017 (PPO); Huang & Ontanon 2020 (invalid action masking); sb3-contrib"
+    positional = "path"
+    params = {
+        "path": Param(None, "the model file (a zip written by `parlour train`)", type=str),
+        "deterministic": Param(True, "play the most probable legal action (false: sample it)"),
+    }
+
+    def setup(self) -> None:
+        path = self.config["path"]
+        if not path:
+            raise ValueError("policy 'ppo' needs a model file: ppo:runs/NAME/best.zip or ppo:path=...")
+        self.actor = MaskedActor(load_model(path, self.game), self.config["deterministic"])
+
+    def act(self, info_state: Any) -> int:
+        player = info_state.player
+        state = info_state.sample(self.rng)
+        return self.actor.choose(state.observation_tensor(player), state.legal_mask(player), self.rng)
+
+    def act_observation(self, observation: np.ndarray, mask: np.ndarray) -> int:
+        """The same choice from the seat's observation tensor and legal mask."""
+        return self.actor.choose(observation, mask, self.rng)
+
+    def __getstate__(self) -> dict[str, Any]:
+        # The torch model travels as its file name: workers load it themselves.
+        return {k: v for k, v in self.__dict__.items() if k != "actor"}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self.setup()

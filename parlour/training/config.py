@@ -1,0 +1,190 @@
+"""The configuration of a training run: one dataclass, readable from TOML and the
+command line, written into the run directory so that ``--resume`` needs nothing else.
+
+Precedence: defaults < the ``--config`` TOML file < command-line flags and
+``--set key=value`` overrides.  A TOML file has top-level run keys (``game``,
+``timesteps``, ...) and two tables: ``[game_options]`` and ``[ppo]`` (MaskablePPO's
+keyword arguments, e.g. ``learning_rate``, ``n_steps``, ``ent_coef``, and ``net_arch``
+for the policy network's hidden layers).  TOML rather than YAML: it is in the
+standard library (``tomllib``), and a run's configuration is flat enough for it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+PPO_DEFAULTS: dict[str, Any] = {
+    "learning_rate": 3e-4,
+    "n_steps": 256,
+    "batch_size": 256,
+    "n_epochs": 4,
+    "gamma": 0.99,
+    "gae_lambda": 0.95,
+    "clip_range": 0.2,
+    "ent_coef": 0.01,
+    "vf_coef": 0.5,
+    "max_grad_norm": 0.5,
+    "net_arch": [128, 128],
+}
+"""MaskablePPO settings for short board-game runs: a smaller rollout (``n_steps`` per
+env) than SB3's 2048 so that a few-minute run still makes many updates, a little
+entropy bonus against early collapse onto one move, and a 128-128 network."""
+
+PPO_TYPES: dict[str, type] = {key: type(value) for key, value in PPO_DEFAULTS.items()}
+
+VEC_KINDS = ("dummy", "subproc")
+
+
+@dataclass
+class TrainConfig:
+    """Everything a run needs (see the module docstring for files and precedence)."""
+
+    game: str = "sticks"
+    game_options: dict[str, Any] = field(default_factory=dict)
+    opponents: list[str] = field(default_factory=lambda: ["random"])
+    """Policy specs for the other seats, or ``"self"`` for snapshots of the learner."""
+    opponent_weights: list[float] | None = None
+    seat: int | str = "random"
+    timesteps: int = 20_000
+    n_envs: int = 4
+    vec_env: str = "dummy"
+    seed: int = 0
+    snapshot_every: int = 10_000
+    max_snapshots: int = 20
+    eval_every: int = 10_000
+    """Steps between evaluations; each one is also a checkpoint."""
+    eval_games: int = 100
+    eval_opponents: list[str] | None = None
+    """Specs the agent is rated against (default: the game's random, seed AI and strongest)."""
+    ppo: dict[str, Any] = field(default_factory=lambda: dict(PPO_DEFAULTS))
+
+    def __post_init__(self) -> None:
+        self.ppo = {**PPO_DEFAULTS, **self.ppo}
+        self.validate()
+
+    def validate(self) -> None:
+        """``ValueError`` naming the first bad value and what is allowed."""
+        for name in ("timesteps", "n_envs", "snapshot_every", "max_snapshots", "eval_every", "eval_games"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"{name} must be a positive integer, got {value!r}")
+        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
+            raise ValueError(f"seed must be a non-negative integer, got {self.seed!r}")
+        if self.vec_env not in VEC_KINDS:
+            raise ValueError(f"vec_env must be one of {list(VEC_KINDS)}, got {self.vec_env!r}")
+        if not self.opponents:
+            raise ValueError("opponents must name at least one policy spec or 'self'")
+        unknown = sorted(set(self.ppo) - set(PPO_DEFAULTS))
+        if unknown:
+            raise ValueError(f"unknown ppo setting(s) {unknown}; settings are {sorted(PPO_DEFAULTS)}")
+        for key, value in self.ppo.items():
+            self.ppo[key] = _coerce(f"ppo.{key}", value, PPO_TYPES[key])
+        if self.ppo["batch_size"] > self.ppo["n_steps"] * self.n_envs:
+            raise ValueError(
+                f"ppo.batch_size={self.ppo['batch_size']} is larger than a rollout "
+                f"(n_steps {self.ppo['n_steps']} x n_envs {self.n_envs})"
+            )
+
+    @property
+    def rollout_steps(self) -> int:
+        """Environment steps per PPO update (all envs together)."""
+        return self.ppo["n_steps"] * self.n_envs
+
+    def round_to_rollouts(self, steps: int) -> int:
+        """``steps`` rounded up to whole rollouts (updates happen only between them)."""
+        size = self.rollout_steps
+        return -(-steps // size) * size
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    def to_toml(self) -> str:
+        """The configuration as TOML (``load_config`` reads it back)."""
+        lines = []
+        tables = {"game_options": self.game_options, "ppo": self.ppo}
+        for key, value in self.to_dict().items():
+            if key not in tables and value is not None:
+                lines.append(f"{key} = {_toml_value(value)}")
+        for table, values in tables.items():
+            lines.append(f"\n[{table}]")
+            lines.extend(f"{key} = {_toml_value(value)}" for key, value in values.items())
+        return "\n".join(lines) + "\n"
+
+
+def _toml_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    if isinstance(value, float):
+        return repr(value)
+    return json.dumps(value)
+
+
+def _coerce(name: str, value: Any, kind: type) -> Any:
+    if kind is float and isinstance(value, int) and not isinstance(value, bool):
+        return float(value)
+    if kind is list:
+        if not isinstance(value, list) or not all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in value):
+            raise ValueError(f"{name} must be a list of positive layer sizes, got {value!r}")
+        return value
+    if isinstance(value, bool) or not isinstance(value, kind):
+        raise ValueError(f"{name} must be a {kind.__name__}, got {value!r}")
+    return value
+
+
+FIELDS = {f.name for f in dataclasses.fields(TrainConfig)}
+
+
+def load_config(path: str | Path) -> dict[str, Any]:
+    """The settings in a TOML file (unknown keys are an error naming the allowed ones)."""
+    path = Path(path)
+    try:
+        data = tomllib.loads(path.read_text())
+    except FileNotFoundError:
+        raise ValueError(f"config file {str(path)!r} does not exist") from None
+    except tomllib.TOMLDecodeError as error:
+        raise ValueError(f"config file {str(path)!r} is not valid TOML: {error}") from None
+    unknown = sorted(set(data) - FIELDS)
+    if unknown:
+        raise ValueError(f"unknown setting(s) {unknown} in {str(path)!r}; settings are {sorted(FIELDS)}")
+    return data
+
+
+def parse_override(item: str) -> tuple[str, Any]:
+    """``"ppo.ent_coef=0.02"`` or ``"eval_games=50"`` -> (dotted key, TOML-parsed value)."""
+    key, eq, text = item.partition("=")
+    key = key.strip()
+    if not eq or not key:
+        raise ValueError(f"--set {item!r} is not key=value (e.g. --set ppo.learning_rate=1e-4)")
+    try:
+        value = tomllib.loads(f"v = {text.strip()}")["v"]
+    except tomllib.TOMLDecodeError:
+        value = text.strip()
+    return key, value
+
+
+def merge(base: dict[str, Any], key: str, value: Any) -> None:
+    """Set a dotted key (``ppo.n_steps``) in a settings dict; ``ValueError`` if unknown."""
+    head, _, rest = key.partition(".")
+    if head not in FIELDS:
+        raise ValueError(f"unknown setting {key!r}; settings are {sorted(FIELDS)} (and ppo.<name>, game_options.<name>)")
+    if rest:
+        if head not in ("ppo", "game_options"):
+            raise ValueError(f"setting {head!r} has no sub-keys (got {key!r})")
+        base.setdefault(head, {})[rest] = value
+    else:
+        base[head] = value
+
+
+def make_config(settings: dict[str, Any]) -> TrainConfig:
+    """A validated ``TrainConfig`` from merged settings."""
+    try:
+        return TrainConfig(**settings)
+    except TypeError as error:
+        raise ValueError(f"bad training settings: {error}") from None

@@ -1,0 +1,129 @@
+"""Who sits at the other seats: an opponent pool of baselines and frozen snapshots.
+
+A pool holds weighted *entries*.  A baseline entry is a policy spec
+(``"mcts:simulations=50"``); the self-play entry (``"self"``) stands for the frozen
+snapshots of the learner taken during training, one of which is drawn uniformly
+(among the latest ``max_snapshots``) each time the entry is chosen.  Every episode,
+each opponent seat draws an entry by weight with the environment's own generator,
+so a seed fixes who plays whom.
+
+Policies are built once per pool and reused (``reset(seed)`` gives them fresh
+randomness every episode); snapshot models are loaded lazily and a handful are kept
+in memory.  A pool lives inside each environment (also in ``SubprocVecEnv`` workers);
+the trainer tells every copy about a new snapshot with ``add_snapshot(path)``.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from parlour.baselines import Policy, make_from_spec
+from parlour.games.base import Game
+
+SELF = "self"
+"""The entry name for the learner's own frozen snapshots."""
+
+LOADED_SNAPSHOTS = 4
+"""Snapshot models kept loaded per pool (each is a small torch network)."""
+
+
+@dataclass(frozen=True)
+class Entry:
+    spec: str
+    weight: float
+
+
+def parse_opponents(text: str | Sequence[str], weights: Sequence[float] | None = None) -> list[Entry]:
+    """Entries from ``"random,self"``-style text (specs are split on commas that start
+    a new policy name) or a list of specs, with optional weights (default equal)."""
+    specs = split_specs(text) if isinstance(text, str) else [str(s).strip() for s in text]
+    if not specs or any(not s for s in specs):
+        raise ValueError(f"opponents must name at least one policy spec (or 'self'), got {text!r}")
+    if weights is None:
+        weights = [1.0] * len(specs)
+    weights = [float(w) for w in weights]
+    if len(weights) != len(specs):
+        raise ValueError(f"{len(weights)} opponent weights {weights} for {len(specs)} opponents {specs}")
+    if any(not np.isfinite(w) or w < 0 for w in weights) or sum(weights) <= 0:
+        raise ValueError(f"opponent weights must be non-negative with a positive sum, got {weights}")
+    return [Entry(spec, weight) for spec, weight in zip(specs, weights, strict=True)]
+
+
+def split_specs(text: str) -> list[str]:
+    """``"mcts:simulations=50,c=2,random"`` -> ``["mcts:simulations=50,c=2", "random"]``.
+
+    An item ``key=value`` continues the previous spec's parameters; any other item
+    starts a new spec (``ppo:runs/x/best.zip`` is one item).
+    """
+    specs: list[str] = []
+    for item in (part.strip() for part in text.split(",")):
+        if specs and "=" in item and ":" not in item.partition("=")[0]:
+            specs[-1] = f"{specs[-1]},{item}"
+        else:
+            specs.append(item)
+    return specs
+
+
+class OpponentPool:
+    """Weighted baselines plus the learner's snapshots (see the module docstring)."""
+
+    def __init__(self, game: Game, entries: Sequence[Entry], snapshots: Sequence[str] = (), max_snapshots: int = 20) -> None:
+        if max_snapshots < 1:
+            raise ValueError(f"max_snapshots must be at least 1, got {max_snapshots}")
+        self.game = game
+        self.entries = list(entries)
+        self.max_snapshots = max_snapshots
+        self.snapshots: list[str] = list(snapshots)
+        self._policies: dict[str, Policy] = {}
+        self._loaded: OrderedDict[str, Policy] = OrderedDict()
+        for entry in self.entries:
+            if entry.spec != SELF:
+                self._policies[entry.spec] = make_from_spec(entry.spec, game)  # fail early on bad specs
+        weights = np.array([e.weight for e in self.entries], dtype=float)
+        self._probabilities = weights / weights.sum() if len(weights) else weights
+
+    @classmethod
+    def of_policy(cls, policy: Policy, game: Game) -> OpponentPool:
+        """A pool of one ready policy object (it plays every opponent seat)."""
+        if policy.game != game:
+            raise ValueError(f"opponent {policy!r} was made for {policy.game!r}, not {game!r}")
+        pool = cls(game, [])
+        pool.entries = [Entry(repr(policy), 1.0)]
+        pool._policies = {repr(policy): policy}
+        pool._probabilities = np.ones(1)
+        return pool
+
+    @property
+    def uses_snapshots(self) -> bool:
+        return any(e.spec == SELF and e.weight > 0 for e in self.entries)
+
+    def add_snapshot(self, path: str) -> None:
+        """A new frozen learner for the ``self`` entry (only the latest ``max_snapshots`` play)."""
+        self.snapshots.append(str(path))
+
+    def draw(self, rng: np.random.Generator) -> tuple[str, Policy]:
+        """An opponent for one seat for one episode: its label and its policy."""
+        entry = self.entries[int(rng.choice(len(self.entries), p=self._probabilities))]
+        if entry.spec != SELF:
+            policy = self._policies[entry.spec]
+            return entry.spec, policy
+        if not self.snapshots:
+            raise ValueError("the 'self' opponent has no snapshot yet; add one with add_snapshot(path)")
+        recent = self.snapshots[-self.max_snapshots :]
+        path = recent[int(rng.integers(len(recent)))]
+        return f"self:{path}", self._snapshot(path)
+
+    def _snapshot(self, path: str) -> Policy:
+        policy = self._loaded.pop(path, None)
+        if policy is None:
+            from parlour.baselines.ppo import PPOPolicy
+
+            policy = PPOPolicy(self.game, path=path, deterministic=False)
+            if len(self._loaded) >= LOADED_SNAPSHOTS:
+                self._loaded.popitem(last=False)
+        self._loaded[path] = policy
+        return policy

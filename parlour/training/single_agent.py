@@ -1,0 +1,248 @@
+"""A Gymnasium single-agent view of any parlour game: the learner at one seat, the
+other seats played by parlour policies or frozen models.
+
+Why not wrap the PettingZoo env the way PettingZoo's SB3 tutorial does?  There one
+model plays every seat, and when the *opponent's* move ends the game the loser's -1
+belongs to a transition that is never delivered.  Here the environment advances the
+opponents itself until the learner must act (or the game is over), so every episode
+ends with the learner's own final reward, whoever moved last:
+
+- turn-based games: the opponents' moves (and, in Tribolo, skipped turns) happen
+  inside ``reset`` and ``step``;
+- simultaneous games: the opponents choose in the same step as the learner, each
+  from its own information state, and the joint action is applied at once.
+
+The observation is the seat's observation tensor (the same array the PettingZoo env
+puts under ``"observation"``); the legal moves come from ``action_masks()``, a method
+of the env itself, so MaskablePPO finds it through ``SubprocVecEnv`` too.  An action
+the mask forbids ends the episode with -1 for the learner (``illegal_action="lose"``,
+as PettingZoo's ``env()`` does, because Gymnasium's and SB3's env checkers step with
+unmasked samples) or raises ``IllegalActionError`` (``"raise"``).
+
+Randomness: ``reset(seed=...)`` seeds ``self.np_random`` (via ``super().reset``);
+the learner's seat, the opponents drawn from the pool, their seeds and the deal all
+come from it, so the same seeds give the same episodes in any process.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+
+from parlour.baselines import Policy
+from parlour.envs.adapter import render_modes
+from parlour.errors import IllegalActionError
+from parlour.games import GAMES, load_game
+from parlour.games.base import Game, State
+from parlour.training.opponents import OpponentPool, parse_opponents
+
+SEAT_MODES = ("random",)
+ILLEGAL_MODES = ("lose", "raise")
+MAX_RESET_TRIES = 1000
+"""Deals drawn before giving up when every game ends before the learner moves."""
+
+
+class SingleAgentEnv(gymnasium.Env):
+    """The learner's view of ``game`` (see the module docstring).
+
+    ``game``: a game name (with ``game_options``) or a ``Game``.  ``opponent``: a
+    policy spec, comma-separated specs, a list of specs, a ``Policy`` or an
+    ``OpponentPool``; ``opponent_weights`` weighs a list of specs.  ``seat``: an int
+    or ``"random"`` (uniform each episode).
+    """
+
+    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 4}
+    """Per instance, the game's own render modes replace this list."""
+
+    def __init__(
+        self,
+        game: str | Game = "goofspiel",
+        opponent: str | Sequence[str] | Policy | OpponentPool = "random",
+        seat: int | str = "random",
+        opponent_weights: Sequence[float] | None = None,
+        render_mode: str | None = None,
+        illegal_action: str = "lose",
+        **game_options: Any,
+    ) -> None:
+        if isinstance(game, Game):
+            if game_options:
+                raise ValueError(f"game options {sorted(game_options)} given with a ready Game {game!r}")
+            self.game = game
+        else:
+            self.game = load_game(game, **game_options)
+        info = self.game.info
+        if isinstance(seat, str):
+            if seat not in SEAT_MODES:
+                raise ValueError(f"seat must be an int in 0..{info.num_players - 1} or 'random', got {seat!r}")
+        elif isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < info.num_players:
+            raise ValueError(f"seat must be an int in 0..{info.num_players - 1} or 'random', got {seat!r}")
+        if illegal_action not in ILLEGAL_MODES:
+            raise ValueError(f"illegal_action must be one of {list(ILLEGAL_MODES)}, got {illegal_action!r}")
+        modes = render_modes(type(self.game))
+        if render_mode is not None and render_mode not in modes:
+            raise ValueError(f"render_mode must be one of {modes} or None, got {render_mode!r}")
+        self.metadata = {"render_modes": modes, "render_fps": 4}
+        self.seat_mode = seat
+        self.illegal_action = illegal_action
+        self.render_mode = render_mode
+        self.pool = self._make_pool(opponent, opponent_weights)
+        low, high = self.game.observation_bounds
+        self.observation_space = spaces.Box(low, high, self.game.observation_shape, dtype=np.float32)
+        self.action_space = spaces.Discrete(info.num_actions)
+        self.seat = 0 if seat == "random" else int(seat)
+        self.opponents: dict[int, Policy] = {}
+        self.opponent_labels: dict[int, str] = {}
+        self._state: State | None = None
+        self._done = True
+        self._all_legal = np.ones(info.num_actions, dtype=bool)
+
+    def _make_pool(self, opponent: Any, weights: Sequence[float] | None) -> OpponentPool:
+        if isinstance(opponent, OpponentPool):
+            if opponent.game != self.game:
+                raise ValueError(f"the opponent pool is for {opponent.game!r}, not {self.game!r}")
+            return opponent
+        if isinstance(opponent, Policy):
+            return OpponentPool.of_policy(opponent, self.game)
+        return OpponentPool(self.game, parse_opponents(opponent, weights))
+
+    # -- Gymnasium API -------------------------------------------------------------
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
+        super().reset(seed=seed)
+        if options:
+            raise ValueError(f"reset options are not supported by the single-agent view, got {options!r}")
+        rng = self.np_random
+        for _ in range(MAX_RESET_TRIES):
+            if self.seat_mode == "random":
+                self.seat = int(rng.integers(self.game.num_players))
+            self.opponents, self.opponent_labels = {}, {}
+            for other in range(self.game.num_players):
+                if other != self.seat:
+                    label, policy = self.pool.draw(rng)
+                    policy.reset(int(rng.integers(2**63)))
+                    self.opponents[other], self.opponent_labels[other] = policy, label
+            self._state = self.game.new_initial_state(int(rng.integers(2**63)))
+            self._advance()
+            self._done = self._state.is_terminal()
+            if not self._done:
+                return self._observation(), self._info()
+        raise RuntimeError(f"{MAX_RESET_TRIES} games of {self.game!r} in a row ended before seat {self.seat} moved")
+
+    def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        state = self._require_state()
+        if self._done:
+            raise RuntimeError("the episode is over; call reset()")
+        seat = self.seat
+        legal = state.legal_mask(seat)
+        value = _as_int(action)
+        if value is None or not 0 <= value < len(legal) or not legal[value]:
+            if self.illegal_action == "raise" or value is None:
+                raise IllegalActionError(
+                    f"{self.game.name}: action {action!r} is not legal for seat {seat}; "
+                    f"legal actions: {state.legal_actions(seat)}",
+                    action=action,
+                    player=seat,
+                    legal=state.legal_actions(seat),
+                )
+            info = self._info()
+            info["illegal_action"] = f"seat {seat} played illegal action {value}; legal: {state.legal_actions(seat)}"
+            self._done = True
+            return self._observation(), -1.0, True, False, info
+        players = state.current_players()
+        if len(players) == 1:
+            state.apply(value)
+        else:
+            joint = {p: self.opponents[p].act(state.info_state(p)) for p in players if p != seat}
+            joint[seat] = value
+            state.apply(joint)
+        self._advance()
+        done = self._done = state.is_terminal()
+        reward = float(state.returns()[seat]) if done else 0.0
+        return self._observation(), reward, done, False, self._info()
+
+    def action_masks(self) -> np.ndarray:
+        """Legal actions of the learner now (all True once the episode is over, so that a
+        policy can still be queried on the final observation)."""
+        state = self._require_state()
+        if self._done:
+            return self._all_legal.copy()
+        return state.legal_mask(self.seat).astype(bool)
+
+    def render(self) -> str | np.ndarray | None:
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() called without a render_mode")
+            return None
+        state = self._require_state()
+        if self.render_mode == "rgb_array":
+            return state.to_rgb_array()
+        text = state.to_text()
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    # -- self-play -----------------------------------------------------------------
+
+    def add_snapshot(self, path: str) -> None:
+        """Tell this env's pool about a new frozen learner (called through ``env_method``)."""
+        self.pool.add_snapshot(path)
+
+    def snapshots(self) -> list[str]:
+        return list(self.pool.snapshots)
+
+    # -- internals -----------------------------------------------------------------
+
+    @property
+    def game_state(self) -> State:
+        """The live rules state (read it or clone it)."""
+        return self._require_state()
+
+    def _require_state(self) -> State:
+        if self._state is None:
+            raise RuntimeError("call reset() first")
+        return self._state
+
+    def _advance(self) -> None:
+        """Let the opponents move until the learner must act or the game is over."""
+        state = self._state
+        while not state.is_terminal():
+            players = state.current_players()
+            if self.seat in players:
+                return
+            if len(players) == 1:
+                (player,) = players
+                state.apply(self.opponents[player].act(state.info_state(player)))
+            else:
+                state.apply({p: self.opponents[p].act(state.info_state(p)) for p in players})
+
+    def _observation(self) -> np.ndarray:
+        return self._state.observation_tensor(self.seat)
+
+    def _info(self) -> dict[str, Any]:
+        return {"seat": self.seat, "opponents": dict(self.opponent_labels)}
+
+
+def _as_int(action: Any) -> int | None:
+    if isinstance(action, (bool, np.bool_)):
+        return None
+    try:
+        value = int(np.asarray(action).item())
+    except (TypeError, ValueError):
+        return None
+    return value if value == action else None
+
+
+GYM_IDS = {name: "parlour/" + "".join(part.capitalize() for part in name.split("_")) + "-v0" for name in GAMES}
+"""Gymnasium ids: ``parlour/Goofspiel-v0``, ``parlour/Sticks-v0``, ``parlour/TidesOfTime-v0``,
+``parlour/Tribolo-v0``, ``parlour/DoubleCard-v0``."""
+
+
+def register_gymnasium() -> None:
+    """Register the single-agent views with Gymnasium (done on ``import parlour``)."""
+    for name, env_id in GYM_IDS.items():
+        if env_id not in gymnasium.registry:
+            gymnasium.register(env_id, entry_point="parlour.training.single_agent:SingleAgentEnv", kwargs={"game": name})

@@ -1,0 +1,298 @@
+"""Training runs: MaskablePPO on a single-agent view, self-play snapshots, periodic
+evaluation through the arena, atomic checkpoints, and exact resumption.
+
+A run is a sequence of *segments* of ``eval_every`` steps (rounded to whole PPO
+rollouts).  Each segment starts every environment afresh from seeds derived from the
+run's seed and the segment's number; at its end the run evaluates the model,
+keeps the best one, and writes a checkpoint (model with optimizer state, the global
+RNG states SB3 draws from, the snapshot list).  ``--resume`` restores the latest
+checkpoint and continues with the next segment, so a run killed at any moment and
+resumed ends with exactly the model an uninterrupted run would have produced (same
+steps, same updates, same opponents, same evaluation rows; a test shows it).
+
+Self-play: every ``snapshot_every`` steps (at the end of a rollout) the learner is
+frozen into ``snapshots/`` and every environment's opponent pool is told about it.
+"""
+
+from __future__ import annotations
+
+import functools
+import shutil
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from parlour.baselines import make_from_spec
+from parlour.baselines.ppo import (
+    global_rng_state,
+    preserved_global_rng,
+    require_train_extra,
+    save_model,
+    set_global_rng_state,
+)
+from parlour.games import load_game
+from parlour.games.base import Game
+from parlour.training.config import TrainConfig
+from parlour.training.evaluate import default_opponents, evaluate
+from parlour.training.opponents import OpponentPool, parse_opponents
+from parlour.training.run_files import (
+    RunFiles,
+    copy_atomic,
+    read_checkpoint,
+    read_evaluations,
+    write_atomic,
+    write_checkpoint,
+    write_evaluations,
+)
+from parlour.training.single_agent import SingleAgentEnv
+
+
+def make_env(config: dict[str, Any], snapshots: list[str], rank: int) -> Any:
+    """One learner environment (top-level, so that ``SubprocVecEnv`` can pickle it)."""
+    from stable_baselines3.common.monitor import Monitor
+
+    game = load_game(config["game"], **config["game_options"])
+    pool = OpponentPool(game, parse_opponents(config["opponents"], config["opponent_weights"]), snapshots, config["max_snapshots"])
+    return Monitor(SingleAgentEnv(game, pool, seat=config["seat"]))
+
+
+def make_vec_env(config: TrainConfig, snapshots: list[str]) -> Any:
+    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
+
+    fns = [functools.partial(make_env, config.to_dict(), list(snapshots), rank) for rank in range(config.n_envs)]
+    return SubprocVecEnv(fns) if config.vec_env == "subproc" else DummyVecEnv(fns)
+
+
+def segment_seed(seed: int, segment: int) -> int:
+    """The environments' seed for a segment (``SeedSequence``, independent per segment)."""
+    return int(np.random.SeedSequence(seed, spawn_key=(2, segment)).generate_state(1)[0])
+
+
+@dataclass
+class TrainResult:
+    run_dir: Path
+    steps: int
+    evaluations: list[dict[str, Any]]
+    best_step: int | None
+    seconds: float
+
+
+class Trainer:
+    """One training run in ``out`` (see the module docstring)."""
+
+    def __init__(
+        self,
+        config: TrainConfig | None,
+        out: str | Path,
+        resume: bool = False,
+        force: bool = False,
+        progress: bool = True,
+        log: Callable[[str], None] = print,
+        timesteps: int | None = None,
+    ) -> None:
+        require_train_extra()
+        self.files = RunFiles(Path(out))
+        self.progress = progress
+        self.log = log
+        root = self.files.root
+        if resume:
+            if not self.files.config.exists():
+                raise ValueError(f"cannot resume: {str(root)!r} is not a training run (no config.toml)")
+            from parlour.training.config import load_config, make_config
+
+            if config is not None:
+                raise ValueError("a resumed run uses its saved config.toml; pass timesteps= to extend it")
+            self.config = make_config(load_config(self.files.config))
+            if timesteps is not None:
+                self.config.timesteps = timesteps  # the only setting a resume may change
+                self.config.validate()
+        else:
+            if config is None:
+                raise ValueError("a new run needs a configuration")
+            self.config = config
+            if timesteps is not None:
+                self.config.timesteps = timesteps
+                self.config.validate()
+        self.resume = resume
+        self.game: Game = load_game(self.config.game, **self.config.game_options)
+        self.total = self.config.round_to_rollouts(self.config.timesteps)
+        self.segment_steps = self.config.round_to_rollouts(self.config.eval_every)
+        self.snapshot_steps = self.config.round_to_rollouts(self.config.snapshot_every)
+        self.eval_opponents = self.config.eval_opponents or _default_eval(self.game)
+        # Bad specs fail here, before anything is written or replaced.
+        OpponentPool(self.game, parse_opponents(self.config.opponents, self.config.opponent_weights))
+        for spec in self.eval_opponents:
+            make_from_spec(spec, self.game)
+        if not resume and root.exists() and any(root.iterdir()):
+            if not force:
+                raise FileExistsError(
+                    f"run directory {str(root)!r} already exists and is not empty; "
+                    "use --resume to continue it or --force to replace it"
+                )
+            shutil.rmtree(root)
+
+    # -- the run ---------------------------------------------------------------------
+
+    def run(self) -> TrainResult:
+        from sb3_contrib import MaskablePPO
+
+        from parlour.training.callback import TrainingCallback
+
+        start = time.perf_counter()
+        config = self.config
+        files = self.files
+        uses_self = any(spec == "self" for spec in config.opponents)
+        if self.resume:
+            step, model_path, state = read_checkpoint(files)
+            snapshots = list(state["snapshots"])
+            rows = read_evaluations(files, up_to=step)
+            write_evaluations(files, rows)
+            vec_env = make_vec_env(config, snapshots)
+            with preserved_global_rng():
+                model = MaskablePPO.load(model_path, env=vec_env, device="cpu", tensorboard_log=str(files.tensorboard))
+            set_global_rng_state(state["rng"])
+            best_score = state["best_score"]
+            self.log(f"resuming {files.root} at step {step:,} of {self.total:,}")
+        else:
+            files.root.mkdir(parents=True, exist_ok=True)
+            write_atomic(files.config, config.to_toml())
+            snapshots = []
+            if uses_self:
+                snapshots.append(str(files.snapshot(0)))
+            vec_env = make_vec_env(config, [])
+            ppo = dict(config.ppo)
+            net_arch = ppo.pop("net_arch")
+            model = MaskablePPO(
+                "MlpPolicy",
+                vec_env,
+                seed=config.seed,
+                device="cpu",
+                verbose=0,
+                tensorboard_log=str(files.tensorboard),
+                policy_kwargs={"net_arch": list(net_arch)},
+                **ppo,
+            )
+            if uses_self:
+                save_model(model, files.snapshot(0), self.game)
+                vec_env.env_method("add_snapshot", snapshots[0])
+            rows, best_score = [], -np.inf
+        bar = _progress_bar(self.total, model.num_timesteps, self.progress)
+        try:
+            while model.num_timesteps < self.total:
+                segment = model.num_timesteps // self.segment_steps
+                end = min(self.total, (segment + 1) * self.segment_steps)
+                vec_env.seed(segment_seed(config.seed, segment))
+                model._last_obs = None  # start every env afresh from the seeds just set
+                callback = TrainingCallback(self, vec_env, snapshots, bar)
+                model.learn(end - model.num_timesteps, reset_num_timesteps=False, callback=callback, tb_log_name="ppo")
+                rng = global_rng_state()
+                step = model.num_timesteps
+                new_rows, best_score = self._evaluate(model, step, best_score)
+                rows.extend(new_rows)
+                write_evaluations(files, rows)
+                state = {"step": step, "snapshots": list(snapshots), "rng": rng, "best_score": best_score}
+                write_checkpoint(files, step, lambda path: save_model(model, path, self.game), state)
+                copy_atomic(files.checkpoint_dir(step) / "model.zip", files.last)
+        finally:
+            if bar is not None:
+                bar.close()
+            vec_env.close()
+        self._plot(rows)
+        best_step = _best_step(rows)
+        return TrainResult(files.root, model.num_timesteps, rows, best_step, time.perf_counter() - start)
+
+    def _evaluate(self, model: Any, step: int, best_score: float) -> tuple[list[dict[str, Any]], float]:
+        """Rate the current model; keep it as best.zip if its mean score is the best yet."""
+        config = self.config
+        candidate = self.files.root / ".candidate.zip"
+        save_model(model, candidate, self.game)
+        try:
+            agent = _ppo_policy(self.game, candidate)
+            results = evaluate(self.game, agent, self.eval_opponents, config.eval_games, seed=segment_seed(config.seed, 10**6 + step))
+            rows = [{"step": step, **row} for row in results]
+            for row in rows:
+                model.logger.record(f"eval/win_rate_vs_{row['opponent']}", row["win_rate"])
+            model.logger.dump(step)
+            score = float(np.mean([row["score"] for row in rows]))
+            summary = ", ".join(f"{row['opponent']} {row['win_rate']:.0%}" for row in rows)
+            self.log(f"step {step:,}: win rate vs {summary}")
+            if score > best_score:
+                copy_atomic(candidate, self.files.best)
+                best_score = score
+        finally:
+            candidate.unlink(missing_ok=True)
+        return rows, best_score
+
+    def snapshot_due(self, steps: int) -> bool:
+        return steps % self.snapshot_steps == 0 and any(spec == "self" for spec in self.config.opponents)
+
+    def snapshot(self, model: Any, vec_env: Any, snapshots: list[str]) -> None:
+        """Freeze the learner into snapshots/ and tell every environment's pool."""
+        path = self.files.snapshot(model.num_timesteps)
+        save_model(model, path, self.game)
+        snapshots.append(str(path))
+        vec_env.env_method("add_snapshot", str(path))
+
+    def _plot(self, rows: list[dict[str, Any]]) -> None:
+        try:
+            plot_learning_curve(rows, self.files.curve, f"{self.game!r}")
+        except ImportError:
+            self.log("matplotlib is not installed: no learning_curve.png (pip install 'parlour[plot]')")
+
+
+def _default_eval(game: Game) -> list[str]:
+    defaults = default_opponents(game)
+    return list(dict.fromkeys([defaults["random"], defaults["strongest"]]))
+
+
+def _ppo_policy(game: Game, path: Path) -> Any:
+    from parlour.baselines.ppo import PPOPolicy
+
+    return PPOPolicy(game, path=str(path), deterministic=True)
+
+
+def _best_step(rows: list[dict[str, Any]]) -> int | None:
+    by_step: dict[int, list[float]] = {}
+    for row in rows:
+        by_step.setdefault(row["step"], []).append(row["score"])
+    if not by_step:
+        return None
+    return max(by_step, key=lambda s: (float(np.mean(by_step[s])), -s))
+
+
+def _progress_bar(total: int, done: int, enabled: bool) -> Any:
+    if not enabled:
+        return None
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, initial=done, unit="step", desc="training", dynamic_ncols=True)
+
+
+def plot_learning_curve(rows: list[dict[str, Any]], path: Path, title: str) -> None:
+    """Win rate against each evaluation opponent over training steps, with 95% bands."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figure, axes = plt.subplots(figsize=(6.4, 4.0), dpi=100)
+    for opponent in dict.fromkeys(row["opponent"] for row in rows):
+        mine = [row for row in rows if row["opponent"] == opponent]
+        steps = [row["step"] for row in mine]
+        axes.plot(steps, [row["win_rate"] for row in mine], marker="o", label=f"vs {opponent}")
+        axes.fill_between(steps, [row["win_low"] for row in mine], [row["win_high"] for row in mine], alpha=0.2)
+    axes.set_xlabel("training steps")
+    axes.set_ylabel("win rate (95% interval)")
+    axes.set_ylim(0, 1)
+    axes.set_title(title, fontsize=9)
+    axes.grid(alpha=0.3)
+    axes.legend(loc="best", fontsize=8)
+    figure.tight_layout()
+    tmp = path.with_name(f".{path.name}.tmp.png")
+    figure.savefig(tmp)
+    plt.close(figure)
+    tmp.replace(path)

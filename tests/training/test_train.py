@@ -1,0 +1,254 @@
+"""Training runs: a CI-sized run saves, reloads and plays; kill-and-resume continues
+exactly; damaged files are rejected with clear messages; the CLI."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+import zipfile
+
+import numpy as np
+import pytest
+import torch
+
+from parlour.baselines import make_from_spec
+from parlour.cli import main
+from parlour.games import load_game
+from parlour.training.arena import play_match
+from parlour.training.config import TrainConfig, load_config, make_config, merge, parse_override
+from parlour.training.run_files import RunFiles, read_evaluations
+from parlour.training.train import Trainer
+
+pytest.importorskip("sb3_contrib")
+
+SMALL = {"n_steps": 64, "batch_size": 64, "n_epochs": 2, "net_arch": [32]}
+
+
+def small_config(**changes):
+    settings = dict(
+        game="sticks",
+        opponents=["random", "self"],
+        timesteps=768,
+        n_envs=2,
+        eval_every=256,
+        eval_games=10,
+        snapshot_every=256,
+        eval_opponents=["random"],
+        ppo=dict(SMALL),
+    )
+    settings.update(changes)
+    return TrainConfig(**settings)
+
+
+def params(path):
+    from sb3_contrib import MaskablePPO
+
+    return MaskablePPO.load(path, device="cpu").policy.state_dict()
+
+
+def same_params(a, b):
+    pa, pb = params(a), params(b)
+    return pa.keys() == pb.keys() and all(torch.equal(pa[k], pb[k]) for k in pa)
+
+
+def test_short_run_saves_reloads_and_plays(tmp_path):
+    run = tmp_path / "run"
+    result = Trainer(small_config(), run, progress=False, log=lambda _: None).run()
+    assert result.steps == 768
+    files = RunFiles(run)
+    for path in (files.config, files.best, files.last, files.pointer, files.evaluations, files.curve):
+        assert path.exists(), path
+    assert [row["step"] for row in read_evaluations(files)] == [256, 512, 768]
+    assert len(list(files.snapshots.iterdir())) == 4  # step 0 and every 256 steps
+    assert sorted(p.name for p in files.checkpoints.iterdir()) == ["step_000000512", "step_000000768"]
+    game = load_game("sticks")
+    agent = make_from_spec(f"ppo:{files.best}", game, seed=1)
+    match = play_match(game, [agent, "random"], games=4, progress=False)
+    assert len(match.records) == 4
+    state = game.new_initial_state()
+    assert agent.act(state.info_state(0)) in state.legal_actions(0)
+
+
+def test_resume_is_exact(tmp_path):
+    whole = Trainer(small_config(), tmp_path / "whole", progress=False, log=lambda _: None).run()
+    Trainer(small_config(timesteps=512), tmp_path / "cut", progress=False, log=lambda _: None).run()
+    resumed = Trainer(None, tmp_path / "cut", resume=True, timesteps=768, progress=False, log=lambda _: None).run()
+    assert resumed.steps == whole.steps == 768
+    assert same_params(tmp_path / "whole" / "last.zip", tmp_path / "cut" / "last.zip")
+    assert resumed.evaluations == whole.evaluations
+
+
+def test_kill_and_resume_continues_where_it_stopped(tmp_path):
+    """A real kill: a training process is SIGKILLed after its first checkpoint; the
+    resumed run ends with the same step count, model and evaluation log as one that
+    was never interrupted, and TensorBoard keeps one run directory."""
+    run = tmp_path / "killed"
+    args = ["train", "--game", "sticks", "--opponents", "random,self", "--timesteps", "1536", "--n-envs", "2",
+            "--eval-every", "256", "--eval-games", "10", "--snapshot-every", "256", "--eval-opponents", "random",
+            "--set", "ppo.n_steps=64", "--set", "ppo.batch_size=64", "--set", "ppo.n_epochs=2", "--set", "ppo.net_arch=[32]",
+            "--final-games", "0", "--quiet"]
+    code = f"import sys; from parlour.cli import main; sys.exit(main({[*args, '--out', str(run)]!r}))"
+    process = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.time() + 120
+        while not (run / "checkpoint.json").exists() and time.time() < deadline and process.poll() is None:
+            time.sleep(0.05)
+        assert process.poll() is None, "the run finished before it could be killed"
+        os.kill(process.pid, signal.SIGKILL)
+    finally:
+        process.wait()
+    stopped = read_evaluations(RunFiles(run))
+    assert 0 < len(stopped) < 6
+    assert main(["train", "--out", str(run), "--resume", "--final-games", "0", "--quiet"]) == 0
+    assert main([*args, "--out", str(tmp_path / "whole")]) == 0
+    assert read_evaluations(RunFiles(run)) == read_evaluations(RunFiles(tmp_path / "whole"))
+    assert [r["step"] for r in read_evaluations(RunFiles(run))] == [256 * k for k in range(1, 7)]
+    assert same_params(run / "last.zip", tmp_path / "whole" / "last.zip")
+    assert [p.name for p in (run / "tb").iterdir()] == ["ppo_0"]
+
+
+def test_truncated_checkpoint_is_rejected(tmp_path):
+    run = tmp_path / "run"
+    Trainer(small_config(timesteps=256, opponents=["random"]), run, progress=False, log=lambda _: None).run()
+    (model,) = (run / "checkpoints").glob("step_*/model.zip")
+    model.write_bytes(model.read_bytes()[:1000])
+    with pytest.raises(ValueError, match="corrupt or truncated"):
+        Trainer(None, run, resume=True, progress=False).run()
+    (run / "checkpoint.json").write_text("{not json")
+    with pytest.raises(ValueError, match="checkpoint.json is corrupt"):
+        Trainer(None, run, resume=True, progress=False).run()
+
+
+def test_refuses_to_overwrite_a_run(tmp_path):
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "notes.txt").write_text("mine")
+    with pytest.raises(FileExistsError, match="--force"):
+        Trainer(small_config(), run, progress=False)
+    assert (run / "notes.txt").read_text() == "mine"
+    with pytest.raises(ValueError, match="no config.toml"):
+        Trainer(None, run, resume=True, progress=False)
+
+
+def test_model_file_errors(tmp_path):
+    run = tmp_path / "run"
+    Trainer(small_config(timesteps=256, opponents=["random"]), run, progress=False, log=lambda _: None).run()
+    sticks = load_game("sticks")
+    with pytest.raises(ValueError, match="does not exist"):
+        make_from_spec(f"ppo:{tmp_path / 'missing.zip'}", sticks)
+    truncated = tmp_path / "truncated.zip"
+    truncated.write_bytes((run / "best.zip").read_bytes()[:2000])
+    with pytest.raises(ValueError, match="corrupt or truncated"):
+        make_from_spec(f"ppo:{truncated}", sticks)
+    with pytest.raises(ValueError, match="trained for 'sticks', not 'goofspiel'"):
+        make_from_spec(f"ppo:{run / 'best.zip'}", load_game("goofspiel"))
+    with pytest.raises(ValueError, match="observations and actions differ"):
+        make_from_spec(f"ppo:{run / 'best.zip'}", load_game("sticks", num_sticks=30, max_take=5))
+    foreign = tmp_path / "foreign.zip"
+    with zipfile.ZipFile(foreign, "w") as archive:
+        archive.writestr("data", "{}")
+    with pytest.raises(ValueError, match="not written by parlour"):
+        make_from_spec(f"ppo:{foreign}", sticks)
+    with pytest.raises(ValueError, match="needs a model file"):
+        make_from_spec("ppo", sticks)
+
+
+def test_ppo_player_is_deterministic_and_pickles(tmp_path):
+    import pickle
+
+    run = tmp_path / "run"
+    Trainer(small_config(timesteps=256, opponents=["random"]), run, progress=False, log=lambda _: None).run()
+    game = load_game("sticks")
+    agent = make_from_spec(f"ppo:{run / 'best.zip'},deterministic=false", game, seed=3)
+    clone = pickle.loads(pickle.dumps(agent))
+    state = game.new_initial_state()
+    moves = [agent.act(state.info_state(0)) for _ in range(20)]
+    clone.reset(3)
+    assert [clone.act(state.info_state(0)) for _ in range(20)] == moves
+    a = play_match(game, [f"ppo:{run / 'best.zip'}", "random"], games=8, seed=2, progress=False, workers=1)
+    b = play_match(game, [f"ppo:{run / 'best.zip'}", "random"], games=8, seed=2, progress=False, workers=2)
+    assert a.records == b.records
+
+
+def test_config_file_flags_and_overrides(tmp_path):
+    path = tmp_path / "run.toml"
+    path.write_text('game = "goofspiel"\ntimesteps = 5000\n[game_options]\nnum_cards = 4\n[ppo]\nent_coef = 0.05\n')
+    settings = load_config(path)
+    merge(settings, *parse_override("ppo.learning_rate=1e-4"))
+    merge(settings, *parse_override("n_envs=2"))
+    config = make_config(settings)
+    assert (config.game, config.game_options, config.timesteps, config.n_envs) == ("goofspiel", {"num_cards": 4}, 5000, 2)
+    assert config.ppo["ent_coef"] == 0.05 and config.ppo["learning_rate"] == 1e-4 and config.ppo["n_steps"] == 256
+    again = tmp_path / "again.toml"
+    again.write_text(config.to_toml())
+    assert make_config(load_config(again)) == config
+    assert config.round_to_rollouts(1) == 512
+
+
+@pytest.mark.parametrize(
+    "settings, message",
+    [
+        ({"timesteps": 0}, "timesteps must be a positive integer"),
+        ({"vec_env": "ray"}, "vec_env must be one of"),
+        ({"ppo": {"lr": 1}}, "unknown ppo setting"),
+        ({"ppo": {"n_steps": "many"}}, "ppo.n_steps must be a int"),
+        ({"ppo": {"batch_size": 4096}}, "larger than a rollout"),
+        ({"ppo": {"net_arch": [0]}}, "layer sizes"),
+        ({"colour": "blue"}, "bad training settings"),
+    ],
+)
+def test_bad_settings(settings, message):
+    with pytest.raises(ValueError, match=message):
+        make_config(settings)
+
+
+def test_bad_config_file(tmp_path):
+    path = tmp_path / "bad.toml"
+    path.write_text("game = ")
+    with pytest.raises(ValueError, match="not valid TOML"):
+        load_config(path)
+    path.write_text("gmae = 'sticks'")
+    with pytest.raises(ValueError, match="unknown setting"):
+        load_config(path)
+    with pytest.raises(ValueError, match="unknown setting"):
+        merge({}, "ppo_lr", 1)
+
+
+def test_cli_train_errors(tmp_path, capsys):
+    assert main(["train", "--resume"]) == 2
+    assert "--resume needs --out" in capsys.readouterr().err
+    assert main(["train", "--out", str(tmp_path), "--resume", "--seed", "3"]) == 2
+    assert "only --timesteps may change" in capsys.readouterr().err
+    assert main(["train", "--game", "sticks", "--opponents", "nobody", "--out", str(tmp_path / "x")]) == 2
+    assert "unknown policy 'nobody'" in capsys.readouterr().err
+    assert main(["train", "--game", "sticks", "--set", "ppo.gamma=high", "--out", str(tmp_path / "y")]) == 2
+    assert "ppo.gamma must be a float" in capsys.readouterr().err
+    assert not (tmp_path / "x").exists() and not (tmp_path / "y").exists()
+
+
+def test_cli_train_prints_the_arena_table(tmp_path, capsys):
+    run = tmp_path / "cli"
+    args = ["train", "--game", "sticks", "--opponents", "random", "--timesteps", "256", "--n-envs", "2",
+            "--eval-every", "256", "--eval-games", "6", "--set", "ppo.n_steps=128", "--set", "ppo.batch_size=64",
+            "--final-games", "4", "--quiet", "--out", str(run)]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert "trained 256 steps" in out and f"ppo:{run / 'best.zip'}" in out and "optimal" in out
+    assert (run / "arena.md").exists()
+    assert main(args) == 2  # the run exists now
+    assert "already exists" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_learns_to_beat_random_at_sticks(tmp_path):
+    """After 30k steps against random and itself, the agent beats random at sticks
+    (10 sticks, take 1-3, misere) clearly more often than the 50% of chance."""
+    config = TrainConfig(game="sticks", opponents=["random", "self"], timesteps=30_000, n_envs=4, eval_every=15_000,
+                         eval_games=50, eval_opponents=["random"], seed=0)
+    Trainer(config, tmp_path / "learn", progress=False, log=lambda _: None).run()
+    game = load_game("sticks")
+    match = play_match(game, [f"ppo:{tmp_path / 'learn' / 'best.zip'}", "random"], games=400, seed=99, progress=False)
+    wins = sum(1 for r in match.records if r.returns[r.agents.index(0)] > 0)
+    assert wins / len(match.records) > 0.7, wins
+    assert np.isfinite(wins)
