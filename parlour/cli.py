@@ -260,6 +260,10 @@ def _train(args: argparse.Namespace) -> int:
     from parlour.training.config import load_config, make_config, merge, parse_override
     from parlour.training.opponents import split_specs
 
+    if args.workers < 1:
+        raise UsageError(f"--workers must be at least 1, got {args.workers}")
+    if args.final_games is not None and args.final_games < 0:
+        raise UsageError(f"--final-games must be 0 or more, got {args.final_games}")
     if args.resume:
         if args.out is None:
             raise UsageError("--resume needs --out, the run directory to continue")
@@ -304,7 +308,7 @@ def _train(args: argparse.Namespace) -> int:
 
 
 def _run_training(config: Any, out: str, args: argparse.Namespace) -> int:
-    from parlour.training.evaluate import default_opponents
+    from parlour.training.evaluate import FINAL_GAMES, default_opponents
     from parlour.training.train import Trainer
 
     try:
@@ -317,18 +321,21 @@ def _run_training(config: Any, out: str, args: argparse.Namespace) -> int:
     result = trainer.run()
     print(f"trained {result.steps:,} steps in {result.seconds:.0f} s; run directory {result.run_dir}")
     best = result.run_dir / "best.zip"
-    if args.final_games == 0 or not best.exists():
+    games = FINAL_GAMES.get(trainer.game.name, 100) if args.final_games is None else args.final_games
+    if games == 0 or not best.exists():
         return 0
     from parlour.training.arena import play_match
     from parlour.training.report import summarize, to_markdown
+    from parlour.training.run_files import write_atomic
 
     opponents = list(dict.fromkeys(default_opponents(trainer.game).values()))
     agents = [f"ppo:{best}", *opponents]
-    print(f"\narena: the best model against {', '.join(opponents)} ({args.final_games} games per pairing)")
-    summary = summarize(play_match(trainer.game, agents, args.final_games, seed=trainer.config.seed, progress=not args.quiet))
+    print(f"\narena: the best model against {', '.join(opponents)} ({games} games per pairing)")
+    match = play_match(trainer.game, agents, games, seed=trainer.config.seed, workers=args.workers, progress=not args.quiet)
+    summary = summarize(match)
     text = to_markdown(summary)
     print(text)
-    (result.run_dir / "arena.md").write_text(text + "\n")
+    write_atomic(result.run_dir / "arena.md", text + "\n")
     return 0
 
 
@@ -401,7 +408,8 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--out", metavar="DIR", help="run directory (default runs/GAME-TIMESTAMP)")
     train.add_argument("--resume", action="store_true", help="continue the run in --out from its last checkpoint")
     train.add_argument("--force", action="store_true", help="replace an existing run directory")
-    train.add_argument("--final-games", type=int, default=100, help="games per pairing in the final arena (0: none; default 100)")
+    train.add_argument("--final-games", type=int, help="games per pairing in the final arena (0: none; default 100, fewer for the slow games)")
+    train.add_argument("--workers", type=int, default=1, help="worker processes for the final arena (default 1)")
     train.add_argument("--quiet", action="store_true", help="no progress bars")
     train.set_defaults(run=_train)
     return parser

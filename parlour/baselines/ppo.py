@@ -26,6 +26,7 @@ import random
 import tempfile
 import warnings
 import zipfile
+from collections import OrderedDict
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -93,23 +94,21 @@ def save_model(model: Any, path: str | os.PathLike, game: Game, extra: dict[str,
     """Save ``model`` (a MaskablePPO) to ``path`` atomically, with the game's metadata."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    handle, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    handle, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp.zip", dir=path.parent)
     os.close(handle)
     try:
-        model.save(tmp)  # SB3 appends ".zip" to a name without it
-        written = tmp if os.path.exists(tmp) and os.path.getsize(tmp) > 0 else tmp + ".zip"
-        with zipfile.ZipFile(written, "a") as archive:
+        model.save(tmp)
+        with zipfile.ZipFile(tmp, "a") as archive:
             archive.writestr(META_ENTRY, json.dumps({**model_meta(game), **(extra or {})}, default=list))
-        with open(written, "rb") as stream:
+        with open(tmp, "rb") as stream:
             os.fsync(stream.fileno())
         mask = os.umask(0)
         os.umask(mask)
-        os.chmod(written, 0o666 & ~mask)
-        os.replace(written, path)
+        os.chmod(tmp, 0o666 & ~mask)
+        os.replace(tmp, path)
     finally:
-        for leftover in (tmp, tmp + ".zip"):
-            if os.path.exists(leftover):
-                os.remove(leftover)
+        if os.path.exists(tmp):
+            os.remove(tmp)
     return path
 
 
@@ -152,18 +151,37 @@ def check_model_game(meta: dict[str, Any], game: Game, path: str | os.PathLike) 
         warnings.warn(f"model {str(path)!r} was trained with {meta.get('config')}, now playing {game!r}", stacklevel=3)
 
 
+MODEL_CACHE_SIZE = 64
+"""Loaded models kept per process (self-play draws among up to 20 snapshots per episode,
+and SB3's ``load`` takes tens of milliseconds)."""
+
+_models: OrderedDict[tuple[str, int, int], Any] = OrderedDict()
+
+
 def load_model(path: str | os.PathLike, game: Game) -> Any:
-    """The MaskablePPO in ``path``, checked against ``game`` (clear errors, see above)."""
+    """The MaskablePPO in ``path``, checked against ``game`` (clear errors, see above).
+
+    Models are cached by file (path, size and modification time), so many policies and
+    environments in one process share one copy; use it for inference only.
+    """
     require_train_extra()
     from sb3_contrib import MaskablePPO
 
     meta = read_model_meta(path)
     check_model_game(meta, game, path)
-    try:
-        with preserved_global_rng():
-            return MaskablePPO.load(path, device="cpu")
-    except Exception as error:  # SB3 raises many kinds for a damaged archive
-        raise ValueError(f"model file {str(path)!r} cannot be loaded: {error}") from None
+    stat = os.stat(path)
+    key = (os.path.realpath(path), stat.st_size, stat.st_mtime_ns)
+    model = _models.pop(key, None)
+    if model is None:
+        try:
+            with preserved_global_rng():
+                model = MaskablePPO.load(path, device="cpu")
+        except Exception as error:  # SB3 raises many kinds for a damaged archive
+            raise ValueError(f"model file {str(path)!r} cannot be loaded: {error}") from None
+        while len(_models) >= MODEL_CACHE_SIZE:
+            _models.popitem(last=False)
+    _models[key] = model
+    return model
 
 
 class MaskedActor:

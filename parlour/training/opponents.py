@@ -8,14 +8,14 @@ each opponent seat draws an entry by weight with the environment's own generator
 so a seed fixes who plays whom.
 
 Policies are built once per pool and reused (``reset(seed)`` gives them fresh
-randomness every episode); snapshot models are loaded lazily and a handful are kept
-in memory.  A pool lives inside each environment (also in ``SubprocVecEnv`` workers);
+randomness every episode); a snapshot's player is built when first drawn and kept
+while the snapshot is among the latest ``max_snapshots`` (the torch model itself is
+shared by every pool of the process, see ``parlour.baselines.ppo.load_model``).  A pool lives inside each environment (also in ``SubprocVecEnv`` workers);
 the trainer tells every copy about a new snapshot with ``add_snapshot(path)``.
 """
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -27,8 +27,6 @@ from parlour.games.base import Game
 SELF = "self"
 """The entry name for the learner's own frozen snapshots."""
 
-LOADED_SNAPSHOTS = 4
-"""Snapshot models kept loaded per pool (each is a small torch network)."""
 
 
 @dataclass(frozen=True)
@@ -71,31 +69,36 @@ def split_specs(text: str) -> list[str]:
 class OpponentPool:
     """Weighted baselines plus the learner's snapshots (see the module docstring)."""
 
-    def __init__(self, game: Game, entries: Sequence[Entry], snapshots: Sequence[str] = (), max_snapshots: int = 20) -> None:
+    def __init__(
+        self,
+        game: Game,
+        entries: Sequence[Entry],
+        snapshots: Sequence[str] = (),
+        max_snapshots: int = 20,
+        policies: dict[str, Policy] | None = None,
+    ) -> None:
+        if not entries:
+            raise ValueError("an opponent pool needs at least one entry")
         if max_snapshots < 1:
             raise ValueError(f"max_snapshots must be at least 1, got {max_snapshots}")
         self.game = game
         self.entries = list(entries)
         self.max_snapshots = max_snapshots
         self.snapshots: list[str] = list(snapshots)
-        self._policies: dict[str, Policy] = {}
-        self._loaded: OrderedDict[str, Policy] = OrderedDict()
+        self._policies: dict[str, Policy] = dict(policies or {})
+        self._loaded: dict[str, Policy] = {}
         for entry in self.entries:
-            if entry.spec != SELF:
+            if entry.spec != SELF and entry.spec not in self._policies:
                 self._policies[entry.spec] = make_from_spec(entry.spec, game)  # fail early on bad specs
         weights = np.array([e.weight for e in self.entries], dtype=float)
-        self._probabilities = weights / weights.sum() if len(weights) else weights
+        self._probabilities = weights / weights.sum()
 
     @classmethod
     def of_policy(cls, policy: Policy, game: Game) -> OpponentPool:
         """A pool of one ready policy object (it plays every opponent seat)."""
         if policy.game != game:
             raise ValueError(f"opponent {policy!r} was made for {policy.game!r}, not {game!r}")
-        pool = cls(game, [])
-        pool.entries = [Entry(repr(policy), 1.0)]
-        pool._policies = {repr(policy): policy}
-        pool._probabilities = np.ones(1)
-        return pool
+        return cls(game, [Entry(repr(policy), 1.0)], policies={repr(policy): policy})
 
     @property
     def uses_snapshots(self) -> bool:
@@ -118,12 +121,11 @@ class OpponentPool:
         return f"self:{path}", self._snapshot(path)
 
     def _snapshot(self, path: str) -> Policy:
-        policy = self._loaded.pop(path, None)
+        policy = self._loaded.get(path)
         if policy is None:
             from parlour.baselines.ppo import PPOPolicy
 
-            policy = PPOPolicy(self.game, path=path, deterministic=False)
-            if len(self._loaded) >= LOADED_SNAPSHOTS:
-                self._loaded.popitem(last=False)
-        self._loaded[path] = policy
+            policy = self._loaded[path] = PPOPolicy(self.game, path=path, deterministic=False)
+            for old in list(self._loaded)[: -self.max_snapshots]:
+                del self._loaded[old]
         return policy

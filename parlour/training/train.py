@@ -37,7 +37,7 @@ from parlour.baselines.ppo import (
 from parlour.games import load_game
 from parlour.games.base import Game
 from parlour.training.config import TrainConfig
-from parlour.training.evaluate import default_opponents, evaluate
+from parlour.training.evaluate import evaluate, quick_opponents
 from parlour.training.opponents import OpponentPool, parse_opponents
 from parlour.training.run_files import (
     RunFiles,
@@ -122,7 +122,7 @@ class Trainer:
         self.total = self.config.round_to_rollouts(self.config.timesteps)
         self.segment_steps = self.config.round_to_rollouts(self.config.eval_every)
         self.snapshot_steps = self.config.round_to_rollouts(self.config.snapshot_every)
-        self.eval_opponents = self.config.eval_opponents or _default_eval(self.game)
+        self.eval_opponents = self.config.eval_opponents or quick_opponents(self.game)
         # Bad specs fail here, before anything is written or replaced.
         OpponentPool(self.game, parse_opponents(self.config.opponents, self.config.opponent_weights))
         for spec in self.eval_opponents:
@@ -242,11 +242,6 @@ class Trainer:
             plot_learning_curve(rows, self.files.curve, f"{self.game!r}")
         except ImportError:
             self.log("matplotlib is not installed: no learning_curve.png (pip install 'parlour[plot]')")
-
-
-def _default_eval(game: Game) -> list[str]:
-    defaults = default_opponents(game)
-    return list(dict.fromkeys([defaults["random"], defaults["strongest"]]))
 
 
 def _ppo_policy(game: Game, path: Path) -> Any:

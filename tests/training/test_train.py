@@ -171,6 +171,23 @@ def test_ppo_player_is_deterministic_and_pickles(tmp_path):
     assert a.records == b.records
 
 
+def test_trained_agent_plays_in_the_terminal_and_the_arena_cli(tmp_path, capsys):
+    import io
+
+    from parlour.play import play
+
+    run = tmp_path / "run"
+    Trainer(small_config(timesteps=256, opponents=["random"]), run, progress=False, log=lambda _: None).run()
+    out = io.StringIO()
+    game = load_game("sticks")
+    assert play(game, f"ppo:{run / 'best.zip'}", seat=0, seed=1, stdin=io.StringIO("1\n" * 10), stdout=out) == 0
+    assert f"player_1 (ppo:{run / 'best.zip'}) plays" in out.getvalue() and "result:" in out.getvalue()
+    assert main(["arena", "--game", "sticks", "--agents", f"ppo:{run / 'best.zip'}", "random", "--games", "4", "--quiet"]) == 0
+    assert "ppo:" in capsys.readouterr().out
+    assert main(["arena", "--game", "goofspiel", "--agents", f"ppo:{run / 'best.zip'}", "random", "--games", "4"]) == 2
+    assert "trained for 'sticks', not 'goofspiel'" in capsys.readouterr().err
+
+
 def test_config_file_flags_and_overrides(tmp_path):
     path = tmp_path / "run.toml"
     path.write_text('game = "goofspiel"\ntimesteps = 5000\n[game_options]\nnum_cards = 4\n[ppo]\nent_coef = 0.05\n')

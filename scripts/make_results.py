@@ -1,0 +1,83 @@
+"""Train one agent per game and write docs/results.md (learning curves and arena tables).
+
+Usage: ``python scripts/make_results.py [--games sticks goofspiel ...] [--runs runs/results]``.
+Each game's run is exactly the ``parlour train`` command printed in docs/results.md (a
+budget under 30 minutes on 2 cores); its learning curve and final arena table are copied
+to docs/results/.  Games not given keep their previous section (read from
+docs/results/<game>.md), so one game can be redone alone.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import shutil
+import sys
+import time
+from pathlib import Path
+
+from parlour.cli import main as parlour
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs" / "results"
+
+COMMON = ["--n-envs", "4", "--seed", "0", "--workers", "2", "--quiet"]
+RUNS: dict[str, list[str]] = {
+    "sticks": ["--game", "sticks", "--opponents", "random,seed-minimax,self", "--timesteps", "30000", "--eval-every", "5000",
+               "--eval-games", "200", "--snapshot-every", "5000"],
+    "goofspiel": ["--game", "goofspiel", "--option", "num_cards=6", "--opponents", "random,rudimentary,self",
+                  "--timesteps", "150000", "--eval-every", "15000", "--eval-games", "200"],
+    "tides_of_time": ["--game", "tides_of_time", "--opponents", "random,greedy,seed-alphabeta:objective=difference,self",
+                      "--weights", "1,1,1,2", "--timesteps", "200000", "--eval-every", "20000", "--eval-games", "100"],
+    "tribolo": ["--game", "tribolo", "--opponents", "random,greedy,seed-strategy,self", "--weights", "1,1,1,2",
+                "--timesteps", "200000", "--eval-every", "25000", "--eval-games", "60"],
+    "double_card": ["--game", "double_card", "--opponents", "random,alphabeta:depth=1,evaluation=h1,self",
+                    "--timesteps", "300000", "--eval-every", "30000", "--eval-games", "60"],
+}
+
+INTRO = """# Results: trained agents against the baselines
+
+One MaskablePPO agent per game, trained by the command shown (each under 30 minutes on
+2 CPU cores, `--seed 0`), then rated by the arena against `random`, the seed's own AI
+and the strongest search baseline of the game's docs, every agent in every seat equally
+often, with 95% intervals. The learning curves show the win rate against the evaluation
+opponents (random and a quick strong baseline) during training; the arena plays the
+best evaluated model (`best.zip`) deterministically. These are the numbers as measured,
+losses included. Regenerate with `python scripts/make_results.py` (one game:
+`--games sticks`).
+"""
+
+
+def section(game: str, run: Path, seconds: float, command: list[str]) -> str:
+    shutil.copyfile(run / "learning_curve.png", DOCS / f"{game}_curve.png")
+    arena = (run / "arena.md").read_text().strip()
+    return (
+        f"## {game}\n\n```bash\n{shlex.join(['parlour', 'train', *command])}\n```\n\n"
+        f"Trained and rated in {seconds / 60:.1f} minutes.\n\n"
+        f"![learning curve](results/{game}_curve.png)\n\n{arena}\n"
+    )
+
+
+def run(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", nargs="+", choices=list(RUNS), default=list(RUNS))
+    parser.add_argument("--runs", default="runs/results", help="where the run directories go")
+    args = parser.parse_args(argv)
+    DOCS.mkdir(parents=True, exist_ok=True)
+    for game in args.games:
+        out = Path(args.runs) / game
+        command = [*RUNS[game], *COMMON, "--out", str(out)]
+        start = time.perf_counter()
+        code = parlour(["train", *command, "--force"])
+        if code:
+            return code
+        text = section(game, out, time.perf_counter() - start, [*command])
+        (DOCS / f"{game}.md").write_text(text)
+        print(f"{game}: done in {time.perf_counter() - start:.0f} s", file=sys.stderr)
+    parts = [INTRO] + [(DOCS / f"{g}.md").read_text() for g in RUNS if (DOCS / f"{g}.md").exists()]
+    (ROOT / "docs" / "results.md").write_text("\n".join(parts))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(run())
