@@ -4,20 +4,28 @@ docs/double_card.md.
 ``python benchmarks/double_card.py nodes [--games 5] [--depths 2 3 4]``
     Plays whole games (h1 alpha-beta at depth 2 for both seats, from random 2-move
     openings) and, at every position, counts the nodes *evaluated* (depth-limit leaves
-    plus terminal positions reached) by
+    evaluated, terminal positions reached, and any evaluation made to order moves;
+    ``stats["evaluated"]`` of the searchers) by
       - minimax: exact, by enumerating the tree to depth d - 1 and counting the
         children of the last level (no evaluation needed to count them); at depth 4 in
         the first moves this enumerates ~200,000 positions per move, so with
         ``--estimate`` depth 4 is instead the product of the sampled branching factors;
       - alpha-beta as the seed ran it (no table, no ordering, one search to depth d);
-      - alpha-beta with a transposition table (no ordering, one search);
-      - ours: alpha-beta with table, history ordering and iterative deepening, a fresh
-        policy per position, and again as it really plays: one policy per seat for
-        the whole game, its table and history kept from move to move;
+      - alpha-beta with a transposition table and a cache of leaf evaluations (keyed by
+        the full state; no ordering, one search);
+      - ours: ``double-card-best`` with h1 (table, move hints, killers, history,
+        principal variation search, leaf evaluations cached by board, iterative
+        deepening), a fresh policy per position; the same with one search straight to
+        depth d (no iterative deepening); the same without the leaf cache (so no
+        transposed leaf is saved: the textbook minimal tree applies); and as it really
+        plays: one policy per seat for the whole game, its table, cache and history kept
+        from move to move;
     and prints the median per move, the fraction pruned (1 - evaluated / minimax's) and
     the median seconds per move (minimax's: its leaves x the measured time of one
     evaluation, since running it is the slow thing being avoided).  Depth is in plies;
     a recycling move is two plies (take, place).
+    ``--deep 6``: also times ``double-card-best`` (windows, no time limit) at depth 6 on
+    every move of ``--deep-games`` games.
 ``python benchmarks/double_card.py arena NAME``
     One of the arena runs of the docs (``h1-vs-h2``, ``depths``, ``best``), with random
     2-move openings drawn from the arena's per-cycle seed so deterministic players meet
@@ -85,25 +93,16 @@ def _estimate(state, depth: int, rng) -> float:
     return float(np.mean(samples))
 
 
+SEED = dict(ordering="none", iterative=False, killers=False, pvs=False)
 VARIANTS = {
-    "alpha-beta": dict(tt=False, ordering="none", iterative=False),
-    "alpha-beta + TT": dict(tt=True, ordering="none", iterative=False),
-    "ours (TT, ordering, ID)": dict(tt=True, ordering="history", iterative=True),
+    "alpha-beta": ("alphabeta", dict(SEED, tt=False, eval_cache=False)),
+    "alpha-beta + TT": ("alphabeta", dict(SEED, tt=True, eval_cache=True)),
+    "ours (TT, ordering, ID)": ("double-card-best", dict(time_limit=None)),
+    "ours, one search (no ID)": ("double-card-best", dict(time_limit=None, iterative=False)),
+    "ours without the leaf cache": ("double-card-best", dict(time_limit=None, eval_cache=False)),
 }
 OURS = "ours (TT, ordering, ID)"
 KEPT = "ours, table kept between moves"
-
-
-def _counted(policy):
-    calls = [0]
-    inner = policy.evaluate
-
-    def evaluate(state):
-        calls[0] += 1
-        return inner(state)
-
-    policy.evaluate = evaluate
-    return calls
 
 
 def nodes(games: int, depths: list[int], estimate: bool, seed: int) -> None:
@@ -119,7 +118,8 @@ def nodes(games: int, depths: list[int], estimate: bool, seed: int) -> None:
     exactness = {}
     for g in range(games):
         state = game.new_initial_state(int(rng.integers(2**31)))
-        driver = make("alphabeta", game, seed=0, depth=2, evaluation="h1")
+        # the driver as in earlier runs (no killer moves), so the games stay the same
+        driver = make("alphabeta", game, seed=0, depth=2, evaluation="h1", killers=False)
         kept = {}  # ours as it plays: one policy per seat, its table kept from move to move
         while not state.is_terminal():
             for depth in depths:
@@ -127,23 +127,20 @@ def nodes(games: int, depths: list[int], estimate: bool, seed: int) -> None:
                 exactness[depth] = "exact" if exact else "estimated"
                 leaves = _leaves(state, depth) if exact else _estimate(state, depth, rng)
                 rows.setdefault((depth, "minimax"), []).append((leaves, leaves * eval_seconds))
-                for label, params in VARIANTS.items():
-                    policy = make("alphabeta", game, seed=0, depth=depth, evaluation="h1", **params)
-                    calls = _counted(policy)
+                for label, (name, params) in VARIANTS.items():
+                    policy = make(name, game, seed=0, depth=depth, evaluation="h1", **params)
                     t0 = time.perf_counter()
                     policy.search(state.clone(), state.to_move)
                     elapsed = time.perf_counter() - t0
-                    rows.setdefault((depth, label), []).append((calls[0], elapsed, leaves))
-                label = KEPT
+                    rows.setdefault((depth, label), []).append((policy.stats["evaluated"], elapsed, leaves))
                 if (depth, state.to_move) not in kept:
-                    policy = make("alphabeta", game, seed=0, depth=depth, evaluation="h1", **VARIANTS[OURS])
-                    kept[(depth, state.to_move)] = (policy, _counted(policy))
-                policy, calls = kept[(depth, state.to_move)]
-                before = calls[0]
+                    name, params = VARIANTS[OURS]
+                    kept[(depth, state.to_move)] = make(name, game, seed=0, depth=depth, evaluation="h1", **params)
+                policy = kept[(depth, state.to_move)]
                 t0 = time.perf_counter()
                 policy.search(state.clone(), state.to_move)
                 elapsed = time.perf_counter() - t0
-                rows.setdefault((depth, label), []).append((calls[0] - before, elapsed, leaves))
+                rows.setdefault((depth, KEPT), []).append((policy.stats["evaluated"], elapsed, leaves))
             state.apply(driver.search(state.clone(), state.to_move))
     print(f"Double Card node counts: {games} whole games, h1, medians per position (n = positions); "
           f"one h1 evaluation = {eval_seconds * 1e6:.0f} us\n")
@@ -168,15 +165,16 @@ def deep(games: int, depth: int, seed: int) -> None:
     times = []
     for _ in range(games):
         state = game.new_initial_state(int(rng.integers(2**31)))
-        player = make("double-card-best", game, seed=0, depth=depth, time_limit=1e9)
+        player = make("double-card-best", game, seed=0, depth=depth, time_limit=None)
         while not state.is_terminal():
             t0 = time.perf_counter()
             action = player.search(state.clone(), state.to_move)
             times.append(time.perf_counter() - t0)
             state.apply(action)
     times.sort()
-    print(f"\nours (TT, ordering, ID, windows) at depth {depth}: {len(times)} moves, median {statistics.median(times):.2f} s, "
-          f"90th percentile {times[int(0.9 * (len(times) - 1))]:.2f} s, max {times[-1]:.2f} s")
+    print(f"\ndouble-card-best (windows, no time limit) at depth {depth}: {len(times)} moves, median {statistics.median(times):.2f} s, "
+          f"90th percentile {times[int(0.9 * (len(times) - 1))]:.2f} s, max {times[-1]:.2f} s, "
+          f"{sum(t > 6 for t in times)} moves over 6 s")
 
 
 ARENAS = {

@@ -9,16 +9,28 @@ Because the value is always the searcher's, a seat that moves twice in a row
 (skipped turns, multi-part moves) needs no special case.
 
 Around it: a transposition table keyed by ``State.key()`` (depth, bound type, value,
-best move), move ordering (the table's move first, then the history heuristic or a
-static evaluation), iterative deepening that stops when the result is proven or the
+best move), move ordering (the table's move first, then the policy's own move hints if
+it has any, killer moves, and the history heuristic or a static evaluation), an
+evaluation cache (a transposition table for the depth-limit leaves, keyed by what the
+evaluation sees), iterative deepening that stops when the result is proven or the
 per-move time budget is spent (the deepest completed iteration's move is played),
-and statistics: nodes, cutoffs, table hits, depth reached, time.
+and statistics: nodes, evaluated nodes (leaves, terminals, ordering evaluations),
+cutoffs, table hits, depth reached, time.
+
+Game knowledge stays out of this module: a subclass may override ``move_hints`` (a
+score per legal move, higher first, e.g. wins and blocks) and ``leaf_key`` (the key
+under which a leaf's evaluation is cached).  Killer moves: Akl and Newborn 1977;
+history heuristic: Schaeffer 1989.  No ordering changes the value of a search: only
+which moves are cut off (tests compare root values with minimax).
 """
 
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Hashable
+
+import numpy as np
 
 from parlour.baselines.evaluation import get_evaluation
 from parlour.baselines.policy import Param, register
@@ -26,6 +38,25 @@ from parlour.baselines.search import Budget, OutOfTime, SearchPolicy, positive_o
 from parlour.games.base import Game, State
 
 EXACT, LOWER, UPPER = 0, 1, 2
+TABLE_LIMIT = 1_000_000
+"""Entries a kept table (or evaluation cache) may hold before a new search clears it."""
+
+
+def optional_seconds(text: str) -> float | None:
+    """Read a time limit from text: a number of seconds, or ``none`` for no limit."""
+    if text.strip().lower() in ("none", ""):
+        return None
+    return float(text)
+
+
+def check_time_limit(value: object) -> float | None:
+    """``None`` or a positive number of seconds (as float); ``ValueError`` otherwise."""
+    if value is None:
+        return None
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise ValueError(f"parameter time_limit={value!r}: expected a number of seconds or None")
+    positive_or_none("time_limit", value)
+    return float(value)
 
 
 class AlphaBetaSearch(SearchPolicy):
@@ -38,6 +69,9 @@ class AlphaBetaSearch(SearchPolicy):
         "tt": Param(True, "use the transposition table", bool),
         "iterative": Param(True, "iterative deepening (False: one search straight to `depth`)", bool),
         "evaluation": Param("default", "evaluation at the depth limit (see docs/baselines.md)", str),
+        "killers": Param(True, "killer moves: the two latest cutoff moves of each ply go right after the table's move (with ordering history)", bool),
+        "pvs": Param(False, "principal variation search: moves after the first are tried with a null window, and searched again only if they may be better", bool),
+        "eval_cache": Param(True, "cache leaf evaluations by position (a transposition table for the leaves)", bool),
     }
 
     @classmethod
@@ -48,16 +82,34 @@ class AlphaBetaSearch(SearchPolicy):
         depth = self.config["depth"]
         if depth is not None and depth < 1:
             raise ValueError(f"parameter depth={depth}: must be at least 1 (or None)")
-        positive_or_none("time_limit", self.config["time_limit"])
+        self.config["time_limit"] = check_time_limit(self.config["time_limit"])
         self.evaluate = get_evaluation(self.game, self.config["evaluation"])
         self.table: dict[Hashable, tuple[int, int, float, int | None, bool]] = {}
+        self.leaf_values: dict[Hashable, float] = {}
         self.history: dict[int, int] = {}
+        self.killers: list[list[int]] = []
+        self.use_killers = self.config["killers"] and self.config["ordering"] == "history"
+        self.use_leaf_cache = self.config["eval_cache"]
         self.table_owner: int | None = None
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
         self.table.clear()
+        self.leaf_values.clear()
         self.history.clear()
+
+    # --- hooks for game-specific players ------------------------------------------------
+
+    def move_hints(self, state: State, player: int, actions: list[int], depth: int) -> list[float] | None:
+        """A score per action (higher is searched first, before killers and history), or
+        ``None`` for no hints.  ``depth``: plies left below ``state``.  Only the order of
+        the search depends on it, never its value."""
+        return None
+
+    def leaf_key(self, state: State) -> Hashable:
+        """The evaluation cache's key: ``state.key()``; a game may drop what its
+        evaluations do not read (so transpositions that differ only there share one)."""
+        return state.key()
 
     # --- the search -------------------------------------------------------------------
 
@@ -67,13 +119,22 @@ class AlphaBetaSearch(SearchPolicy):
         self.last_root_values: dict[int, float] = {}
         if self.table_owner != self.me:  # values in the table are for one seat
             self.table.clear()
+            self.leaf_values.clear()
             self.table_owner = self.me
+        if len(self.table) > TABLE_LIMIT:
+            self.table.clear()
+        if len(self.leaf_values) > TABLE_LIMIT:
+            self.leaf_values.clear()
+        self.killers = []
+        self.use_killers = self.config["killers"] and self.config["ordering"] == "history"
+        self.use_leaf_cache = self.config["eval_cache"]
         legal = root.legal_actions(self.me)
         if not legal:
             raise ValueError(f"{self.name}: seat {self.me} has no legal action")
         max_depth = self.config["depth"] or self.game.info.max_game_length
         budget = Budget(self.config["time_limit"])
         self.nodes = self.cutoffs = self.tt_hits = 0
+        self.leaves = self.terminals = self.order_evaluations = self.leaf_hits = 0
         best_action, best_value, reached = legal[0], 0.0, 0
         first_depth = 1 if self.config["iterative"] else max_depth
         for depth in range(first_depth, max_depth + 1):
@@ -89,6 +150,11 @@ class AlphaBetaSearch(SearchPolicy):
         self.root_values = self.last_root_values
         self.stats = {
             "nodes": self.nodes,
+            "evaluated": self.leaves + self.terminals + self.order_evaluations,
+            "leaves": self.leaves,
+            "terminals": self.terminals,
+            "order_evaluations": self.order_evaluations,
+            "leaf_cache_hits": self.leaf_hits,
             "cutoffs": self.cutoffs,
             "tt_hits": self.tt_hits,
             "depth": reached,
@@ -103,10 +169,16 @@ class AlphaBetaSearch(SearchPolicy):
         alpha, beta = -math.inf, math.inf
         best_value, best_action = -math.inf, None
         values = {}
-        for action in self._ordered(state, self.me, state.legal_actions(self.me), first):
+        pvs = self.config["pvs"]
+        for action in self._ordered(state, self.me, state.legal_actions(self.me), first, 0, depth):
             child = state.clone()
             child.apply(action)
-            value = self._search(child, depth - 1, alpha, beta, budget)
+            if pvs and alpha > -math.inf:
+                value = self._search(child, depth - 1, alpha, math.nextafter(alpha, math.inf), budget, 1)
+                if value > alpha:  # it may be better: find its exact value
+                    value = self._search(child, depth - 1, alpha, beta, budget, 1)
+            else:
+                value = self._search(child, depth - 1, alpha, beta, budget, 1)
             values[action] = value  # exact for the best move, an upper bound for the others
             if value > best_value:
                 best_value, best_action = value, action
@@ -114,15 +186,26 @@ class AlphaBetaSearch(SearchPolicy):
         self.last_root_values = values
         return best_value, best_action
 
-    def _search(self, state: State, depth: int, alpha: float, beta: float, budget: Budget) -> float:
-        """Fail-soft alpha-beta value of ``state`` for ``self.me``."""
+    def _search(self, state: State, depth: int, alpha: float, beta: float, budget: Budget, ply: int = 1) -> float:
+        """Fail-soft alpha-beta value of ``state`` for ``self.me`` (``ply``: from the root)."""
         self.nodes += 1
         budget.tick()
         if state.is_terminal():
+            self.terminals += 1
             return float(state.returns()[self.me])
         if depth == 0:
             self.horizons += 1
-            return float(self.evaluate(state)[self.me])
+            if not self.use_leaf_cache:
+                self.leaves += 1
+                return float(self.evaluate(state)[self.me])
+            leaf = self.leaf_key(state)
+            value = self.leaf_values.get(leaf)
+            if value is None:
+                self.leaves += 1
+                value = self.leaf_values[leaf] = float(self.evaluate(state)[self.me])
+            else:
+                self.leaf_hits += 1
+            return value
         key = state.key() if self.config["tt"] else None
         tt_move = None
         if key is not None:
@@ -140,10 +223,23 @@ class AlphaBetaSearch(SearchPolicy):
         alpha0, beta0 = alpha, beta
         best = -math.inf if maximising else math.inf
         best_action = None
-        for action in self._ordered(state, player, state.legal_actions(player), tt_move):
+        pvs = self.config["pvs"]
+        for action in self._ordered(state, player, state.legal_actions(player), tt_move, ply, depth):
             child = state.clone()
             child.apply(action)
-            value = self._search(child, depth - 1, alpha, beta, budget)
+            if pvs and best_action is not None:
+                # principal variation search: prove the move no better with a null window
+                # first; only a move that might be better is searched with the full one
+                if maximising:
+                    value = self._search(child, depth - 1, alpha, math.nextafter(alpha, math.inf), budget, ply + 1)
+                    if alpha < value < beta:
+                        value = self._search(child, depth - 1, alpha, beta, budget, ply + 1)
+                else:
+                    value = self._search(child, depth - 1, math.nextafter(beta, -math.inf), beta, budget, ply + 1)
+                    if alpha < value < beta:
+                        value = self._search(child, depth - 1, alpha, beta, budget, ply + 1)
+            else:
+                value = self._search(child, depth - 1, alpha, beta, budget, ply + 1)
             if maximising:
                 if value > best:
                     best, best_action = value, action
@@ -155,6 +251,8 @@ class AlphaBetaSearch(SearchPolicy):
             if alpha >= beta:
                 self.cutoffs += 1
                 self.history[action] = self.history.get(action, 0) + depth * depth
+                if self.use_killers and action != tt_move:
+                    self._killer(ply, action)
                 break
         if key is not None:
             flag = UPPER if best <= alpha0 else LOWER if best >= beta0 else EXACT
@@ -166,11 +264,32 @@ class AlphaBetaSearch(SearchPolicy):
         if self.config["tt"]:
             self.table[state.key() if key is None else key] = (depth, flag, value, action, proven)
 
-    def _ordered(self, state: State, player: int, actions: list[int], tt_move: int | None = None) -> list[int]:
+    def _killer(self, ply: int, action: int) -> None:
+        killers = self.killers
+        while len(killers) <= ply:
+            killers.append([])
+        slot = killers[ply]
+        if not slot or slot[0] != action:
+            slot.insert(0, action)
+            del slot[2:]
+
+    def _ordered(self, state: State, player: int, actions: list[int], tt_move: int | None = None, ply: int = 0, depth: int = 0) -> list[int]:
         ordering = self.config["ordering"]
         if ordering == "history":
             history = self.history
-            actions = sorted(actions, key=lambda a: -history.get(a, 0))
+            hints = self.move_hints(state, player, actions, depth)
+            killers = self.killers[ply] if self.use_killers and ply < len(self.killers) else ()
+            if hints is None and not killers:
+                actions = sorted(actions, key=lambda a: -history.get(a, 0))
+            else:
+                if hints is None:
+                    hints = [0] * len(actions)
+                first = killers[0] if killers else None
+                second = killers[1] if len(killers) > 1 else None
+                keyed = [(-h, -(2 if a == first else 1 if a == second else 0), -history.get(a, 0), i)
+                         for i, (a, h) in enumerate(zip(actions, hints))]
+                keyed.sort()
+                actions = [actions[k[3]] for k in keyed]
         elif ordering == "evaluation":
             sign = 1.0 if player == self.me else -1.0
             actions = sorted(actions, key=lambda a: -sign * self._static(state, a))
@@ -182,6 +301,7 @@ class AlphaBetaSearch(SearchPolicy):
     def _static(self, state: State, action: int) -> float:
         child = state.clone()
         child.apply(action)
+        self.order_evaluations += 1
         values = child.returns() if child.is_terminal() else self.evaluate(child)
         return float(values[self.me])
 

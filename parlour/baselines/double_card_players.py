@@ -33,8 +33,13 @@ heuristic is not zero-sum because w3 != -w1).
 
 Policies: ``seed-tournament`` (alpha-beta, h1, the seed's depth schedule, 6 s per move,
 no transposition table, as the seed played its tournament) and ``double-card-best``
-(alpha-beta with transposition table, history ordering and iterative deepening under a
-time budget, with the ``windows`` evaluation).
+(alpha-beta with transposition table and iterative deepening under a time budget, with
+the ``windows`` evaluation; moves ordered by :func:`placement_hints` -- wins first,
+moves that complete only the opponent's line last, the rest by the change in the window
+weights they cause -- then killer moves and history; principal variation search
+(Marsland and Campbell 1982); leaf evaluations cached by board, the seed's table of
+visited states).  The ``windows`` evaluation and the hints share base-5 window codes so
+that all 222 windows of a position are one numpy gather.
 """
 
 from __future__ import annotations
@@ -43,11 +48,20 @@ from typing import Any
 
 import numpy as np
 
-from parlour.baselines.alphabeta import AlphaBetaSearch
+from parlour.baselines.alphabeta import AlphaBetaSearch, optional_seconds
 from parlour.baselines.evaluation import register_evaluation
 from parlour.baselines.policy import Param, register
 from parlour.games.base import State
-from parlour.games.double_card import CARDS, COLS, LINES, LINES_OF, ROWS, WINDOWS
+from parlour.games.double_card import (
+    CARDS,
+    COLS,
+    LINES,
+    LINES_OF,
+    PICK_BASE,
+    PLACEMENTS,
+    ROWS,
+    WINDOWS,
+)
 
 SEED_WEIGHTS = (5.0, 0.2, -10.0, -0.2)
 SQUASH = 50.0
@@ -237,13 +251,57 @@ def h1_features(state: Any) -> tuple[int, int, int, int]:
     return counts[0], counts[1], counts[2], counts[3]
 
 
+# --- window codes (shared by the windows evaluation and the move hints) ----------------------
+#
+# A 4-cell window's content is a base-5 code of its four segments (0 = empty), so what a
+# window is worth is a table lookup, and all 222 windows of a position are one numpy
+# gather.  Weights are kept in twentieths (integers) so sums do not depend on their order.
+
+_CODES = 5**4
+_ALL_WINDOW_CELLS = [tuple(c for c in range(ROWS * COLS) if w >> c & 1) for w in sorted({w for ws in WINDOWS for w in ws})]
+_NUM_WINDOWS = len(_ALL_WINDOW_CELLS)
+_NO_CELL = ROWS * COLS  # an always-empty, never-playable cell for padding
+_WINDOW_INDEX = np.array(_ALL_WINDOW_CELLS + [(_NO_CELL,) * 4])  # the last row: padding
+_WINDOW_INDEX5 = np.concatenate([_WINDOW_INDEX, np.full((_NUM_WINDOWS + 1, 1), _NO_CELL)], axis=1)
+_POWERS = np.array([125, 25, 5, 1])
+_ROWS_RANGE = np.arange(_NUM_WINDOWS)
+
+
+def _code_tables(weights: tuple[float, ...], line: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per code: the colour weight, the dot weight (``weights[n]`` for n held cells of one
+    colour / one dot kind, ``line`` when all four are), the missing cell's position of a
+    three (4: not a three)."""
+    colour_value, dot_value = np.zeros(_CODES), np.zeros(_CODES)
+    missing = np.full(_CODES, 4, dtype=np.intp)
+    for code in range(_CODES):
+        segs = [code // 5 ** (3 - i) % 5 for i in range(4)]
+        held = [x for x in segs if x]
+        if not held:
+            continue
+        value = line if len(held) == 4 else weights[len(held)]
+        colour_value[code] = value if len({_COLOUR[x] for x in held}) == 1 else 0.0
+        dot_value[code] = value if len({_DOT[x] for x in held}) == 1 else 0.0
+        if len(held) == 3:
+            missing[code] = segs.index(0)
+    return colour_value, dot_value, missing
+
+
 # --- ours: windows ---------------------------------------------------------------------------
 
-_ALL_WINDOWS = sorted({w for ws in WINDOWS for w in ws})
-_WINDOW_CELLS = [tuple(c for c in range(ROWS * COLS) if w >> c & 1) for w in _ALL_WINDOWS]
-_WINDOW_WEIGHT = (0.0, 0.05, 0.5, 3.0)
-_PLAYABLE_BONUS = 3.0  # a 3-window whose empty cell can be filled now: a threat
-_TO_MOVE_BONUS = 10.0  # ... and the side to move owns one: it can likely complete it
+_WINDOW_WEIGHT = (0, 1, 10, 60)  # twentieths: ones 0.05, twos 0.5, threes 3
+_PLAYABLE_BONUS = 60  # 3.0: a 3-window whose empty cell can be filled now: a threat
+_TO_MOVE_BONUS = 200  # 10.0: ... and the side to move owns one: it can likely complete it
+_W_COLOUR, _W_DOT, _MISSING = _code_tables(_WINDOW_WEIGHT, 0.0)
+_W_COLOUR, _W_DOT = _W_COLOUR.astype(np.int64), _W_DOT.astype(np.int64)
+_W_COLOUR3 = (_MISSING < 4) & (_W_COLOUR > 0)
+_W_DOT3 = (_MISSING < 4) & (_W_DOT > 0)
+
+
+def window_codes(state: Any) -> np.ndarray:
+    """The code of every window (and 0 for the padding window at the end)."""
+    seg = np.zeros(ROWS * COLS + 1, dtype=np.intp)
+    seg[:-1] = state.seg
+    return seg[_WINDOW_INDEX] @ _POWERS
 
 
 @register_evaluation("double_card", "windows")
@@ -251,43 +309,96 @@ def windows(state: State) -> np.ndarray:
     """Windows of 4 that one colour (or one dot kind) can still fill, weighted by how many
     of their cells it holds; threats (3 held, the fourth cell at the surface) weigh more,
     and a threat of the side to move counts double (it is its turn)."""
-    occ, red, filled = state.occ, state.red, state.filled
-    heights = state.heights
-    score = [0.0, 0.0]  # colours, dots
-    threats = [0, 0]
-    for w, cells in zip(_ALL_WINDOWS, _WINDOW_CELLS):
-        held = occ & w
-        if not held:
-            continue
-        count = bin(held).count("1")
-        if count == 4:
-            continue
-        r = red & held
-        f = filled & held
-        pure_colour = r == 0 or r == held
-        pure_dot = f == 0 or f == held
-        if not (pure_colour or pure_dot):
-            continue
-        weight = _WINDOW_WEIGHT[count]
-        if count == 3:
-            missing = (w & ~occ).bit_length() - 1
-            if heights[missing & 7] == missing >> 3:
-                weight += _PLAYABLE_BONUS
-                threats[0] += pure_colour
-                threats[1] += pure_dot
-        if pure_colour:
-            score[0] += weight
-        if pure_dot:
-            score[1] += weight
+    codes = window_codes(state)[:-1]
+    surface = np.zeros(ROWS * COLS + 1, dtype=bool)
+    for col, height in enumerate(state.heights):
+        if height < ROWS:
+            surface[height * COLS + col] = True
+    playable = surface[_WINDOW_INDEX5[_ROWS_RANGE, _MISSING[codes]]]
+    colour_threats = int(np.count_nonzero(playable & _W_COLOUR3[codes]))
+    dot_threats = int(np.count_nonzero(playable & _W_DOT3[codes]))
+    colours = int(_W_COLOUR[codes].sum()) + _PLAYABLE_BONUS * colour_threats
+    dots = int(_W_DOT[codes].sum()) + _PLAYABLE_BONUS * dot_threats
     colors_seat = state.game.colors_seat
-    mover = 0 if state.to_move == colors_seat else 1
-    if threats[mover]:
-        score[mover] += _TO_MOVE_BONUS
+    if state.to_move == colors_seat:
+        colours += _TO_MOVE_BONUS if colour_threats else 0
+    else:
+        dots += _TO_MOVE_BONUS if dot_threats else 0
     values = np.empty(2)
-    h = score[0] - score[1]  # for colors
+    h = (colours - dots) / 20  # for colors
     values[colors_seat] = _squash(h)
     values[1 - colors_seat] = _squash(-h)
     return values
+
+
+# --- move hints for ordering (only the windows through the two cells a move fills) ----------
+#
+# A placement adds a fixed offset to the code of every window through its two cells, so the
+# hints of all the legal placements of a node are a few numpy gathers (about 12x faster
+# than looping over the windows in Python).
+
+
+def _build_move_tables() -> tuple[np.ndarray, np.ndarray]:
+    """Per placement action (0..767): the windows through either of its cells (padded with
+    the empty window) and the code offset the placement adds to each."""
+    windows_of: list[list[int]] = [[] for _ in range(ROWS * COLS)]
+    for index, cells in enumerate(_ALL_WINDOW_CELLS):
+        for cell in cells:
+            windows_of[cell].append(index)
+    rows = []
+    for action in range(8 * ROWS * COLS):
+        p, anchor = action // (ROWS * COLS) + 1, action % (ROWS * COLS)
+        horizontal, a_seg, o_seg = PLACEMENTS[p]
+        other = anchor + 1 if horizontal else anchor + COLS
+        if other >= ROWS * COLS or (horizontal and anchor % COLS == COLS - 1):
+            rows.append([])
+            continue
+        row = []
+        for index in sorted(set(windows_of[anchor]) | set(windows_of[other])):
+            cells = _ALL_WINDOW_CELLS[index]
+            offset = sum(seg * 5 ** (3 - cells.index(cell)) for cell, seg in ((anchor, a_seg), (other, o_seg)) if cell in cells)
+            row.append((index, offset))
+        rows.append(row)
+    width = max(len(r) for r in rows)
+    pad = _NUM_WINDOWS
+    windows = np.full((len(rows), width), pad, dtype=np.intp)
+    offsets = np.zeros((len(rows), width), dtype=np.intp)
+    for action, row in enumerate(rows):
+        for k, (index, offset) in enumerate(row):
+            windows[action, k], offsets[action, k] = index, offset
+    return windows, offsets
+
+
+_MOVE_WINDOWS, _MOVE_OFFSETS = _build_move_tables()
+_HINT_WEIGHT = (0.0, 0.05, 0.5, 3.0)
+_LINE = 1e6
+_WIN_HINT = 1000.0
+_COLOUR_VALUE, _DOT_VALUE, _ = _code_tables(_HINT_WEIGHT, _LINE)
+
+
+def placement_hints(state: Any, actions: list[int]) -> list[float] | None:
+    """A score per placement for the player to move, from the windows through the cells
+    it fills: +1000 if it wins on the spot, -1000 if it completes only the opponent's line,
+    else the change of the window weights, own minus the opponent's (so blocks and new
+    threats come first).  ``None`` when the actions take cards (recycling's first half)."""
+    if not actions or actions[0] >= PICK_BASE:
+        return None
+    codes = window_codes(state)
+    moves = np.asarray(actions)
+    before = codes[_MOVE_WINDOWS[moves]]
+    after = before + _MOVE_OFFSETS[moves]
+    colour = (_COLOUR_VALUE[after] - _COLOUR_VALUE[before]).sum(axis=1)
+    dot = (_DOT_VALUE[after] - _DOT_VALUE[before]).sum(axis=1)
+    colours_move = state.to_move == state.game.colors_seat
+    hints = colour - dot if colours_move else dot - colour
+    colour_line = colour > _LINE / 2
+    dot_line = dot > _LINE / 2
+    lines = colour_line | dot_line
+    if lines.any():
+        wins = (colour_line & dot_line) | (colour_line if colours_move else dot_line)
+        hints[lines] = -_WIN_HINT
+        hints[wins] = _WIN_HINT
+    return hints.tolist()
 
 
 # --- policies --------------------------------------------------------------------------------
@@ -307,11 +418,12 @@ def seed_depth(move_number: int) -> int:
 
 
 class _PrimedAlphaBeta(AlphaBetaSearch):
-    """Alpha-beta that evaluates the root first, so h2's per-line cache is inherited by
-    every state of the search (each leaf then recounts only the lines it changed)."""
+    """Alpha-beta that, with h2, evaluates the root first, so h2's per-line cache is
+    inherited by every state of the search (each leaf then recounts only the lines it
+    changed)."""
 
     def search(self, state: State, player: int) -> int:
-        if not state.is_terminal():
+        if self.config["evaluation"] == "h2" and not state.is_terminal():
             self.evaluate(state)
         return super().search(state, player)
 
@@ -325,10 +437,12 @@ class SeedTournament(_PrimedAlphaBeta):
     params = {
         **AlphaBetaSearch.params,
         "depth": Param(None, "fixed depth in moves (None: the seed's schedule)", int),
-        "time_limit": Param(6.0, "seconds per move (the tournament's 6 s)", float),
+        "time_limit": Param(6.0, "seconds per move (the tournament's 6 s; none: no limit)", optional_seconds),
         "ordering": Param("none", "move ordering (the seed had none)", str, ("history", "evaluation", "none")),
         "tt": Param(False, "transposition table (the seed dropped it for the tournament)", bool),
         "evaluation": Param("h1", "evaluation at the depth limit", str),
+        "killers": Param(False, "killer moves (the seed had none)", bool),
+        "eval_cache": Param(False, "cache leaf evaluations (the seed dropped its table)", bool),
     }
 
     def search(self, state: State, player: int) -> int:
@@ -345,12 +459,34 @@ class SeedTournament(_PrimedAlphaBeta):
 
 @register
 class DoubleCardBest(_PrimedAlphaBeta):
+    """Ours: the generic alpha-beta with this game's hints (wins, blocks and threats
+    first) and an evaluation cache keyed by the board alone."""
+
     name = "double-card-best"
-    summary = "alpha-beta with transposition table, history ordering and iterative deepening under a time budget, windows evaluation"
+    summary = ("alpha-beta with transposition table, move hints (wins, blocks, threats first), killer moves, history, "
+               "principal variation search, an evaluation cache and iterative deepening under a time budget, windows evaluation")
     source = "parlour (improves on seed 002's players)"
     games = ("double_card",)
     params = {
         **AlphaBetaSearch.params,
-        "time_limit": Param(1.0, "seconds per move", float),
+        "time_limit": Param(1.0, "seconds per move (none: no limit)", optional_seconds),
         "evaluation": Param("windows", "evaluation at the depth limit", str),
+        "pvs": Param(True, "principal variation search (null windows after the first move)", bool),
+        "hint_depth": Param(1, "order moves by this game's hints (wins, blocks, threats) at nodes with at least this many plies left", int),
     }
+
+    def setup(self) -> None:
+        super().setup()
+        if self.config["hint_depth"] < 1:
+            raise ValueError(f"parameter hint_depth={self.config['hint_depth']}: must be at least 1")
+
+    def move_hints(self, state: State, player: int, actions: list[int], depth: int) -> list[float] | None:
+        if depth < self.config["hint_depth"]:
+            return None
+        return placement_hints(state, actions)
+
+    def leaf_key(self, state: State) -> tuple:
+        """The board and the side to move: all that h1, h2 and windows read, so leaves
+        reached by the same placements in another order share one evaluation (the
+        seed's table of visited states; the full key also holds the last-moved card)."""
+        return (state.occ, state.red, state.filled, state.to_move)

@@ -12,6 +12,7 @@ from parlour.baselines.double_card_players import (
     h2,
     h2_features,
     h2_features_full,
+    placement_hints,
     seed_depth,
     windows,
 )
@@ -158,3 +159,193 @@ def test_deterministic_players():
     a = make("alphabeta", game, seed=0, depth=3, evaluation="h2").act(state.info_state(0))
     b = make("alphabeta", game, seed=0, depth=3, evaluation="h2").act(state.info_state(0))
     assert a == b
+
+
+# --- our search: hints, killers, PVS and the board-keyed cache change the cost, not the value ---
+
+WIN_IN_ONE = ["0 4 A 1", "0 2 H 1", "0 4 B 1", "0 2 G 1", "0 4 C 1", "0 2 F 1"]
+QUIET_6 = ["0 7 E 1", "0 6 C 1", "0 4 B 1", "0 2 A 1", "0 6 B 3", "0 4 H 1"]  # no one wins at depth 3
+QUIET_5 = ["0 6 H 1", "0 5 C 1", "0 7 A 1", "0 4 B 2", "0 4 H 3"]
+SEARCH_POSITIONS = [  # (moves, depth in plies, evaluations): regular play, recycling's start, recycling
+    (QUIET_5, 2, ("h1", "windows")),
+    (WIN_IN_ONE, 2, ("h1", "windows")),
+    (QUIET_6, 3, ("h1",)),
+    (SETUP_24[:22], 3, ("h1", "windows")),
+    (SETUP_24, 3, ("h1", "windows")),
+    (SETUP_24, 4, ("windows",)),
+]
+
+
+def brute_value(state, me, depth, evaluate):
+    """Plain depth-limited minimax for ``me`` (the opponent minimises): no pruning, no table."""
+    if state.is_terminal():
+        return float(state.returns()[me])
+    if depth == 0:
+        return float(evaluate(state)[me])
+    values = []
+    for action in state.legal_actions(state.to_move):
+        child = state.clone()
+        child.apply(action)
+        values.append(brute_value(child, me, depth - 1, evaluate))
+    return max(values) if state.to_move == me else min(values)
+
+
+@pytest.fixture(scope="module")
+def brute_values():
+    game = DoubleCardGame()
+    return {
+        (index, name): brute_value(start(moves), start(moves).to_move, depth, get_evaluation(game, name))
+        for index, (moves, depth, names) in enumerate(SEARCH_POSITIONS)
+        for name in names
+    }
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [
+        "double-card-best:time_limit=none",
+        "double-card-best:time_limit=none,iterative=false",
+        "double-card-best:time_limit=none,pvs=false,hint_depth=2",
+        "double-card-best:time_limit=none,eval_cache=false,killers=false",
+        "alphabeta:pvs=true",
+        "alphabeta:ordering=evaluation,pvs=true",
+        "alphabeta:ordering=none,tt=false,eval_cache=false,iterative=false",
+    ],
+)
+@pytest.mark.parametrize("evaluation", ["h1", "windows"])
+def test_search_value_equals_minimax(spec, evaluation, brute_values):
+    from parlour.baselines import make_from_spec
+
+    for index, (moves, depth, names) in enumerate(SEARCH_POSITIONS):
+        if evaluation not in names:
+            continue
+        state = start(moves)
+        policy = make_from_spec(f"{spec},depth={depth},evaluation={evaluation}", DoubleCardGame(), seed=0)
+        policy.search(state.clone(), state.to_move)
+        assert policy.stats["value"] == pytest.approx(brute_values[(index, evaluation)], abs=1e-12), (moves, depth)
+
+
+def test_board_key_shares_transposed_leaves():
+    # the same two placements in either order: one board, two last-moved cards
+    a = start(["0 4 A 1", "0 2 H 1", "0 4 C 1"])
+    b = start(["0 4 C 1", "0 2 H 1", "0 4 A 1"])
+    policy = make("double-card-best", DoubleCardGame(), time_limit=None)
+    assert a.key() != b.key() and policy.leaf_key(a) == policy.leaf_key(b)
+    state = start(QUIET_6)
+    policy = make("double-card-best", DoubleCardGame(), depth=3, time_limit=None, evaluation="h1", iterative=False)
+    policy.search(state.clone(), state.to_move)
+    assert policy.stats["leaf_cache_hits"] > 0
+
+
+def _window_sums(state):
+    """(colour, dot) sums of the hint weights over every window, by a plain loop."""
+    from parlour.games.double_card import WINDOWS
+
+    weights = (0.0, 0.05, 0.5, 3.0)
+    colour = dot = 0.0
+    for w in {w for ws in WINDOWS for w in ws}:
+        held = state.occ & w
+        n = bin(held).count("1")
+        if not n or n == 4:
+            continue
+        red, filled = state.red & w, state.filled & w
+        colour += weights[n] if red in (0, held) else 0.0
+        dot += weights[n] if filled in (0, held) else 0.0
+    return colour, dot
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_placement_hints_equal_a_full_recount(seed):
+    rng = np.random.default_rng(seed)
+    state = DoubleCardGame(max_moves=60).new_initial_state()
+    checked = wins = losses = 0
+    while not state.is_terminal() and state.cards < 24:
+        actions = state.legal_actions(state.to_move)
+        hints = placement_hints(state, actions)
+        colour, dot = _window_sums(state)
+        own_colours = state.to_move == state.game.colors_seat
+        for action, hint in zip(actions, hints):
+            child = state.clone()
+            child.apply(action)
+            if child.is_terminal():
+                assert child.winner in (0, 1)
+                expected = 1000.0 if child.winner == state.to_move else -1000.0
+                wins += expected > 0
+                losses += expected < 0
+            else:
+                c2, d2 = _window_sums(child)
+                expected = (c2 - colour) - (d2 - dot) if own_colours else (d2 - dot) - (c2 - colour)
+            assert hint == pytest.approx(expected, abs=1e-9), state.action_to_text(action)
+            checked += 1
+        state.apply(int(rng.choice(actions)))
+    assert checked > 300
+    assert placement_hints(start(SETUP_24), start(SETUP_24).legal_actions(0)) is None  # picks: no hints
+
+
+def test_winning_move_is_hinted_first():
+    state = start(WIN_IN_ONE)
+    actions = state.legal_actions(0)
+    hints = placement_hints(state, actions)
+    best = actions[int(np.argmax(hints))]
+    child = state.clone()
+    child.apply(best)
+    assert max(hints) == 1000.0 and child.winner == 0
+
+
+def _windows_loop(state):
+    """The windows evaluation written as a plain loop (the vectorized one must agree)."""
+    from parlour.games.double_card import WINDOWS
+
+    score, threats = [0.0, 0.0], [0, 0]
+    for w in {w for ws in WINDOWS for w in ws}:
+        held = state.occ & w
+        count = bin(held).count("1")
+        if not held or count == 4:
+            continue
+        r, f = state.red & held, state.filled & held
+        pure = (r == 0 or r == held, f == 0 or f == held)
+        if not any(pure):
+            continue
+        weight = (0.0, 0.05, 0.5, 3.0)[count]
+        if count == 3:
+            missing = (w & ~state.occ).bit_length() - 1
+            if state.heights[missing % 8] == missing // 8:
+                weight += 3.0
+                threats[0] += pure[0]
+                threats[1] += pure[1]
+        for k in (0, 1):
+            score[k] += weight if pure[k] else 0.0
+    mover = 0 if state.to_move == state.game.colors_seat else 1
+    if threats[mover]:
+        score[mover] += 10.0
+    h = score[0] - score[1]
+    values = np.empty(2)
+    values[state.game.colors_seat] = h / (abs(h) + 50)
+    values[1 - state.game.colors_seat] = -h / (abs(h) + 50)
+    return values
+
+
+@pytest.mark.parametrize("first_player", ["colors", "dots"])
+def test_vectorized_windows_equals_the_loop(first_player):
+    rng = np.random.default_rng(7)
+    for _ in range(8):
+        state = DoubleCardGame(max_moves=60, first_player=first_player).new_initial_state()
+        while not state.is_terminal():
+            assert windows(state) == pytest.approx(_windows_loop(state), abs=1e-12)
+            state.apply(int(rng.choice(state.legal_actions(state.to_move))))
+
+
+def test_time_limit_none_and_bad_values():
+    game = DoubleCardGame()
+    for name in ("double-card-best", "seed-tournament"):
+        assert make(name, game, time_limit=None).config["time_limit"] is None
+        from parlour.baselines import make_from_spec
+
+        assert make_from_spec(f"{name}:time_limit=none", game).config["time_limit"] is None
+        assert make_from_spec(f"{name}:time_limit=2", game).config["time_limit"] == 2.0
+        with pytest.raises(ValueError, match="time_limit"):
+            make_from_spec(f"{name}:time_limit=soon", game)
+        with pytest.raises(ValueError, match="time_limit"):
+            make(name, game, time_limit=0)
+    with pytest.raises(ValueError, match="hint_depth"):
+        make("double-card-best", game, hint_depth=0)

@@ -1,0 +1,259 @@
+"""alpha-beta's optional parts (killer moves, principal variation search, the evaluation
+cache, the move-hint and leaf-key hooks, the evaluated-node statistics, ``time_limit``
+parsing): none of them may change the value of a search, only its cost."""
+
+import math
+
+import numpy as np
+import pytest
+from toy_games import TakeThreeGame
+
+from parlour.baselines import make
+from parlour.baselines.alphabeta import AlphaBetaPolicy, check_time_limit, optional_seconds
+from parlour.baselines.evaluation import get_evaluation
+from parlour.games.base import Game, GameInfo, PerfectInfoState, State
+from parlour.games.sticks import SticksGame
+
+OPTIONS = [
+    {},
+    {"pvs": True},
+    {"pvs": True, "killers": False},
+    {"pvs": True, "iterative": False},
+    {"pvs": True, "eval_cache": False, "tt": False},
+    {"killers": False, "eval_cache": False},
+    {"pvs": True, "ordering": "evaluation"},
+    {"pvs": True, "ordering": "none"},
+]
+
+
+def brute_value(state, me, depth=None, evaluate=None):
+    """Plain (depth-limited) minimax for ``me``: no pruning, no table."""
+    if state.is_terminal():
+        return float(state.returns()[me])
+    if depth == 0:
+        return float(evaluate(state)[me])
+    (player,) = state.current_players()
+    values = []
+    for action in state.legal_actions(player):
+        child = state.clone()
+        child.apply(action)
+        values.append(brute_value(child, me, None if depth is None else depth - 1, evaluate))
+    return max(values) if player == me else min(values)
+
+
+def sticks_positions(count, seed):
+    rng = np.random.default_rng(seed)
+    for _ in range(count):
+        game = SticksGame(num_sticks=14, max_take=int(rng.integers(2, 5)), misere=bool(rng.integers(2)))
+        yield game, game.new_initial_state(sticks=int(rng.integers(1, 15)))
+
+
+@pytest.mark.parametrize("options", OPTIONS)
+def test_options_keep_the_exact_value(options):
+    for game, state in sticks_positions(20, seed=3):
+        policy = make("alphabeta", game, **options)
+        policy.search(state.clone(), state.to_move)
+        assert policy.stats["value"] == brute_value(state, state.to_move)
+
+
+@pytest.mark.parametrize("options", OPTIONS)
+def test_options_keep_the_depth_limited_value(options):
+    for game, state in sticks_positions(20, seed=5):
+        evaluate = get_evaluation(game, "closed_form")
+        for depth in (1, 2, 3, 4):
+            policy = make("alphabeta", game, depth=depth, evaluation="closed_form", **{"iterative": False, **options})
+            policy.search(state.clone(), state.to_move)
+            assert math.isclose(policy.stats["value"], brute_value(state, state.to_move, depth, evaluate))
+
+
+def test_paranoid_with_pvs_on_three_players():
+    game = TakeThreeGame(pile=9)
+    for pile in range(1, 10):
+        for mover in range(3):
+            state = game.state_from_text(f"{pile} {mover}")
+            policy = make("paranoid", game, pvs=True)
+            policy.search(state.clone(), mover)
+            assert policy.stats["value"] == brute_value(state, mover)
+
+
+def _noise(path: tuple[int, ...], salt: int) -> float:
+    """A deterministic value in (-0.9, 0.9) for a path (no Python hash: it is salted)."""
+    x = salt
+    for a in path:
+        x = (x * 1_000_003 + a + 1) % 2_147_483_647
+    return (x * 2_654_435_761 % 10_007) / 10_007 * 1.8 - 0.9
+
+
+class RandomTreeGame(Game):
+    """Two players alternate on a uniform tree (4 moves, 7 plies); a few positions end
+    early; every position has its own arbitrary evaluation, so values rarely tie and a
+    search that mishandles a bound gets a wrong root value."""
+
+    name = "random-tree-test"
+    options = {}
+
+    def _configure(self, values):
+        return {}
+
+    def _info(self):
+        return GameInfo(self.name, 2, 4, False, True, True, False, 7)
+
+    @property
+    def observation_shape(self):
+        return (1,)
+
+    def new_initial_state(self, seed=None, **start):
+        return RandomTreeState(self, (), int(seed or 0))
+
+    def state_from_text(self, text):
+        raise ValueError("not needed")
+
+
+class RandomTreeState(State):
+    def __init__(self, game, path, salt):
+        self.game, self.path, self.salt = game, path, salt
+
+    def current_players(self):
+        return () if self.is_terminal() else (len(self.path) % 2,)
+
+    def legal_actions(self, player):
+        return [0, 1, 2, 3] if not self.is_terminal() and player == len(self.path) % 2 else []
+
+    def apply(self, action):
+        _, action = self._single_action(action)
+        self.path = self.path + (action,)
+
+    def clone(self):
+        return RandomTreeState(self.game, self.path, self.salt)
+
+    def is_terminal(self):
+        return len(self.path) >= 7 or (len(self.path) >= 3 and abs(_noise(self.path, self.salt + 1)) > 0.8)
+
+    def returns(self):
+        if not self.is_terminal():
+            return np.zeros(2)
+        win = 1.0 if _noise(self.path, self.salt + 2) > 0 else -1.0
+        return np.array([win, -win])
+
+    def evaluation(self):
+        value = _noise(self.path, self.salt)
+        return np.array([value, -value])
+
+    def key(self):
+        return self.path
+
+    def info_state(self, player):
+        return PerfectInfoState(player, self.clone())
+
+    def observation_tensor(self, player):
+        return np.zeros(1, dtype=np.float32)
+
+    def action_to_text(self, action):
+        return str(action)
+
+    def text_to_action(self, text):
+        return int(text)
+
+    def to_text(self):
+        return " ".join(map(str, self.path))
+
+
+@pytest.mark.parametrize("options", OPTIONS)
+def test_options_keep_the_value_on_random_trees(options):
+    game = RandomTreeGame()
+    for salt in range(12):
+        state = game.new_initial_state(salt)
+        for depth in (2, 3, 4, 5, 6):
+            policy = make("alphabeta", game, depth=depth, **options)
+            policy.evaluate = RandomTreeState.evaluation
+            policy.search(state.clone(), 0)
+            expected = brute_value(state, 0, depth, RandomTreeState.evaluation)
+            assert policy.stats["value"] == expected or policy.stats["depth"] < depth, (salt, depth)
+
+
+class _Hinted(AlphaBetaPolicy):
+    """alphabeta with hints that favour one end of the action range, and a leaf key that
+    counts its calls (the hooks a game-specific player overrides)."""
+
+    name = "alphabeta-hinted-test"  # not registered
+    prefer_high = True
+    keys = 0
+
+    def move_hints(self, state, player, actions, depth):
+        self.seen_depths.add(depth)
+        return [a if self.prefer_high else -a for a in actions]
+
+    def leaf_key(self, state):
+        self.keys += 1
+        return state.key()
+
+
+@pytest.mark.parametrize("prefer_high", [True, False])
+def test_move_hints_order_the_search_but_not_its_value(prefer_high):
+    for game, state in sticks_positions(15, seed=8):
+        policy = _Hinted(game, depth=3, evaluation="closed_form", iterative=False, tt=False, pvs=True)
+        policy.prefer_high = prefer_high
+        policy.seen_depths = set()
+        policy.search(state.clone(), state.to_move)
+        evaluate = get_evaluation(game, "closed_form")
+        assert math.isclose(policy.stats["value"], brute_value(state, state.to_move, 3, evaluate))
+        legal = state.legal_actions(state.to_move)
+        if len(legal) > 1 and not state.is_terminal():
+            assert 3 in policy.seen_depths and policy.seen_depths <= {3, 2, 1}  # never at the leaves
+            assert policy.keys == policy.stats["leaves"] + policy.stats["leaf_cache_hits"]
+
+
+def test_hints_come_before_history_at_the_root():
+    game = SticksGame(num_sticks=30, max_take=4)
+    state = game.new_initial_state()
+    policy = _Hinted(game, depth=1, evaluation="closed_form")
+    policy.seen_depths = set()
+    legal = state.legal_actions(0)
+    policy.history = {legal[0]: 1000}  # history favours the lowest action
+    ordered = policy._ordered(state, 0, list(legal), None, 0, 1)
+    assert ordered == sorted(legal, reverse=True)
+    assert policy._ordered(state, 0, list(legal), legal[1], 0, 1)[0] == legal[1]  # the table's move first
+
+
+def test_killers_keep_the_two_latest_distinct_moves():
+    policy = make("alphabeta", SticksGame())
+    for action in (1, 2, 2, 0):
+        policy._killer(3, action)
+    assert policy.killers[3] == [0, 2] and len(policy.killers) == 4
+
+
+def test_evaluated_counts_leaves_terminals_and_ordering_evaluations():
+    game = SticksGame(num_sticks=25, max_take=3)
+    state = game.new_initial_state()
+    for options in ({"ordering": "evaluation", "eval_cache": False}, {"ordering": "history"}):
+        policy = make("alphabeta", game, depth=6, evaluation="closed_form", **options)
+        policy.search(state.clone(), 0)
+        stats = policy.stats
+        assert stats["evaluated"] == stats["leaves"] + stats["terminals"] + stats["order_evaluations"]
+        assert stats["leaves"] > 0
+        assert (stats["order_evaluations"] > 0) == (options["ordering"] == "evaluation")
+
+
+def test_evaluation_cache_saves_evaluations_on_transpositions():
+    # sticks: taking 1 then 2 and 2 then 1 reach the same position
+    game = SticksGame(num_sticks=40, max_take=3)
+    state = game.new_initial_state()
+    cached = make("alphabeta", game, depth=4, evaluation="closed_form", tt=False, iterative=False, ordering="none")
+    plain = make("alphabeta", game, depth=4, evaluation="closed_form", tt=False, iterative=False, ordering="none", eval_cache=False)
+    cached.search(state.clone(), 0)
+    plain.search(state.clone(), 0)
+    assert cached.stats["value"] == plain.stats["value"]
+    assert cached.stats["leaf_cache_hits"] > 0
+    assert cached.stats["leaves"] < plain.stats["leaves"]
+    assert cached.stats["leaves"] + cached.stats["leaf_cache_hits"] == plain.stats["leaves"]
+
+
+def test_time_limit_text_and_values():
+    assert optional_seconds("none") is None and optional_seconds(" None ") is None
+    assert optional_seconds("2.5") == 2.5
+    assert check_time_limit(None) is None and check_time_limit(3) == 3.0
+    for bad in (0, -1.0, True, "fast"):
+        with pytest.raises(ValueError, match="time_limit"):
+            check_time_limit(bad)
+    with pytest.raises(ValueError, match="time_limit"):
+        make("alphabeta", SticksGame(), time_limit=-2)
