@@ -49,8 +49,11 @@ losses included. Regenerate with `python scripts/make_results.py` (one game:
 
 
 def section(game: str, run: Path, seconds: float, command: list[str]) -> str:
+    """The game's part of docs/results.md; run paths are shown as ``runs/results/GAME``."""
     shutil.copyfile(run / "learning_curve.png", DOCS / f"{game}_curve.png")
-    arena = (run / "arena.md").read_text().strip()
+    shown = f"runs/results/{game}"
+    arena = (run / "arena.md").read_text().strip().replace(str(run), shown)
+    command = [shown if part == str(run) else part for part in command]
     return (
         f"## {game}\n\n```bash\n{shlex.join(['parlour', 'train', *command])}\n```\n\n"
         f"Trained and rated in {seconds / 60:.1f} minutes.\n\n"

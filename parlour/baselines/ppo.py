@@ -178,6 +178,8 @@ def load_model(path: str | os.PathLike, game: Game) -> Any:
                 model = MaskablePPO.load(path, device="cpu")
         except Exception as error:  # SB3 raises many kinds for a damaged archive
             raise ValueError(f"model file {str(path)!r} cannot be loaded: {error}") from None
+        for stale in [k for k in _models if k[0] == key[0]]:  # an older version of the file
+            del _models[stale]
         while len(_models) >= MODEL_CACHE_SIZE:
             _models.popitem(last=False)
     _models[key] = model

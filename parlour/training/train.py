@@ -179,7 +179,8 @@ class Trainer:
             if uses_self:
                 save_model(model, files.snapshot(0), self.game)
                 vec_env.env_method("add_snapshot", snapshots[0])
-            rows, best_score = [], -np.inf
+            rows, best_score = self._evaluate(model, 0, -np.inf)  # the untrained start of the curve
+            write_evaluations(files, rows)
         bar = _progress_bar(self.total, model.num_timesteps, self.progress)
         try:
             while model.num_timesteps < self.total:
@@ -214,9 +215,10 @@ class Trainer:
             agent = _ppo_policy(self.game, candidate)
             results = evaluate(self.game, agent, self.eval_opponents, config.eval_games, seed=segment_seed(config.seed, 10**6 + step))
             rows = [{"step": step, **row} for row in results]
-            for row in rows:
-                model.logger.record(f"eval/win_rate_vs_{row['opponent']}", row["win_rate"])
-            model.logger.dump(step)
+            if getattr(model, "_logger", None) is not None:  # SB3 makes it in the first learn()
+                for row in rows:
+                    model.logger.record(f"eval/win_rate_vs_{row['opponent']}", row["win_rate"])
+                model.logger.dump(step)
             score = float(np.mean([row["score"] for row in rows]))
             summary = ", ".join(f"{row['opponent']} {row['win_rate']:.0%}" for row in rows)
             self.log(f"step {step:,}: win rate vs {summary}")
@@ -239,7 +241,7 @@ class Trainer:
 
     def _plot(self, rows: list[dict[str, Any]]) -> None:
         try:
-            plot_learning_curve(rows, self.files.curve, f"{self.game!r}")
+            plot_learning_curve(rows, self.files.curve, _title(self.game))
         except ImportError:
             self.log("matplotlib is not installed: no learning_curve.png (pip install 'parlour[plot]')")
 
@@ -265,6 +267,13 @@ def _progress_bar(total: int, done: int, enabled: bool) -> Any:
     from tqdm.auto import tqdm
 
     return tqdm(total=total, initial=done, unit="step", desc="training", dynamic_ncols=True)
+
+
+def _title(game: Game) -> str:
+    import textwrap
+
+    options = ", ".join(f"{key}={value}" for key, value in game.config.items())
+    return "\n".join(textwrap.wrap(f"{game.name} ({options})", 80))
 
 
 def plot_learning_curve(rows: list[dict[str, Any]], path: Path, title: str) -> None:
