@@ -61,6 +61,9 @@ class TrainConfig:
     eval_games: int = 100
     eval_opponents: list[str] | None = None
     """Specs the agent is rated against (default: the game's random, seed AI and strongest)."""
+    torch_threads: int = 1
+    """Threads torch may use (one is fastest for these small networks, and steady when
+    the machine is shared: benchmarks/RESULTS.md, training throughput)."""
     ppo: dict[str, Any] = field(default_factory=lambda: dict(PPO_DEFAULTS))
 
     def __post_init__(self) -> None:
@@ -69,7 +72,7 @@ class TrainConfig:
 
     def validate(self) -> None:
         """``ValueError`` naming the first bad value and what is allowed."""
-        for name in ("timesteps", "n_envs", "snapshot_every", "max_snapshots", "eval_every", "eval_games"):
+        for name in ("timesteps", "n_envs", "snapshot_every", "max_snapshots", "eval_every", "eval_games", "torch_threads"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"{name} must be a positive integer, got {value!r}")

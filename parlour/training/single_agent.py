@@ -98,6 +98,7 @@ class SingleAgentEnv(gymnasium.Env):
         self.opponent_labels: dict[int, str] = {}
         self._state: State | None = None
         self._done = True
+        self._mask: np.ndarray | None = None
         self._all_legal = np.ones(info.num_actions, dtype=bool)
 
     def _make_pool(self, opponent: Any, weights: Sequence[float] | None) -> OpponentPool:
@@ -137,7 +138,7 @@ class SingleAgentEnv(gymnasium.Env):
         if self._done:
             raise RuntimeError("the episode is over; call reset()")
         seat = self.seat
-        legal = state.legal_mask(seat)
+        legal = self._legal()
         value = _as_int(action)
         if value is None or not 0 <= value < len(legal) or not legal[value]:
             if self.illegal_action == "raise" or value is None:
@@ -167,10 +168,16 @@ class SingleAgentEnv(gymnasium.Env):
     def action_masks(self) -> np.ndarray:
         """Legal actions of the learner now (all True once the episode is over, so that a
         policy can still be queried on the final observation)."""
-        state = self._require_state()
+        self._require_state()
         if self._done:
             return self._all_legal.copy()
-        return state.legal_mask(self.seat).astype(bool)
+        return self._legal().copy()
+
+    def _legal(self) -> np.ndarray:
+        """The learner's legal mask, computed once per decision (masks and step share it)."""
+        if self._mask is None:
+            self._mask = self._state.legal_mask(self.seat).astype(bool)
+        return self._mask
 
     def render(self) -> str | np.ndarray | None:
         if self.render_mode is None:
@@ -208,6 +215,7 @@ class SingleAgentEnv(gymnasium.Env):
 
     def _advance(self) -> None:
         """Let the opponents move until the learner must act or the game is over."""
+        self._mask = None
         state = self._state
         while not state.is_terminal():
             players = state.current_players()

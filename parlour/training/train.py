@@ -53,8 +53,10 @@ from parlour.training.single_agent import SingleAgentEnv
 
 def make_env(config: dict[str, Any], snapshots: list[str], rank: int) -> Any:
     """One learner environment (top-level, so that ``SubprocVecEnv`` can pickle it)."""
+    import torch
     from stable_baselines3.common.monitor import Monitor
 
+    torch.set_num_threads(config["torch_threads"])  # in SubprocVecEnv workers, for snapshot opponents
     game = load_game(config["game"], **config["game_options"])
     pool = OpponentPool(game, parse_opponents(config["opponents"], config["opponent_weights"]), snapshots, config["max_snapshots"])
     return Monitor(SingleAgentEnv(game, pool, seat=config["seat"]))
@@ -142,9 +144,12 @@ class Trainer:
 
         from parlour.training.callback import TrainingCallback
 
+        import torch
+
         start = time.perf_counter()
         config = self.config
         files = self.files
+        torch.set_num_threads(config.torch_threads)
         uses_self = any(spec == "self" for spec in config.opponents)
         if self.resume:
             step, model_path, state = read_checkpoint(files)
