@@ -308,7 +308,7 @@ def _train(args: argparse.Namespace) -> int:
 
 
 def _run_training(config: Any, out: str, args: argparse.Namespace) -> int:
-    from parlour.training.evaluate import FINAL_GAMES, default_opponents
+    from parlour.training.evaluate import FINAL_GAMES, default_opponents, learner_spec
     from parlour.training.train import Trainer
 
     try:
@@ -329,7 +329,7 @@ def _run_training(config: Any, out: str, args: argparse.Namespace) -> int:
     from parlour.training.run_files import write_atomic
 
     opponents = list(dict.fromkeys(default_opponents(trainer.game).values()))
-    agents = [f"ppo:{best}", *opponents]
+    agents = [learner_spec(str(best), trainer.game), *opponents]
     print(f"\narena: the best model against {', '.join(opponents)} ({games} games per pairing)")
     match = play_match(trainer.game, agents, games, seed=trainer.config.seed, workers=args.workers, progress=not args.quiet)
     summary = summarize(match)

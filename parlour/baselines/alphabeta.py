@@ -18,8 +18,11 @@ and statistics: nodes, evaluated nodes (leaves, terminals, ordering evaluations)
 cutoffs, table hits, depth reached, time.
 
 Game knowledge stays out of this module: a subclass may override ``move_hints`` (a
-score per legal move, higher first, e.g. wins and blocks) and ``leaf_key`` (the key
-under which a leaf's evaluation is cached).  Killer moves: Akl and Newborn 1977;
+score per legal move, higher first, e.g. wins and blocks; ``WINS`` / ``LOSES`` mark a
+move that wins at once or loses by force within the depth searched, so that a winning
+move alone is searched and losing moves are skipped, which is exact because no
+position is worth more than a win or less than a loss), ``winning_move`` (a win on the
+spot found before generating the moves) and ``leaf_key`` (the key under which a leaf's evaluation is cached).  Killer moves: Akl and Newborn 1977;
 history heuristic: Schaeffer 1989.  No ordering changes the value of a search: only
 which moves are cut off (tests compare root values with minimax).
 """
@@ -38,6 +41,8 @@ from parlour.baselines.search import Budget, OutOfTime, SearchPolicy, positive_o
 from parlour.games.base import Game, State
 
 EXACT, LOWER, UPPER = 0, 1, 2
+WINS, LOSES = math.inf, -math.inf
+"""Move hints for a move that wins or loses on the spot (see ``move_hints``)."""
 TABLE_LIMIT = 1_000_000
 """Entries a kept table (or evaluation cache) may hold before a new search clears it."""
 
@@ -103,7 +108,26 @@ class AlphaBetaSearch(SearchPolicy):
     def move_hints(self, state: State, player: int, actions: list[int], depth: int) -> list[float] | None:
         """A score per action (higher is searched first, before killers and history), or
         ``None`` for no hints.  ``depth``: plies left below ``state``.  Only the order of
-        the search depends on it, never its value."""
+        the search depends on it, never its value, with two exact exceptions:
+
+        * ``WINS`` (+inf): the move ends the game at once with the mover's highest
+          return.  The node then searches only that move: no sibling can do better.
+        * ``LOSES`` (-inf): searched to the ``depth - 1`` plies left below it, the move
+          is worth the mover's lowest return: it ends the game at once with the mover's
+          loss, or (only with ``depth >= 2``) it leaves the opponent a win on the spot.
+          Such moves are skipped while any other move is legal: a sibling can do no
+          worse.
+
+        Both need every evaluation to lie within the range of the returns (a loss is
+        the worst value any position has for the mover, a win the best), which the
+        evaluations of ``evaluation.py`` guarantee by squashing into (-1, 1)."""
+        return None
+
+    def winning_move(self, state: State, player: int, depth: int) -> tuple[int, State] | None:
+        """A legal move that ends the game at once with ``player``'s highest return and
+        the position after it, found without generating and ordering all the moves (e.g.
+        a recent win at this depth, tried again), or ``None``.  The node then searches
+        that move alone, which is exact for the same reason as ``WINS`` in ``move_hints``."""
         return None
 
     def leaf_key(self, state: State) -> Hashable:
@@ -224,9 +248,14 @@ class AlphaBetaSearch(SearchPolicy):
         best = -math.inf if maximising else math.inf
         best_action = None
         pvs = self.config["pvs"]
-        for action in self._ordered(state, player, state.legal_actions(player), tt_move, ply, depth):
-            child = state.clone()
-            child.apply(action)
+        win = self.winning_move(state, player, depth)
+        actions = [win[0]] if win is not None else self._ordered(state, player, state.legal_actions(player), tt_move, ply, depth)
+        for action in actions:
+            if win is not None:
+                child = win[1]
+            else:
+                child = state.clone()
+                child.apply(action)
             if pvs and best_action is not None:
                 # principal variation search: prove the move no better with a null window
                 # first; only a move that might be better is searched with the full one
@@ -279,6 +308,13 @@ class AlphaBetaSearch(SearchPolicy):
             history = self.history
             hints = self.move_hints(state, player, actions, depth)
             killers = self.killers[ply] if self.use_killers and ply < len(self.killers) else ()
+            if hints is not None:
+                if WINS in hints:  # one winning move settles the node (see move_hints)
+                    return [actions[hints.index(WINS)]]
+                if LOSES in hints and max(hints) > LOSES:  # losing moves: skipped while others exist
+                    kept = [i for i, h in enumerate(hints) if h > LOSES]
+                    actions = [actions[i] for i in kept]
+                    hints = [hints[i] for i in kept]
             if hints is None and not killers:
                 actions = sorted(actions, key=lambda a: -history.get(a, 0))
             else:

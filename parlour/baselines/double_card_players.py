@@ -48,12 +48,13 @@ from typing import Any
 
 import numpy as np
 
-from parlour.baselines.alphabeta import AlphaBetaSearch, optional_seconds
+from parlour.baselines.alphabeta import WINS, AlphaBetaSearch, optional_seconds
 from parlour.baselines.evaluation import register_evaluation
 from parlour.baselines.policy import Param, register
 from parlour.games.base import State
 from parlour.games.double_card import (
     CARDS,
+    CELLS,
     COLS,
     LINES,
     LINES_OF,
@@ -370,17 +371,29 @@ def _build_move_tables() -> tuple[np.ndarray, np.ndarray]:
 
 
 _MOVE_WINDOWS, _MOVE_OFFSETS = _build_move_tables()
+_MOVE_CELLS = np.array([(a % (ROWS * COLS), a % (ROWS * COLS) + (1 if PLACEMENTS[a // (ROWS * COLS) + 1][0] else COLS))
+                        for a in range(8 * ROWS * COLS)])
+"""Per placement action: its two cells (the anchor and the other)."""
+
 _HINT_WEIGHT = (0.0, 0.05, 0.5, 3.0)
 _LINE = 1e6
 _WIN_HINT = 1000.0
 _COLOUR_VALUE, _DOT_VALUE, _ = _code_tables(_HINT_WEIGHT, _LINE)
 
 
-def placement_hints(state: Any, actions: list[int]) -> list[float] | None:
+def placement_hints(state: Any, actions: list[int], decisive: float = _WIN_HINT, forced: bool = False) -> list[float] | None:
     """A score per placement for the player to move, from the windows through the cells
-    it fills: +1000 if it wins on the spot, -1000 if it completes only the opponent's line,
-    else the change of the window weights, own minus the opponent's (so blocks and new
-    threats come first).  ``None`` when the actions take cards (recycling's first half)."""
+    it fills: +``decisive`` (1000) if it wins on the spot, -``decisive`` if it completes
+    only the opponent's line (so loses on the spot), else the change of the window
+    weights, own minus the opponent's (so blocks and new threats come first).  ``None``
+    when the actions take cards (recycling's first half).
+
+    ``forced``: also -``decisive`` for a move that leaves the opponent a win on the spot:
+    the opponent holds three of a window of its kind whose fourth cell is at the surface
+    below the top row (any segment can go there, as the bottom of a vertical card), and
+    the move neither covers that cell nor ends the game (by a line, the move limit, or
+    the 24th card, after which the opponent must first take a card).  Such a move loses
+    in two plies: only exact for a search that looks at least two plies ahead."""
     if not actions or actions[0] >= PICK_BASE:
         return None
     codes = window_codes(state)
@@ -394,10 +407,23 @@ def placement_hints(state: Any, actions: list[int]) -> list[float] | None:
     colour_line = colour > _LINE / 2
     dot_line = dot > _LINE / 2
     lines = colour_line | dot_line
+    if forced and state.taken is None and state.cards + 1 < CARDS and state.moves + 1 < state.game.max_moves:
+        opponent_three = (_W_DOT3 if colours_move else _W_COLOUR3)[codes[:-1]]
+        if opponent_three.any():
+            threes = np.flatnonzero(opponent_three)
+            heights = state.heights
+            open_cells = {c for c in _WINDOW_INDEX[threes, _MISSING[codes[threes]]].tolist()
+                          if heights[c % COLS] == c // COLS < ROWS - 1}
+            if open_cells:
+                cells = _MOVE_CELLS[moves]
+                gives = np.zeros(len(actions), dtype=bool)
+                for cell in open_cells:
+                    gives |= (cells != cell).all(axis=1)
+                hints[gives] = -decisive  # the line moves among them are settled below
     if lines.any():
         wins = (colour_line & dot_line) | (colour_line if colours_move else dot_line)
-        hints[lines] = -_WIN_HINT
-        hints[wins] = _WIN_HINT
+        hints[lines] = -decisive
+        hints[wins] = decisive
     return hints.tolist()
 
 
@@ -479,11 +505,33 @@ class DoubleCardBest(_PrimedAlphaBeta):
         super().setup()
         if self.config["hint_depth"] < 1:
             raise ValueError(f"parameter hint_depth={self.config['hint_depth']}: must be at least 1")
+        self.recent_wins: dict[int, int] = {}
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        self.recent_wins.clear()
 
     def move_hints(self, state: State, player: int, actions: list[int], depth: int) -> list[float] | None:
         if depth < self.config["hint_depth"]:
             return None
-        return placement_hints(state, actions)
+        # WINS / LOSES: a win on the spot is searched alone, losses on the spot skipped
+        hints = placement_hints(state, actions, WINS, forced=depth >= 2)
+        if hints is not None and WINS in hints:
+            self.recent_wins[depth] = actions[hints.index(WINS)]
+        return hints
+
+    def winning_move(self, state: State, player: int, depth: int) -> tuple[int, State] | None:
+        """The last win on the spot found at this depth, if it is legal and wins here too
+        (checked on a copy): a threat the side to move left open is usually still open in
+        the sibling positions, and this skips generating and ordering all their moves."""
+        action = self.recent_wins.get(depth)
+        if action is None or (state.cards >= CARDS and state.taken is None):  # recycling: take a card first
+            return None
+        if state._placement_error(action // CELLS + 1, action % CELLS) is not None:
+            return None
+        child = state.clone()
+        child.apply(action)
+        return (action, child) if child.winner == player else None
 
     def leaf_key(self, state: State) -> tuple:
         """The board and the side to move: all that h1, h2 and windows read, so leaves

@@ -39,6 +39,19 @@ def default_opponents(game: Game) -> dict[str, str]:
     return {"random": "random"}
 
 
+def rates_deterministic(game: Game) -> bool:
+    """Whether a trained model is rated by its most probable move: yes, except in games
+    without chance (sticks, Double Card), where a deterministic agent against a
+    deterministic baseline would replay the same game every time; there it samples
+    from its policy, so the games differ and the interval means something."""
+    return game.info.has_chance
+
+
+def learner_spec(path: str, game: Game) -> str:
+    """The ``ppo:`` spec that rates a trained model (see ``rates_deterministic``)."""
+    return f"ppo:{path}" if rates_deterministic(game) else f"ppo:{path},deterministic=false"
+
+
 FINAL_GAMES = {"sticks": 100, "goofspiel": 100, "tides_of_time": 40, "tribolo": 12, "double_card": 10}
 """Games per pairing of the final arena by default: fewer where the strongest players
 need seconds per game (Tribolo, Double Card)."""

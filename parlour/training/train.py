@@ -28,6 +28,7 @@ import numpy as np
 
 from parlour.baselines import make_from_spec
 from parlour.baselines.ppo import (
+    PPOPolicy,
     global_rng_state,
     preserved_global_rng,
     require_train_extra,
@@ -37,7 +38,7 @@ from parlour.baselines.ppo import (
 from parlour.games import load_game
 from parlour.games.base import Game
 from parlour.training.config import TrainConfig
-from parlour.training.evaluate import evaluate, quick_opponents
+from parlour.training.evaluate import evaluate, quick_opponents, rates_deterministic
 from parlour.training.opponents import OpponentPool, parse_opponents
 from parlour.training.run_files import (
     RunFiles,
@@ -217,7 +218,7 @@ class Trainer:
         candidate = self.files.root / ".candidate.zip"
         save_model(model, candidate, self.game)
         try:
-            agent = _ppo_policy(self.game, candidate)
+            agent = PPOPolicy(self.game, path=str(candidate), deterministic=rates_deterministic(self.game))
             results = evaluate(self.game, agent, self.eval_opponents, config.eval_games, seed=segment_seed(config.seed, 10**6 + step))
             rows = [{"step": step, **row} for row in results]
             if getattr(model, "_logger", None) is not None:  # SB3 makes it in the first learn()
@@ -249,12 +250,6 @@ class Trainer:
             plot_learning_curve(rows, self.files.curve, _title(self.game))
         except ImportError:
             self.log("matplotlib is not installed: no learning_curve.png (pip install 'parlour[plot]')")
-
-
-def _ppo_policy(game: Game, path: Path) -> Any:
-    from parlour.baselines.ppo import PPOPolicy
-
-    return PPOPolicy(game, path=str(path), deterministic=True)
 
 
 def _best_step(rows: list[dict[str, Any]]) -> int | None:

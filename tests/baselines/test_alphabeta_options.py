@@ -9,7 +9,7 @@ import pytest
 from toy_games import TakeThreeGame
 
 from parlour.baselines import make
-from parlour.baselines.alphabeta import AlphaBetaPolicy, check_time_limit, optional_seconds
+from parlour.baselines.alphabeta import LOSES, WINS, AlphaBetaPolicy, check_time_limit, optional_seconds
 from parlour.baselines.evaluation import get_evaluation
 from parlour.games.base import Game, GameInfo, PerfectInfoState, State
 from parlour.games.sticks import SticksGame
@@ -257,3 +257,62 @@ def test_time_limit_text_and_values():
             check_time_limit(bad)
     with pytest.raises(ValueError, match="time_limit"):
         make("alphabeta", SticksGame(), time_limit=-2)
+
+
+class _Decisive(AlphaBetaPolicy):
+    """alphabeta that marks moves ending the game at once: WINS / LOSES hints, and a
+    ``winning_move`` found by trying every move (the hooks Double Card's player uses)."""
+
+    name = "alphabeta-decisive-test"  # not registered
+    quick_wins = True
+
+    def _outcome(self, state, player, action):
+        child = state.clone()
+        child.apply(action)
+        if not child.is_terminal():
+            return None, child
+        value = child.returns()[player]
+        return (WINS if value > 0 else LOSES if value < 0 else None), child
+
+    def move_hints(self, state, player, actions, depth):
+        return [self._outcome(state, player, a)[0] or 0.0 for a in actions]
+
+    def winning_move(self, state, player, depth):
+        if self.quick_wins:
+            for action in state.legal_actions(player):
+                mark, child = self._outcome(state, player, action)
+                if mark == WINS:
+                    return action, child
+        return None
+
+
+@pytest.mark.parametrize("quick_wins", [True, False])
+@pytest.mark.parametrize("options", [{}, {"pvs": True}, {"pvs": True, "tt": False, "iterative": False}])
+def test_decisive_moves_keep_the_exact_value(quick_wins, options):
+    """A win on the spot searched alone and losses on the spot skipped (while another
+    move is left) never change the value: no position is worth more than a win or less
+    than a loss.  Misère sticks has positions where every move loses (one stick left)."""
+    evaluate = get_evaluation(SticksGame(), "closed_form")
+    pruned = 0
+    for game, state in sticks_positions(40, seed=11):
+        for depth in (1, 2, 4):
+            policy = _Decisive(game, depth=depth, evaluation="closed_form", **options)
+            policy.quick_wins = quick_wins
+            policy.search(state.clone(), state.to_move)
+            plain = make("alphabeta", game, depth=depth, evaluation="closed_form", **options)
+            plain.search(state.clone(), state.to_move)
+            assert policy.stats["value"] == brute_value(state, state.to_move, depth, evaluate), (state.sticks, depth)
+            pruned += policy.stats["nodes"] < plain.stats["nodes"]
+    assert pruned > 10  # the rules did cut the search
+
+
+def test_losing_moves_are_skipped_but_one_is_kept():
+    game = SticksGame(num_sticks=14, max_take=3, misere=True)
+    policy = _Decisive(game, depth=2, evaluation="closed_form")
+    state = game.new_initial_state(sticks=1)  # the only move takes the last stick: a loss
+    assert policy._ordered(state, state.to_move, state.legal_actions(state.to_move), None, 0, 2) == [0]  # take 1
+    state = game.new_initial_state(sticks=3)  # taking 3 loses; taking 1 or 2 does not
+    assert sorted(policy._ordered(state, state.to_move, state.legal_actions(state.to_move), None, 0, 2)) == [0, 1]
+    normal = SticksGame(num_sticks=14, max_take=3, misere=False)
+    state = normal.new_initial_state(sticks=2)  # taking 2 wins: searched alone
+    assert _Decisive(normal, depth=2, evaluation="closed_form")._ordered(state, state.to_move, state.legal_actions(state.to_move), None, 0, 2) == [1]

@@ -5,8 +5,10 @@ import numpy as np
 import pytest
 
 from parlour.baselines import make
+from parlour.baselines.alphabeta import LOSES, WINS
 from parlour.baselines.double_card_players import (
     SEED_WEIGHTS,
+    DoubleCardBest,
     h1,
     h1_features,
     h2,
@@ -349,3 +351,86 @@ def test_time_limit_none_and_bad_values():
             make(name, game, time_limit=0)
     with pytest.raises(ValueError, match="hint_depth"):
         make("double-card-best", game, hint_depth=0)
+
+
+class _NoDecisiveRules(DoubleCardBest):
+    """double-card-best without its exact shortcuts: wins and losses on the spot get
+    finite hints (so they are ordered, not cut) and no recent win is tried first."""
+
+    name = "double-card-best-plain-test"  # not registered
+
+    def move_hints(self, state, player, actions, depth):
+        hints = super().move_hints(state, player, actions, depth)
+        return None if hints is None else [1000.0 if h == WINS else -1000.0 if h == LOSES else h for h in hints]
+
+    def winning_move(self, state, player, depth):
+        return None
+
+
+def _random_positions(count, seed, kind):
+    """Positions from random play: ``"decisive"``, the side to move has a win or a loss on
+    the spot; ``"forced"``, some of its moves leave the opponent a win on the spot (then
+    usually some also complete the opponent's line);
+    ``"quiet"``, neither, after 4 to 9 moves."""
+    rng = np.random.default_rng(seed)
+    found = []
+    while len(found) < count:
+        state = DoubleCardGame().new_initial_state()
+        quiet_at = int(rng.integers(4, 10))
+        while not state.is_terminal() and len(found) < count:
+            actions = state.legal_actions(state.to_move)
+            hints = placement_hints(state, actions)
+            decisive = hints is not None and max(abs(h) for h in hints) == 1000.0
+            forced = hints is not None and placement_hints(state, actions, forced=True) != hints
+            if {"decisive": decisive and not forced, "forced": forced,
+                    "quiet": not decisive and not forced and state.moves >= quiet_at}[kind] and rng.random() < 0.7:
+                found.append(state.clone())
+                break
+            state.apply(int(rng.choice(actions)))
+    return found
+
+
+def test_decisive_rules_keep_the_value():
+    """Searching a win on the spot alone, skipping losses on the spot (and, two or more
+    plies from the horizon, moves that leave the opponent a win on the spot) and trying
+    the last win found at a depth first leave every value as it was (and match minimax
+    at depths 1 and 2, where the two-ply rule must not be used at depth 1)."""
+    game = DoubleCardGame()
+    evaluate = get_evaluation(game, "windows")
+    fewer = 0
+    positions = (_random_positions(4, 5, "decisive") + _random_positions(4, 7, "forced")
+                 + _random_positions(3, 6, "quiet") + [start(WIN_IN_ONE)])
+    for state in positions:
+        me = state.to_move
+        for depth in (1, 2, 3, 4):
+            rules = make("double-card-best", game, depth=depth, time_limit=None)
+            rules.search(state.clone(), me)
+            plain = _NoDecisiveRules(game, depth=depth, time_limit=None)
+            plain.search(state.clone(), me)
+            assert rules.stats["value"] == plain.stats["value"], (state.to_text(), depth)
+            if depth <= 2:
+                assert rules.stats["value"] == pytest.approx(brute_value(state, me, depth, evaluate), abs=1e-12)
+            fewer += rules.stats["nodes"] < plain.stats["nodes"]
+    assert fewer >= 12
+
+
+def test_forced_hint_marks_moves_that_leave_a_win():
+    """Every move the two-ply rule marks lets the opponent win at once; every other
+    move that does not end the game does not."""
+    checked = 0
+    for state in _random_positions(6, 8, "forced"):
+        actions = state.legal_actions(state.to_move)
+        plain = placement_hints(state, actions)
+        for action, hint, forced in zip(actions, plain, placement_hints(state, actions, forced=True)):
+            child = state.clone()
+            child.apply(action)
+            if child.is_terminal():
+                continue
+            replies = child.legal_actions(child.to_move)
+            opponent_wins = any(h == 1000.0 for h in placement_hints(child, replies))
+            if forced == -1000.0:
+                assert opponent_wins, state.action_to_text(action)
+                checked += 1
+            else:
+                assert forced == hint
+    assert checked > 20
