@@ -34,11 +34,14 @@ heuristic is not zero-sum because w3 != -w1).
 Policies: ``seed-tournament`` (alpha-beta, h1, the seed's depth schedule, 6 s per move,
 no transposition table, as the seed played its tournament) and ``double-card-best``
 (alpha-beta with transposition table and iterative deepening under a time budget, with
-the ``windows`` evaluation; moves ordered by :func:`placement_hints` -- wins first,
-moves that complete only the opponent's line last, the rest by the change in the window
-weights they cause -- then killer moves and history; principal variation search
-(Marsland and Campbell 1982); leaf evaluations cached by board, the seed's table of
-visited states).  The ``windows`` evaluation and the hints share base-5 window codes so
+the ``windows`` evaluation; moves ordered by :func:`placement_hints` -- the rest by
+the change in the window weights they cause -- then killer moves and history, with
+three exact shortcuts: a win on the spot is searched alone (and the last one found at
+each depth is tried before the moves are generated), a move that completes only the
+opponent's line is skipped, and so, with at least two plies left, is a move that leaves
+the opponent a win on the spot (an open three of its kind not covered); principal
+variation search (Marsland and Campbell 1982); leaf evaluations cached by board, the
+seed's table of visited states).  The ``windows`` evaluation and the hints share base-5 window codes so
 that all 222 windows of a position are one numpy gather.
 """
 
@@ -486,7 +489,9 @@ class SeedTournament(_PrimedAlphaBeta):
 @register
 class DoubleCardBest(_PrimedAlphaBeta):
     """Ours: the generic alpha-beta with this game's hints (wins, blocks and threats
-    first) and an evaluation cache keyed by the board alone."""
+    first; wins on the spot searched alone, moves that lose on the spot or hand the
+    opponent one skipped), the recent win tried first, and an evaluation cache keyed
+    by the board alone."""
 
     name = "double-card-best"
     summary = ("alpha-beta with transposition table, move hints (wins, blocks, threats first), killer moves, history, "
@@ -514,7 +519,8 @@ class DoubleCardBest(_PrimedAlphaBeta):
     def move_hints(self, state: State, player: int, actions: list[int], depth: int) -> list[float] | None:
         if depth < self.config["hint_depth"]:
             return None
-        # WINS / LOSES: a win on the spot is searched alone, losses on the spot skipped
+        # WINS / LOSES: a win on the spot is searched alone, losses on the spot skipped, and
+        # so, two or more plies from the horizon, are moves that hand the opponent one
         hints = placement_hints(state, actions, WINS, forced=depth >= 2)
         if hints is not None and WINS in hints:
             self.recent_wins[depth] = actions[hints.index(WINS)]
