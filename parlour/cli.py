@@ -250,7 +250,8 @@ DEFAULT_TRAINING: dict[str, Any] = {
     "game": "goofspiel",
     "game_options": {"num_cards": 6},
     "opponents": ["random", "rudimentary", "self"],
-    "timesteps": 60_000,
+    "timesteps": 150_000,
+    "eval_every": 15_000,
 }
 """What ``parlour train`` does without ``--game`` (the README's main job): a few minutes of
 MaskablePPO on Goofspiel with six cards against random, the seed's player and itself."""

@@ -42,7 +42,9 @@ One MaskablePPO agent per game, trained by the command shown (each under 30 minu
 and the strongest search baseline of the game's docs, every agent in every seat equally
 often, with 95% intervals. The learning curves show the win rate against the evaluation
 opponents (random and a quick strong baseline) during training; the arena plays the
-best evaluated model (`best.zip`) deterministically. These are the numbers as measured,
+best evaluated model (`best.zip`): its most probable move, except in the games without
+chance (sticks, Double Card), where it samples from its policy so that its games against
+the deterministic search players are not one game replayed. These are the numbers as measured,
 losses included. Regenerate with `python scripts/make_results.py` (one game:
 `--games sticks`).
 """
@@ -65,9 +67,10 @@ def run(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", nargs="+", choices=list(RUNS), default=list(RUNS))
     parser.add_argument("--runs", default="runs/results", help="where the run directories go")
+    parser.add_argument("--assemble", action="store_true", help="only rebuild docs/results.md from docs/results/*.md")
     args = parser.parse_args(argv)
     DOCS.mkdir(parents=True, exist_ok=True)
-    for game in args.games:
+    for game in [] if args.assemble else args.games:
         out = Path(args.runs) / game
         command = [*RUNS[game], *COMMON, "--out", str(out)]
         start = time.perf_counter()
