@@ -2,7 +2,7 @@
 evaluation through the arena, atomic checkpoints, and exact resumption.
 
 A run is a sequence of *segments* of ``eval_every`` steps (rounded to whole PPO
-rollouts).  Each segment starts every environment afresh from seeds derived from the
+rollouts), after an evaluation and a checkpoint of the untrained model at step 0.  Each segment starts every environment afresh from seeds derived from the
 run's seed and the segment's number; at its end the run evaluates the model,
 keeps the best one, and writes a checkpoint (model with optimizer state, the global
 RNG states SB3 draws from, the snapshot list).  ``--resume`` restores the latest
@@ -141,11 +141,10 @@ class Trainer:
     # -- the run ---------------------------------------------------------------------
 
     def run(self) -> TrainResult:
+        import torch
         from sb3_contrib import MaskablePPO
 
         from parlour.training.callback import TrainingCallback
-
-        import torch
 
         start = time.perf_counter()
         config = self.config
@@ -186,7 +185,7 @@ class Trainer:
                 save_model(model, files.snapshot(0), self.game)
                 vec_env.env_method("add_snapshot", snapshots[0])
             rows, best_score = self._evaluate(model, 0, -np.inf)  # the untrained start of the curve
-            write_evaluations(files, rows)
+            self._checkpoint(model, rows, snapshots, best_score, global_rng_state())
         bar = _progress_bar(self.total, model.num_timesteps, self.progress)
         try:
             while model.num_timesteps < self.total:
@@ -197,13 +196,9 @@ class Trainer:
                 callback = TrainingCallback(self, vec_env, snapshots, bar)
                 model.learn(end - model.num_timesteps, reset_num_timesteps=False, callback=callback, tb_log_name="ppo")
                 rng = global_rng_state()
-                step = model.num_timesteps
-                new_rows, best_score = self._evaluate(model, step, best_score)
+                new_rows, best_score = self._evaluate(model, model.num_timesteps, best_score)
                 rows.extend(new_rows)
-                write_evaluations(files, rows)
-                state = {"step": step, "snapshots": list(snapshots), "rng": rng, "best_score": best_score}
-                write_checkpoint(files, step, lambda path: save_model(model, path, self.game), state)
-                copy_atomic(files.checkpoint_dir(step) / "model.zip", files.last)
+                self._checkpoint(model, rows, snapshots, best_score, rng)
         finally:
             if bar is not None:
                 bar.close()
@@ -211,6 +206,15 @@ class Trainer:
         self._plot(rows)
         best_step = _best_step(rows)
         return TrainResult(files.root, model.num_timesteps, rows, best_step, time.perf_counter() - start)
+
+    def _checkpoint(self, model: Any, rows: list[dict[str, Any]], snapshots: list[str], best_score: float, rng: dict[str, Any]) -> None:
+        """The evaluation log, then a checkpoint (``rng``: the global generators' states
+        when the segment ended), then last.zip."""
+        step = model.num_timesteps
+        write_evaluations(self.files, rows)
+        state = {"step": step, "snapshots": list(snapshots), "rng": rng, "best_score": best_score}
+        write_checkpoint(self.files, step, lambda path: save_model(model, path, self.game), state)
+        copy_atomic(self.files.checkpoint_dir(step) / "model.zip", self.files.last)
 
     def _evaluate(self, model: Any, step: int, best_score: float) -> tuple[list[dict[str, Any]], float]:
         """Rate the current model; keep it as best.zip if its mean score is the best yet."""

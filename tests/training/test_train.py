@@ -62,6 +62,7 @@ def test_short_run_saves_reloads_and_plays(tmp_path):
     assert [row["step"] for row in read_evaluations(files)] == [0, 256, 512, 768]
     assert len(list(files.snapshots.iterdir())) == 4  # step 0 and every 256 steps
     assert sorted(p.name for p in files.checkpoints.iterdir()) == ["step_000000512", "step_000000768"]
+    assert not list(run.glob(".*")) and not list(files.checkpoints.glob(".*"))  # no temporary files left
     game = load_game("sticks")
     agent = make_from_spec(f"ppo:{files.best}", game, seed=1)
     match = play_match(game, [agent, "random"], games=4, progress=False)
@@ -99,7 +100,7 @@ def test_kill_and_resume_continues_where_it_stopped(tmp_path):
     finally:
         process.wait()
     stopped = read_evaluations(RunFiles(run))
-    assert 1 < len(stopped) < 7
+    assert 0 < len(stopped) < 7
     assert main(["train", "--out", str(run), "--resume", "--final-games", "0", "--quiet"]) == 0
     assert main([*args, "--out", str(tmp_path / "whole")]) == 0
     assert read_evaluations(RunFiles(run)) == read_evaluations(RunFiles(tmp_path / "whole"))
@@ -108,10 +109,21 @@ def test_kill_and_resume_continues_where_it_stopped(tmp_path):
     assert [p.name for p in (run / "tb").iterdir()] == ["ppo_0"]
 
 
+def test_resume_from_the_first_checkpoint(tmp_path):
+    """A run killed during its first segment resumes from the step-0 checkpoint."""
+    whole = Trainer(small_config(timesteps=512), tmp_path / "whole", progress=False, log=lambda _: None).run()
+    cut = Trainer(small_config(timesteps=512), tmp_path / "cut", progress=False, log=lambda _: None)
+    cut.total = 0  # stop right after the step-0 evaluation and checkpoint
+    assert cut.run().steps == 0
+    resumed = Trainer(None, tmp_path / "cut", resume=True, progress=False, log=lambda _: None).run()
+    assert resumed.steps == 512 and resumed.evaluations == whole.evaluations
+    assert same_params(tmp_path / "whole" / "last.zip", tmp_path / "cut" / "last.zip")
+
+
 def test_truncated_checkpoint_is_rejected(tmp_path):
     run = tmp_path / "run"
     Trainer(small_config(timesteps=256, opponents=["random"]), run, progress=False, log=lambda _: None).run()
-    (model,) = (run / "checkpoints").glob("step_*/model.zip")
+    model = sorted((run / "checkpoints").glob("step_*/model.zip"))[-1]  # the latest, step 256
     model.write_bytes(model.read_bytes()[:1000])
     with pytest.raises(ValueError, match="corrupt or truncated"):
         Trainer(None, run, resume=True, progress=False).run()
