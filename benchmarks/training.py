@@ -29,6 +29,14 @@ wrappers' own cost.  ``--control`` adds, per game, a no-cost replay of that game
 step grows with the observation and action sizes, so for games much larger than
 tic-tac-toe the ratio to the replay, not to the reference, isolates what the env costs.
 
+``--same-game`` adds a second, same-game reference: the tutorial's wrapper and
+``ActionMasker`` applied to parlour's own PettingZoo AEC env of each game
+(``<game>_v0.env()``, observation ``obs["observation"]``, mask ``obs["action_mask"]``; a
+simultaneous step becomes one AEC turn per seat, handled like any turn).  Same observation
+and action sizes as ours, so PPO's cost is alike and the ratio isolates the wrappers.  The
+work per env step still differs: the tutorial's step is one move of the shared model for
+whichever seat is to act; ours is the learner's move plus the opponents' replies.
+
 ``--torch-threads`` (default 1) sets ``torch.set_num_threads`` for the PPO process; on
 a 2-core machine shared with other jobs torch's default (one OpenMP thread per core)
 made runs erratic and often ~10x slower for this small network, for both sides.
@@ -36,6 +44,7 @@ made runs erratic and often ~10x slower for this small network, for both sides.
     python benchmarks/training.py            # full run (~5-10 min on 2 cores), markdown on stdout
     python benchmarks/training.py --quick    # a smoke run
     python benchmarks/training.py --games tides_of_time,tribolo,double_card --control
+    python benchmarks/training.py --games sticks,goofspiel6,goofspiel13,tides_of_time,tribolo,double_card --same-game
 """
 
 from __future__ import annotations
@@ -69,6 +78,7 @@ GAMES: dict[str, tuple[str, dict[str, Any]]] = {
     "double_card": ("double_card", {}),
 }
 REFERENCE = "REF tictactoe_v3 (PettingZoo tutorial wrapper)"
+SAME = "tutorial wrapper on parlour AEC "
 NULL = "control: no-cost replay of "
 SETUPS = ("n_envs=1", "4 x DummyVecEnv", "4 x SubprocVecEnv")
 TARGET = 1.2
@@ -121,6 +131,19 @@ def tutorial_env(seed: int = 0) -> gym.Env:
     from sb3_contrib.common.wrappers import ActionMasker
 
     env = SB3ActionMaskWrapper(tictactoe_v3.env())
+    env.reset(seed=seed)  # Must call reset() in order to re-define the spaces
+    return ActionMasker(env, mask_fn)
+
+
+def same_game_env(name: str, seed: int = 0) -> gym.Env:
+    """The tutorial's construction around parlour's own AEC env of game ``name``."""
+    import importlib
+
+    from sb3_contrib.common.wrappers import ActionMasker
+
+    game, options = GAMES[name]
+    module = importlib.import_module(f"parlour.envs.{game}_v0")
+    env = SB3ActionMaskWrapper(module.env(**options))
     env.reset(seed=seed)  # Must call reset() in order to re-define the spaces
     return ActionMasker(env, mask_fn)
 
@@ -188,6 +211,8 @@ def maker(label: str) -> Callable[[], gym.Env]:
         return tutorial_env
     if label.startswith(NULL):
         return functools.partial(ReplayEnv, label[len(NULL) :])
+    if label.startswith(SAME):
+        return functools.partial(same_game_env, label[len(SAME) :])
     return functools.partial(our_env, label)
 
 
@@ -249,12 +274,17 @@ def main() -> None:
     parser.add_argument("--games", default="sticks,goofspiel6,goofspiel13", help=f"our envs, from {sorted(GAMES)}")
     parser.add_argument("--torch-threads", type=int, default=1, help="torch.set_num_threads for the PPO process (0: torch's default)")
     parser.add_argument("--control", action="store_true", help="also time a no-cost replay of each game (see ReplayEnv)")
+    parser.add_argument("--same-game", action="store_true", help="also time the tutorial wrapper on parlour's AEC env of each game")
+    parser.add_argument("--setups", default=",".join(SETUPS), help=f"PPO setups, from {list(SETUPS)}")
     parser.add_argument("--quick", action="store_true", help="few short runs, to check the script works")
     args = parser.parse_args()
     games = [g.strip() for g in args.games.split(",") if g.strip()]
     unknown = [g for g in games if g not in GAMES]
     if unknown:
         raise ValueError(f"unknown game(s) {unknown}; choose from {sorted(GAMES)}")
+    setups = [s.strip() for s in args.setups.split(",") if s.strip()]
+    if any(s not in SETUPS for s in setups):
+        raise ValueError(f"unknown setup(s) {[s for s in setups if s not in SETUPS]}; choose from {list(SETUPS)}")
     runs, steps, pure_steps = (1, 1024, 2000) if args.quick else (args.runs, args.steps, args.pure_steps)
 
     import torch
@@ -263,6 +293,8 @@ def main() -> None:
         torch.set_num_threads(args.torch_threads)
     warnings.filterwarnings("ignore")
     labels = [REFERENCE, *games]
+    if args.same_game:
+        labels += [SAME + g for g in games]
     if args.control:
         labels += [NULL + label for label in labels]
     print(
@@ -279,30 +311,39 @@ def main() -> None:
     pure = interleaved(labels, runs, lambda label, run: pure_rate(maker(label), pure_steps, run))
     for label in labels:
         results[label]["pure"] = pure[label]
-    for setup in SETUPS:
+    for setup in setups:
         rates = interleaved(labels, runs, lambda label, run, setup=setup: ppo_rate(maker(label), setup, steps, run))
         for label in labels:
             results[label][setup] = rates[label]
 
-    columns = ["pure", *SETUPS]
+    columns = ["pure", *setups]
     print("Env steps/s (median):\n")
-    print("| env | pure env (random masked actions) | " + " | ".join(f"MaskablePPO {s}" for s in SETUPS) + " |")
+    print("| env | pure env (random masked actions) | " + " | ".join(f"MaskablePPO {s}" for s in setups) + " |")
     print("|---|" + "---:|" * len(columns))
     for label in labels:
         print(f"| {label} | " + " | ".join(f"{results[label][c]:,.0f}" for c in columns) + " |")
     ref = results[REFERENCE]
     print(f"\nRatio reference / ours (steps/s; target for PPO: <= {TARGET}):\n")
-    print("| ours | pure env | " + " | ".join(f"PPO {s}" for s in SETUPS) + " | PPO within 1.2x |")
+    print("| ours | pure env | " + " | ".join(f"PPO {s}" for s in setups) + " | PPO within 1.2x |")
     print("|---|" + "---:|" * len(columns) + "---|")
     for label in games:
         ratios = [ref[c] / results[label][c] for c in columns]
         ok = all(r <= TARGET for r in ratios[1:])
         print(f"| {label} | " + " | ".join(f"{r:.2f}x" for r in ratios) + f" | {'yes' if ok else 'NO'} |")
+    if args.same_game:
+        print(f"\nRatio same-game tutorial wrapper / ours (steps/s; target for PPO: <= {TARGET}):\n")
+        print("| ours | pure env | " + " | ".join(f"PPO {s}" for s in setups) + " | PPO within 1.2x |")
+        print("|---|" + "---:|" * len(columns) + "---|")
+        for label in games:
+            same = results[SAME + label]
+            ratios = [same[c] / results[label][c] for c in columns]
+            ok = all(r <= TARGET for r in ratios[1:])
+            print(f"| {label} | " + " | ".join(f"{r:.2f}x" for r in ratios) + f" | {'yes' if ok else 'NO'} |")
     if args.control:
         print("\nRatio no-cost replay of the same env / the env (what the env itself costs PPO):\n")
-        print("| env | pure env | " + " | ".join(f"PPO {s}" for s in SETUPS) + " |")
+        print("| env | pure env | " + " | ".join(f"PPO {s}" for s in setups) + " |")
         print("|---|" + "---:|" * len(columns))
-        for label in [REFERENCE, *games]:
+        for label in [label for label in labels if not label.startswith(NULL)]:
             replay = results[NULL + label]
             print(f"| {label} | " + " | ".join(f"{replay[c] / results[label][c]:.2f}x" for c in columns) + " |")
 
