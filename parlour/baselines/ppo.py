@@ -23,7 +23,6 @@ from __future__ import annotations
 import json
 import os
 import random
-import tempfile
 import warnings
 import zipfile
 from collections import OrderedDict
@@ -34,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from parlour.atomic import replace_atomic
 from parlour.baselines.policy import Param, Policy, register
 from parlour.games import load_game
 from parlour.games.base import Game
@@ -93,22 +93,14 @@ def model_meta(game: Game) -> dict[str, Any]:
 def save_model(model: Any, path: str | os.PathLike, game: Game, extra: dict[str, Any] | None = None) -> Path:
     """Save ``model`` (a MaskablePPO) to ``path`` atomically, with the game's metadata."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp.zip", dir=path.parent)
-    os.close(handle)
-    try:
+    meta = json.dumps({**model_meta(game), **(extra or {})}, default=list)
+
+    def write(tmp: str) -> None:
         model.save(tmp)
         with zipfile.ZipFile(tmp, "a") as archive:
-            archive.writestr(META_ENTRY, json.dumps({**model_meta(game), **(extra or {})}, default=list))
-        with open(tmp, "rb") as stream:
-            os.fsync(stream.fileno())
-        mask = os.umask(0)
-        os.umask(mask)
-        os.chmod(tmp, 0o666 & ~mask)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.remove(tmp)
+            archive.writestr(META_ENTRY, meta)
+
+    replace_atomic(path, write, suffix=".tmp.zip")  # SB3 adds ".zip" to other names
     return path
 
 

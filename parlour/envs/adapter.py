@@ -180,13 +180,19 @@ class _GameBinding:
             return None
         if self._state is None:
             raise RuntimeError("call reset() before render()")
-        if self.render_mode == "rgb_array":
-            return self._state.to_rgb_array()
-        text = self._state.to_text()
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
+        return render_state(self._state, self.render_mode)
+
+
+def render_state(state: State, mode: str) -> str | np.ndarray | None:
+    """A state as ``mode`` asks: ``"ansi"`` its text form, ``"human"`` that text printed,
+    ``"rgb_array"`` its image (every parlour env renders through this)."""
+    if mode == "rgb_array":
+        return state.to_rgb_array()
+    text = state.to_text()
+    if mode == "human":
+        print(text)
+        return None
+    return text
 
 
 class ParlourAECEnv(_GameBinding, AECEnv):

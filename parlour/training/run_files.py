@@ -32,6 +32,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from parlour.atomic import copy_atomic, write_atomic
+
+__all__ = ["RunFiles", "copy_atomic", "read_checkpoint", "read_evaluations", "write_atomic", "write_checkpoint", "write_evaluations"]
+
 EVAL_FIELDS = ["step", "opponent", "games", "win_rate", "win_low", "win_high", "draw_rate", "score", "mean_return"]
 
 
@@ -80,47 +84,6 @@ class RunFiles:
 
     def checkpoint_dir(self, step: int) -> Path:
         return self.checkpoints / f"step_{step:09d}"
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
-def public_mode(path: str | os.PathLike) -> None:
-    """``mkstemp`` makes owner-only files; give them the usual mode (0666 & ~umask)."""
-    os.chmod(path, 0o666 & ~_umask())
-
-
-def write_atomic(path: Path, data: bytes | str) -> None:
-    """Write ``data`` to ``path`` through a temporary file and a rename."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(data.encode() if isinstance(data, str) else data)
-            stream.flush()
-            os.fsync(stream.fileno())
-        public_mode(tmp)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.remove(tmp)
-        raise
-
-
-def copy_atomic(source: Path, target: Path) -> None:
-    handle, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    os.close(handle)
-    try:
-        shutil.copyfile(source, tmp)
-        public_mode(tmp)
-        os.replace(tmp, target)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.remove(tmp)
-        raise
 
 
 def sha256(path: Path) -> str:

@@ -34,7 +34,7 @@ import numpy as np
 from gymnasium import spaces
 
 from parlour.baselines import Policy
-from parlour.envs.adapter import render_modes
+from parlour.envs.adapter import render_modes, render_state
 from parlour.errors import IllegalActionError
 from parlour.games import GAMES, load_game
 from parlour.games.base import Game, State
@@ -183,14 +183,7 @@ class SingleAgentEnv(gymnasium.Env):
         if self.render_mode is None:
             gymnasium.logger.warn("render() called without a render_mode")
             return None
-        state = self._require_state()
-        if self.render_mode == "rgb_array":
-            return state.to_rgb_array()
-        text = state.to_text()
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
+        return render_state(self._require_state(), self.render_mode)
 
     # -- self-play -----------------------------------------------------------------
 
