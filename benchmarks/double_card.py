@@ -46,7 +46,7 @@ import time
 import numpy as np
 
 from parlour.baselines import make
-from parlour.baselines.double_card_players import h1
+from parlour.baselines.players.double_card import h1
 from parlour.games.base import make_rng
 from parlour.games.double_card import DoubleCardGame
 
@@ -208,7 +208,7 @@ ARENAS = {
         ("evaluations at depth 3", ["alphabeta:depth=3,evaluation=h2", "alphabeta:depth=3,evaluation=windows"], 100),
     ],
     "best": [
-        ("ours vs the seed's players", ["double-card-best", "seed-tournament",
+        ("ours vs the seed's players", ["double-card-best", "original-tournament",
                                         "alphabeta:depth=3,evaluation=h2"], 30),
     ],
 }

@@ -56,7 +56,7 @@ def _peak_gb() -> float:
 
 
 def child_parlour(n: int, order: str, min_runs: int, exploitability: bool) -> dict:
-    from parlour.baselines.equilibrium import GoofspielSolver, goofspiel_exploitability
+    from parlour.baselines.players.goofspiel_solver import GoofspielSolver, goofspiel_exploitability
     from parlour.games.goofspiel import GoofspielGame
 
     game = GoofspielGame(num_cards=n, prize_order=order, tie_rule="discard", returns="point_difference")

@@ -2,7 +2,7 @@
 
 - rules layer: uniformly random games (both seats' legal cards), games/s and steps/s;
 - envs: the PettingZoo Parallel and AEC loops with masked random actions, steps/s;
-- ``seed-alphabeta``'s first pick of round 1 (every one of the 1287 possible opponent
+- ``original-alphabeta``'s first pick of round 1 (every one of the 1287 possible opponent
   hands solved exactly, then a vote), seconds per decision on one core and nodes per
   decision (tree positions evaluated: hands x slot-tree size), over ``--deals``
   random deals; the same decision by one alpha-beta per hand (the seed's method,
@@ -111,14 +111,14 @@ def main() -> None:
     print("| first pick of round 1 (one core) | median s | max s | nodes per decision |")
     print("|---|---:|---:|---:|")
     for label, spec, n, params in [
-        ("seed-alphabeta, 1287 hands, vectorised (default)", "seed-alphabeta", deals, {}),
-        ("seed-alphabeta, 1287 hands, one alpha-beta per hand", "seed-alphabeta", max(1, deals // 5), {"first_solver": "alphabeta"}),
+        ("original-alphabeta, 1287 hands, vectorised (default)", "original-alphabeta", deals, {}),
+        ("original-alphabeta, 1287 hands, one alpha-beta per hand", "original-alphabeta", max(1, deals // 5), {"first_solver": "alphabeta"}),
         ("tides-equilibrium, 16 sampled hands", "tides-equilibrium", deals, {}),
     ]:
         t, nodes, worst = decision(spec, n, **params)
         shown = f"{nodes:,.0f}" if nodes else "-"
         print(f"| {label} | {t:.3f} | {worst:.3f} | {shown} |", flush=True)
-    print("\ntarget: seed-alphabeta's first pick <= 1 s median")
+    print("\ntarget: original-alphabeta's first pick <= 1 s median")
 
 
 if __name__ == "__main__":

@@ -126,8 +126,8 @@ def speed_table(game: TriboloGame, runs: int, playouts: int) -> None:
 
 
 def search_table(game: TriboloGame, runs: int, count: int, depths: range) -> None:
-    cases = [("seed-strategy", "seed-strategy", {})]
-    cases += [(f"seed-strategy depth {d}", "seed-strategy", {"depth": d}) for d in (3,)]
+    cases = [("original-strategy", "original-strategy", {})]
+    cases += [(f"original-strategy depth {d}", "original-strategy", {"depth": d}) for d in (3,)]
     cases += [(f"paranoid depth {d}", "paranoid", {"depth": d}) for d in depths]
     cases += [(f"minimax (max^n) depth {d}", "minimax", {"depth": d}) for d in (2, 3)]
     print("\n| player | position | median time/move (ms) | max time/move (ms) | median nodes | nodes/s |")

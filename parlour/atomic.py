@@ -2,7 +2,7 @@
 
 A process killed while writing never leaves a half-written file under the real name,
 and nothing a user saved is replaced by a partial copy.  Used by model files
-(``parlour.baselines.ppo``) and training runs (``parlour.training.run_files``).
+(``parlour.baselines.learned.ppo``) and training runs (``parlour.training.run_files``).
 """
 
 from __future__ import annotations

@@ -13,8 +13,8 @@ from typing import Any
 import numpy as np
 
 import parlour
-from parlour.envs.registration import env_id
 from parlour.games import GAMES, Game, load_game
+from parlour.registration import env_id
 
 
 def _list(_args: argparse.Namespace) -> int:
@@ -309,8 +309,9 @@ def _train(args: argparse.Namespace) -> int:
 
 
 def _run_training(config: Any, out: str, args: argparse.Namespace) -> int:
-    from parlour.training.evaluate import FINAL_GAMES, default_opponents, learner_spec
+    from parlour.baselines import references
     from parlour.training.train import Trainer
+    from parlour.training.win_rates import learner_spec
 
     try:
         trainer = Trainer(config, out, resume=args.resume, force=args.force, progress=not args.quiet, timesteps=args.timesteps)
@@ -322,14 +323,15 @@ def _run_training(config: Any, out: str, args: argparse.Namespace) -> int:
     result = trainer.run()
     print(f"trained {result.steps:,} steps in {result.seconds:.0f} s; run directory {result.run_dir}")
     best = result.run_dir / "best.zip"
-    games = FINAL_GAMES.get(trainer.game.name, 100) if args.final_games is None else args.final_games
+    refs = references(trainer.game)
+    games = refs.final_games if args.final_games is None else args.final_games
     if games == 0 or not best.exists():
         return 0
     from parlour.training.arena import play_match
     from parlour.training.report import summarize, to_markdown
     from parlour.training.run_files import write_atomic
 
-    opponents = list(dict.fromkeys(default_opponents(trainer.game).values()))
+    opponents = list(dict.fromkeys(refs.final().values()))
     agents = [learner_spec(str(best), trainer.game), *opponents]
     print(f"\narena: the best model against {', '.join(opponents)} ({games} games per pairing)")
     match = play_match(trainer.game, agents, games, seed=trainer.config.seed, workers=args.workers, progress=not args.quiet)

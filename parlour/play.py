@@ -1,10 +1,9 @@
 """``parlour play``: a person against baseline policies in the terminal.
 
 The person sees only what their seat may know: every view is drawn from
-``state.info_state(seat)``, never from the full state (for a perfect-information game
-the information state is the position itself, so its text form is shown; Goofspiel has
-its own view: own hand, the prizes seen, the bids as far as they are public, points and
-pot).  Moves are typed in the game's notation (``state.text_to_action``); a bad or
+``state.info_state(seat)``, never from the full state: the text of the information
+state (for a perfect-information game the position itself; Goofspiel's spells out the
+own hand, the prizes seen, the bids as far as they are public, points and pot).  Moves are typed in the game's notation (``state.text_to_action``); a bad or
 illegal move is explained and asked for again.  ``undo`` takes back the person's last
 move and the opponents' replies (a stack of the positions where the person was to
 move); ``quit`` or the end of the input leaves.  Input and output are streams, so a
@@ -14,83 +13,20 @@ game can be scripted by piping lines into stdin.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
-from typing import Any, TextIO
+from typing import TextIO
 
 import numpy as np
 
 from parlour.baselines import Policy, make_from_spec
-from parlour.games.base import Game, PerfectInfoState, State
+from parlour.games.base import Game, State
 
 HELP = "type a move in the game's notation (one of the legal moves shown), 'undo' to take back your last move, 'quit' to leave"
 
 
-def _cards(mask: int) -> str:
-    return " ".join(str(a + 1) for a in range(mask.bit_length()) if mask >> a & 1) or "-"
-
-
-def goofspiel_view(info: Any) -> str:
-    """What a Goofspiel seat knows, spelled out (from ``GoofspielInfoState`` only)."""
-    game, me = info.game, info.player
-    n, players = game.num_cards, game.num_players
-    hidden = game.config["imperfect_info"]
-    name = lambda seat: "you" if seat == me else f"player_{seat}"
-    lines = []
-    prize = info.current_prize
-    if prize is None:
-        lines.append(f"game over after {n} rounds")
-    else:
-        at_stake = info.pot + prize
-        carried = f" + {info.pot} carried = {at_stake} at stake" if info.pot else ""
-        lines.append(f"round {info.round + 1} of {n}: prize {prize}{carried}")
-    seen = list(info.prizes_seen[: info.round])
-    lines.append(f"prizes so far: {' '.join(map(str, seen)) or '-'}")
-    if info.prizes_to_come is not None:
-        lines.append(f"prizes to come, in order: {' '.join(map(str, info.prizes_to_come)) or '-'}")
-    elif prize is not None:
-        rest = [p for p in info.unseen_prizes()]
-        lines.append(f"prizes to come (order hidden): {' '.join(map(str, rest)) or '-'}")
-    lines.append("points: " + " | ".join(f"{name(s)} {info.points[s]}" for s in range(players)))
-    lines.append(f"your hand: {_cards(info.hand)}")
-    if not hidden:
-        for seat in range(players):
-            if seat != me:
-                mask = info.start_hands[seat]
-                for bids in info.bids:
-                    mask &= ~(1 << bids[seat])
-                lines.append(f"player_{seat}'s hand: {_cards(mask)}")
-    if info.bids:
-        lines.append("rounds played:")
-        pot = 0
-        discard = game.config["tie_rule"] == "discard"
-        for r, (bids, winner) in enumerate(zip(info.bids, info.winners)):
-            pot += info.prizes_seen[r]
-            shown = ", ".join(f"{name(s)} {'?' if b is None else b + 1}" for s, b in enumerate(bids))
-            if winner >= 0:
-                outcome = f"{name(winner)} {'take' if winner == me else 'takes'} {pot}"
-                pot = 0
-            else:
-                outcome = "tie: prize discarded" if discard else f"tie: {pot} carried over"
-                pot = 0 if discard else pot
-            lines.append(f"  {r + 1}. prize {info.prizes_seen[r]}: bids {shown} -> {outcome}")
-    return "\n".join(lines)
-
-
-VIEWS: dict[str, Callable[[Any], str]] = {"goofspiel": goofspiel_view}
-"""Game name -> a function drawing a seat's view from its information state."""
-
-
 def view(state: State, seat: int) -> str:
-    """The text a person at ``seat`` may see: drawn from the information state only."""
-    info = state.info_state(seat)
-    renderer = VIEWS.get(state.game.name)
-    if renderer is not None:
-        return renderer(info)
-    if isinstance(info, PerfectInfoState):
-        return str(info)
-    # An unknown hidden-information game: the information state's own text form holds
-    # only what the seat knows.
-    return str(info)
+    """The text a person at ``seat`` may see: the information state's own text, which
+    holds only what the seat knows (for a perfect-information game, the position)."""
+    return str(state.info_state(seat))
 
 
 class _Session:

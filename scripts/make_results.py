@@ -23,13 +23,13 @@ DOCS = ROOT / "docs" / "results"
 
 COMMON = ["--n-envs", "4", "--seed", "0", "--workers", "2", "--quiet"]
 RUNS: dict[str, list[str]] = {
-    "sticks": ["--game", "sticks", "--opponents", "random,seed-minimax,self", "--timesteps", "30000", "--eval-every", "5000",
+    "sticks": ["--game", "sticks", "--opponents", "random,original-minimax,self", "--timesteps", "30000", "--eval-every", "5000",
                "--eval-games", "200", "--snapshot-every", "5000"],
     "goofspiel": ["--game", "goofspiel", "--option", "num_cards=6", "--opponents", "random,rudimentary,self",
                   "--timesteps", "150000", "--eval-every", "15000", "--eval-games", "200"],
-    "tides_of_time": ["--game", "tides_of_time", "--opponents", "random,greedy,seed-alphabeta:objective=difference,self",
+    "tides_of_time": ["--game", "tides_of_time", "--opponents", "random,greedy,original-alphabeta:objective=difference,self",
                       "--weights", "1,1,1,2", "--timesteps", "200000", "--eval-every", "20000", "--eval-games", "100"],
-    "tribolo": ["--game", "tribolo", "--opponents", "random,greedy,seed-strategy,self", "--weights", "1,1,1,2",
+    "tribolo": ["--game", "tribolo", "--opponents", "random,greedy,original-strategy,self", "--weights", "1,1,1,2",
                 "--timesteps", "200000", "--eval-every", "25000", "--eval-games", "60"],
     "double_card": ["--game", "double_card", "--opponents", "random,alphabeta:depth=1,evaluation=h1,self",
                     "--timesteps", "300000", "--eval-every", "30000", "--eval-games", "60"],

@@ -1,14 +1,24 @@
-"""Baseline policies: random, the seeds' players, minimax, alpha-beta, MCTS, and
-search for simultaneous and hidden-information play, all on the games layer.
+"""Baseline policies, all playing on the games layer.
 
-``make(name, game, seed=None, **params)`` builds one; ``describe()`` lists them
-with their parameters; ``REGISTRY`` maps names to classes.  Every module of this
-package registers its policies when imported, and this package imports them all.
+Layout (one job per folder):
+
+- ``policy``: the policy protocol (``act(info_state)``), parameters and the registry
+  (``make``, ``make_from_spec``, ``describe``);
+- ``references``: each game's reference opponents (random, the original AI, a quick
+  strong player, the strongest), which training and the results rate agents against;
+- ``engines/``: the generic players, which never name a game: random, minimax,
+  alpha-beta / paranoid, MCTS, sm-MCTS, PIMC, IS-MCTS, the exact equilibrium solver,
+  and the leaf heuristics registry they share;
+- ``players/``: everything one game knows, a module per game (its original AI, its
+  heuristics, its own solver, its reference opponents), registered with the generic
+  registries when imported;
+- ``learned/``: players backed by trained models (``ppo:``) and their file format.
+
+Importing this package imports every module of those folders, so every name is
+registered; torch and Stable-Baselines3 are only imported when a model is loaded.
 """
 
-import importlib
-import pkgutil
-
+from parlour.baselines import engines, learned, players  # noqa: F401  (registers every policy)
 from parlour.baselines.policy import (
     REGISTRY,
     Param,
@@ -20,9 +30,18 @@ from parlour.baselines.policy import (
     parse_spec,
     register,
 )
+from parlour.baselines.references import References, references
 
-# Modules whose name starts with "_" are work in progress and stay out of the registry.
-for _module in sorted(m.name for m in pkgutil.iter_modules(__path__) if not m.name.startswith("_")):
-    importlib.import_module(f"{__name__}.{_module}")
-
-__all__ = ["REGISTRY", "Param", "Policy", "describe", "lookup", "make", "make_from_spec", "parse_spec", "register"]
+__all__ = [
+    "REGISTRY",
+    "Param",
+    "Policy",
+    "References",
+    "describe",
+    "lookup",
+    "make",
+    "make_from_spec",
+    "parse_spec",
+    "references",
+    "register",
+]

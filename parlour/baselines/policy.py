@@ -147,6 +147,21 @@ class Policy(abc.ABC):
         return f"{self.name}:{args}" if args else self.name
 
 
+RENAMED = {
+    "seed-minimax": "original-minimax",
+    "seed-search": "original-search",
+    "seed-alphabeta": "original-alphabeta",
+    "seed-strategy": "original-strategy",
+    "seed-tournament": "original-tournament",
+}
+"""Old names of the original AIs (before 0.2), for an error that says the new one."""
+
+
+def _unknown(name: str, where: str = "") -> ValueError:
+    hint = f" (renamed {RENAMED[name]!r})" if name in RENAMED else ""
+    return ValueError(f"unknown policy {name!r}{hint}{where}; policies are {sorted(REGISTRY)}")
+
+
 REGISTRY: dict[str, type[Policy]] = {}
 """Policy name -> class (for a name several games define, the first registered)."""
 
@@ -174,7 +189,7 @@ def lookup(name: str, game: Game) -> type[Policy]:
     """The class that ``make(name, game)`` builds; ``ValueError`` listing the names."""
     cls = _PER_GAME.get((name, game.name)) or REGISTRY.get(name)
     if cls is None:
-        raise ValueError(f"unknown policy {name!r}; policies are {sorted(REGISTRY)}")
+        raise _unknown(name)
     if cls.games is not None and game.name not in cls.games:
         games = sorted(g for (n, g) in _PER_GAME if n == name)
         raise ValueError(f"policy {name!r} cannot play {game.name}: it is made for {', '.join(games)}")
@@ -217,7 +232,7 @@ def make_from_spec(spec: str, game: Game, seed: int | None = None) -> Policy:
     """``make`` from a command-line spec such as ``mcts:simulations=400``."""
     name, params = parse_spec(spec)
     if name not in REGISTRY:
-        raise ValueError(f"unknown policy {name!r} in {spec!r}; policies are {sorted(REGISTRY)}")
+        raise _unknown(name, f" in {spec!r}")
     if POSITIONAL in params:
         key = lookup(name, game).positional
         if key is None:

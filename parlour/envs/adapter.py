@@ -20,10 +20,9 @@ space, a wrong agent, or a missing action is always an error.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Mapping
 from typing import Any
-
-import warnings
 
 import gymnasium
 import numpy as np

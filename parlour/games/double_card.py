@@ -27,7 +27,7 @@ Wins are found incrementally: before the move no line existed, so only the 4-cel
 windows through the two cells just filled can hold one (taking a card away cannot
 create a line).  ``WINDOWS[cell]`` lists, pgx style, the bitmask of every window of the
 board through ``cell``; ``LINES`` lists every row, column and diagonal of 4 or more
-cells (the index table the evaluations of ``parlour.baselines.double_card_players``
+cells (the index table the evaluations of ``parlour.baselines.players.double_card``
 share).
 """
 

@@ -24,7 +24,6 @@ from typing import Any
 import numpy as np
 
 from parlour.errors import IllegalActionError
-from parlour.games.bitmask import _BITS, cards_of, mask_of, set_bits  # _BITS: read directly on the hot path
 from parlour.games.base import (
     Game,
     GameInfo,
@@ -35,6 +34,12 @@ from parlour.games.base import (
     check_choice,
     check_int,
     make_rng,
+)
+from parlour.games.bitmask import (  # _BITS: read directly on the hot path
+    _BITS,
+    cards_of,
+    mask_of,
+    set_bits,
 )
 
 PRIZE_ORDERS = ("random", "descending", "ascending")
@@ -295,13 +300,9 @@ class GoofspielState(State):
                 hands[seat] ^= 1 << a
             top = max(bids)
             winner = bids.index(top) if bids.count(top) == 1 else -1
-        pot = self.pot + self.prizes[r]
+        won, self.pot = settle_round(self.pot, self.prizes[r], winner, self.game.discard_ties)
         if winner >= 0:
-            self.points[winner] += pot
-            pot = 0
-        elif self.game.discard_ties:
-            pot = 0
-        self.pot = pot
+            self.points[winner] += won
         self.round = r + 1
         self.bids.append(bids)
         self.winners.append(winner)
@@ -473,6 +474,16 @@ class GoofspielState(State):
 _SEATS = {p: tuple(range(p)) for p in range(2, 65)}
 
 
+def settle_round(pot: int, prize: int, winner: int, discard_ties: bool) -> tuple[int, int]:
+    """``(points the round's winner takes, pot carried into the next round)``: the winner
+    takes the prize and the pot; on a tie (``winner`` -1) both are carried, or discarded
+    under ``tie_rule="discard"``."""
+    stake = pot + prize
+    if winner >= 0:
+        return stake, 0
+    return 0, 0 if discard_ties else stake
+
+
 def points_to_returns(points: Sequence[int], kind: str) -> np.ndarray:
     """Returns of a finished game from the points (rules file, item 6).
 
@@ -538,6 +549,52 @@ class GoofspielInfoState:
         seen = set(self.prizes_seen)
         return [p for p in range(1, self.game.num_cards + 1) if p not in seen]
 
+    def rounds(self) -> list[tuple[int, int, tuple[int | None, ...], int]]:
+        """Every round played: ``(prize, stake, bids, winner)``, the stake being the prize
+        plus the pot carried into it, ``winner`` -1 for a tie."""
+        out = []
+        pot = 0
+        for prize, bids, winner in zip(self.prizes_seen, self.bids, self.winners):
+            out.append((prize, pot + prize, bids, winner))
+            _, pot = settle_round(pot, prize, winner, self.game.discard_ties)
+        return out
+
+    def __str__(self) -> str:
+        """What the seat knows, spelled out for a person (``parlour play``)."""
+        game, me = self.game, self.player
+        n, players = game.num_cards, game.num_players
+        name = lambda seat: "you" if seat == me else f"player_{seat}"  # noqa: E731
+        prize = self.current_prize
+        if prize is None:
+            lines = [f"game over after {n} rounds"]
+        else:
+            carried = f" + {self.pot} carried = {self.pot + prize} at stake" if self.pot else ""
+            lines = [f"round {self.round + 1} of {n}: prize {prize}{carried}"]
+        lines.append(f"prizes so far: {' '.join(map(str, self.prizes_seen[: self.round])) or '-'}")
+        if self.prizes_to_come is not None:
+            lines.append(f"prizes to come, in order: {' '.join(map(str, self.prizes_to_come)) or '-'}")
+        elif prize is not None:
+            lines.append(f"prizes to come (order hidden): {' '.join(map(str, self.unseen_prizes())) or '-'}")
+        lines.append("points: " + " | ".join(f"{name(s)} {self.points[s]}" for s in range(players)))
+        lines.append(f"your hand: {_cards_text(self.hand)}")
+        if not game.config["imperfect_info"]:
+            for seat in range(players):
+                if seat != me:
+                    mask = self.start_hands[seat]
+                    for bids in self.bids:
+                        mask &= ~(1 << bids[seat])
+                    lines.append(f"player_{seat}'s hand: {_cards_text(mask)}")
+        if self.bids:
+            lines.append("rounds played:")
+        for r, (prize_r, stake, bids, winner) in enumerate(self.rounds()):
+            shown = ", ".join(f"{name(s)} {'?' if b is None else b + 1}" for s, b in enumerate(bids))
+            if winner >= 0:
+                outcome = f"{name(winner)} {'take' if winner == me else 'takes'} {stake}"
+            else:
+                outcome = "tie: prize discarded" if game.discard_ties else f"tie: {stake} carried over"
+            lines.append(f"  {r + 1}. prize {prize_r}: bids {shown} -> {outcome}")
+        return "\n".join(lines)
+
     def sample(self, rng: np.random.Generator | int | None = None) -> GoofspielState:
         """A full state consistent with this information, drawn uniformly.
 
@@ -559,6 +616,10 @@ class GoofspielInfoState:
         for round_bids in bids:
             state.apply(dict(enumerate(round_bids)))
         return state
+
+
+def _cards_text(mask: int) -> str:
+    return " ".join(map(str, cards_of(mask))) or "-"
 
 
 def _round_winner(bids: Sequence[int]) -> int:

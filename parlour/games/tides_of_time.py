@@ -30,8 +30,6 @@ from typing import Any
 import numpy as np
 
 from parlour.errors import IllegalActionError
-from parlour.games.bitmask import cards_of, mask_of
-from parlour.games.bitmask import set_bits as bits
 from parlour.games.base import (
     Game,
     GameInfo,
@@ -43,6 +41,8 @@ from parlour.games.base import (
     check_int,
     make_rng,
 )
+from parlour.games.bitmask import cards_of, mask_of
+from parlour.games.bitmask import set_bits as bits
 
 # --- the cards -------------------------------------------------------------------------
 

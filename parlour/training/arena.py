@@ -43,7 +43,7 @@ from parlour.games.base import Game
 DEFAULT_ARENA: dict[str, Any] = {
     "game": "goofspiel",
     "options": {"num_cards": 6},
-    "agents": ["random", "rudimentary", "seed-search", "mcts:simulations=200", "equilibrium"],
+    "agents": ["random", "rudimentary", "original-search", "mcts:simulations=200", "equilibrium"],
 }
 """What ``parlour arena`` plays without arguments (the README's main job): Goofspiel with
 six cards (random prize order, carried ties, win/loss), the seed's two players, MCTS and

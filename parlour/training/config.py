@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import tomllib
 
 PPO_DEFAULTS: dict[str, Any] = {
     "learning_rate": 3e-4,

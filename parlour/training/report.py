@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-import parlour
+from parlour._version import __version__
 from parlour.training.arena import MatchResult
 from parlour.training.ratings import fit_ratings, mean_interval, wilson_interval
 
@@ -126,7 +126,7 @@ def summarize(result: MatchResult) -> dict[str, Any]:
         matrix = np.where(games > 0, score / np.maximum(games, 1), np.nan)
     schedule = result.schedule
     return {
-        "parlour": parlour.__version__,
+        "parlour": __version__,
         "game": result.game.name,
         "options": dict(result.game.config),
         "seed": schedule.seed,

@@ -36,7 +36,7 @@ from gymnasium import spaces
 from parlour.baselines import Policy
 from parlour.envs.adapter import render_modes, render_state
 from parlour.errors import IllegalActionError
-from parlour.games import GAMES, load_game
+from parlour.games import load_game
 from parlour.games.base import Game, State
 from parlour.training.opponents import OpponentPool, parse_opponents
 
@@ -235,15 +235,3 @@ def _as_int(action: Any) -> int | None:
     except (TypeError, ValueError):
         return None
     return value if value == action else None
-
-
-GYM_IDS = {name: "parlour/" + "".join(part.capitalize() for part in name.split("_")) + "-v0" for name in GAMES}
-"""Gymnasium ids: ``parlour/Goofspiel-v0``, ``parlour/Sticks-v0``, ``parlour/TidesOfTime-v0``,
-``parlour/Tribolo-v0``, ``parlour/DoubleCard-v0``."""
-
-
-def register_gymnasium() -> None:
-    """Register the single-agent views with Gymnasium (done on ``import parlour``)."""
-    for name, env_id in GYM_IDS.items():
-        if env_id not in gymnasium.registry:
-            gymnasium.register(env_id, entry_point="parlour.training.single_agent:SingleAgentEnv", kwargs={"game": name})

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from parlour.baselines import make_from_spec
-from parlour.baselines.ppo import (
+from parlour.baselines.learned.ppo import (
     PPOPolicy,
     global_rng_state,
     preserved_global_rng,
@@ -38,7 +38,6 @@ from parlour.baselines.ppo import (
 from parlour.games import load_game
 from parlour.games.base import Game
 from parlour.training.config import TrainConfig
-from parlour.training.evaluate import evaluate, quick_opponents, rates_deterministic
 from parlour.training.opponents import OpponentPool, parse_opponents
 from parlour.training.run_files import (
     RunFiles,
@@ -50,6 +49,7 @@ from parlour.training.run_files import (
     write_evaluations,
 )
 from parlour.training.single_agent import SingleAgentEnv
+from parlour.training.win_rates import quick_opponents, rates_deterministic, win_rates
 
 
 def make_env(config: dict[str, Any], snapshots: list[str], rank: int) -> Any:
@@ -223,7 +223,7 @@ class Trainer:
         save_model(model, candidate, self.game)
         try:
             agent = PPOPolicy(self.game, path=str(candidate), deterministic=rates_deterministic(self.game))
-            results = evaluate(self.game, agent, self.eval_opponents, config.eval_games, seed=segment_seed(config.seed, 10**6 + step))
+            results = win_rates(self.game, agent, self.eval_opponents, config.eval_games, seed=segment_seed(config.seed, 10**6 + step))
             rows = [{"step": step, **row} for row in results]
             if getattr(model, "_logger", None) is not None:  # SB3 makes it in the first learn()
                 for row in rows:

@@ -9,8 +9,8 @@ import pytest
 from toy_games import TakeThreeGame
 
 from parlour.baselines import make
-from parlour.baselines.alphabeta import LOSES, WINS, AlphaBetaPolicy, check_time_limit, optional_seconds
-from parlour.baselines.evaluation import get_evaluation
+from parlour.baselines.engines.alphabeta import LOSES, WINS, AlphaBetaPolicy, check_time_limit, optional_seconds
+from parlour.baselines.engines.heuristics import get_evaluation
 from parlour.games.base import Game, GameInfo, PerfectInfoState, State
 from parlour.games.sticks import SticksGame
 

@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 from parlour.baselines import make
-from parlour.baselines.alphabeta import LOSES, WINS
-from parlour.baselines.double_card_players import (
+from parlour.baselines.engines.alphabeta import LOSES, WINS
+from parlour.baselines.players.double_card import (
     SEED_WEIGHTS,
     DoubleCardBest,
     h1,
@@ -18,8 +18,8 @@ from parlour.baselines.double_card_players import (
     seed_depth,
     windows,
 )
-from parlour.baselines.evaluation import evaluation_names, get_evaluation
-from parlour.baselines.double_card_players import _line_features
+from parlour.baselines.engines.heuristics import evaluation_names, get_evaluation
+from parlour.baselines.players.double_card import _line_features
 from parlour.games.double_card import LINES, DoubleCardGame
 
 SETUP_24 = [
@@ -112,7 +112,7 @@ def test_seed_depth_schedule():
         "alphabeta:depth=2,evaluation=h1",
         "alphabeta:depth=2,evaluation=h2,tt=false,ordering=none,iterative=false",
         "alphabeta:depth=3,evaluation=windows",
-        "seed-tournament:depth=1,time_limit=2",
+        "original-tournament:depth=1,time_limit=2",
         "double-card-best:time_limit=0.3",
         "mcts:simulations=60",
     ],
@@ -132,7 +132,7 @@ def test_players_take_an_immediate_win(spec):
 def test_players_play_recycling_moves():
     game = DoubleCardGame()
     state = game.new_initial_state(moves=SETUP_24)
-    for spec in ("alphabeta:depth=2,evaluation=h2", "seed-tournament:time_limit=1", "double-card-best:time_limit=0.3", "mcts:simulations=50"):
+    for spec in ("alphabeta:depth=2,evaluation=h2", "original-tournament:time_limit=1", "double-card-best:time_limit=0.3", "mcts:simulations=50"):
         from parlour.baselines import make_from_spec
 
         policy = make_from_spec(spec, game, seed=1)
@@ -145,7 +145,7 @@ def test_players_play_recycling_moves():
 
 def test_seed_tournament_uses_the_schedule_in_plies():
     game = DoubleCardGame()
-    policy = make("seed-tournament", game, seed=0, time_limit=20.0)
+    policy = make("original-tournament", game, seed=0, time_limit=20.0)
     state = game.new_initial_state(moves=["0 4 A 1"])
     policy.act(state.info_state(1))
     assert policy.stats["depth"] == 2  # move 2: depth 2
@@ -339,7 +339,7 @@ def test_vectorized_windows_equals_the_loop(first_player):
 
 def test_time_limit_none_and_bad_values():
     game = DoubleCardGame()
-    for name in ("double-card-best", "seed-tournament"):
+    for name in ("double-card-best", "original-tournament"):
         assert make(name, game, time_limit=None).config["time_limit"] is None
         from parlour.baselines import make_from_spec
 

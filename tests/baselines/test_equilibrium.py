@@ -14,15 +14,14 @@ import numpy as np
 import pytest
 
 from parlour.baselines import make
-from parlour.baselines.equilibrium import (
-    GameSolver,
+from parlour.baselines.engines.equilibrium import GameSolver, game_value
+from parlour.baselines.players.goofspiel_solver import (
     GoofspielSolver,
     compress,
-    game_value,
     goofspiel_exploitability,
     swap_seats,
 )
-from parlour.baselines.matrix_game import solve_zero_sum
+from parlour.baselines.engines.matrix_game import solve_zero_sum
 from parlour.games.base import Game, GameInfo, PerfectInfoState, State
 from parlour.games.goofspiel import GoofspielGame
 from parlour.games.sticks import SticksGame, losing_position

@@ -59,7 +59,7 @@ def test_seed_search_evaluation_matches_the_seed_formula():
     game = GoofspielGame(num_cards=4, prize_order="descending")
     state = game.new_initial_state()
     state.apply({0: 3, 1: 0})  # P0 takes 4 with card 4 vs 1
-    policy = make("seed-search", game, w1=2.0, w2=3.0, k=5.0)
+    policy = make("original-search", game, w1=2.0, w2=3.0, k=5.0)
     # i = 3 + 2 + 1 = 6; alpha = 1+2+3 = 6, beta = 2+3+4 = 9; x - y = 4
     assert policy.evaluate(state, 0) == pytest.approx(5 / 6 * (2 * (6 - 9) + 3 * 4))
     assert policy.evaluate(state, 1) == pytest.approx(5 / 6 * (2 * (9 - 6) + 3 * -4))
@@ -67,7 +67,7 @@ def test_seed_search_evaluation_matches_the_seed_formula():
 
 def test_seed_search_takes_a_sure_prize():
     game = GoofspielGame(hands=[[4, 5, 6], [1, 2, 3]], prize_order="descending")
-    policy = make("seed-search", game, seed=1)
+    policy = make("original-search", game, seed=1)
     state = game.new_initial_state()
     action = policy.act(state.info_state(1))
     assert action in state.legal_actions(1)
@@ -76,14 +76,14 @@ def test_seed_search_takes_a_sure_prize():
 
 def test_seed_search_params_are_checked():
     with pytest.raises(ValueError, match="samples=0: must be at least 1"):
-        make("seed-search", GoofspielGame(), samples=0)
+        make("original-search", GoofspielGame(), samples=0)
 
 
 @pytest.mark.slow
 def test_seed_search_beats_random_on_13_cards():
     """The seed reports 70-80% against random; over 200 games it should clear that."""
-    assert win_rate(GoofspielGame(num_cards=13), "seed-search", {}, 200) > 0.75
+    assert win_rate(GoofspielGame(num_cards=13), "original-search", {}, 200) > 0.75
 
 
 def test_seed_search_beats_random_small_game():
-    assert win_rate(GoofspielGame(num_cards=6), "seed-search", {"depth": 2, "samples": 3}, 60) > 0.6
+    assert win_rate(GoofspielGame(num_cards=6), "original-search", {"depth": 2, "samples": 3}, 60) > 0.6

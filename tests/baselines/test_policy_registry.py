@@ -8,7 +8,7 @@ from parlour.games.sticks import SticksGame
 
 
 def test_names_include_the_generic_and_seed_players():
-    for name in ["random", "minimax", "alphabeta", "paranoid", "optimal", "seed-minimax", "rudimentary", "seed-search"]:
+    for name in ["random", "minimax", "alphabeta", "paranoid", "optimal", "original-minimax", "rudimentary", "original-search"]:
         assert name in REGISTRY
 
 
@@ -71,7 +71,7 @@ def test_describe_lists_parameters():
 def test_same_seed_same_actions():
     game = GoofspielGame(num_cards=8)
     state = game.new_initial_state(3)
-    for name in ["random", "seed-search"]:
+    for name in ["random", "original-search"]:
         a = [make(name, game, seed=5).act(state.info_state(0)) for _ in range(2)]
         assert a[0] == a[1]
     policy = make("random", game, seed=5)

@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 from parlour.baselines import REGISTRY, make, make_from_spec
-from parlour.baselines.evaluation import get_evaluation
-from parlour.baselines.matrix_game import solve_zero_sum
-from parlour.baselines.tides_of_time_players import (
+from parlour.baselines.engines.heuristics import get_evaluation
+from parlour.baselines.engines.matrix_game import solve_zero_sum
+from parlour.baselines.players.tides_of_time import (
     RoundSolver,
     SequentialAlphaBeta,
     opponent_hands,
@@ -43,13 +43,13 @@ def advance(state, steps, rng=None):
 
 
 def test_players_are_registered_for_tides_only():
-    for name in ["seed-alphabeta", "greedy", "tides-equilibrium"]:
+    for name in ["original-alphabeta", "greedy", "tides-equilibrium"]:
         assert REGISTRY[name].games == ("tides_of_time",)
-    assert "seed 000" in REGISTRY["seed-alphabeta"].source
+    assert "seed 000" in REGISTRY["original-alphabeta"].source
     from parlour.games.sticks import SticksGame
 
     with pytest.raises(ValueError, match="it is made for tides_of_time"):
-        make("seed-alphabeta", SticksGame())
+        make("original-alphabeta", SticksGame())
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -85,7 +85,7 @@ def test_vectorised_first_pick_equals_alphabeta_per_hand(objective):
     assert len(hands) == 1287 and len(set(hands)) == 1287
     sample = [hands[i] for i in rng.choice(len(hands), 12, replace=False)]
     values = solve_all_hands(GAME1, 0, 0, info.hand, sample, objective)
-    policy = make("seed-alphabeta", GAME1, objective=objective)
+    policy = make("original-alphabeta", GAME1, objective=objective)
     for row, opp in enumerate(sample):
         value, card, _ = SequentialAlphaBeta(policy._leaf()).root(0, 0, info.hand, opp)
         assert values[row].max() == value
@@ -97,8 +97,8 @@ def test_first_pick_votes_match_the_slow_enumeration_with_relics():
     state = advance(GAME3.new_initial_state(3), 7)
     info = state.info_state(1)
     assert info.round == 1 and info.opp_hidden == 2 and len(opponent_hands(info)) == 15
-    fast = make("seed-alphabeta", GAME3, seed=0)
-    slow = make("seed-alphabeta", GAME3, seed=0, first_solver="alphabeta")
+    fast = make("original-alphabeta", GAME3, seed=0)
+    slow = make("original-alphabeta", GAME3, seed=0, first_solver="alphabeta")
     assert fast.act(info) == slow.act(info)
     assert fast.stats["votes"] == slow.stats["votes"] and fast.stats["hands"] == 15
 
@@ -106,7 +106,7 @@ def test_first_pick_votes_match_the_slow_enumeration_with_relics():
 def test_seed_alphabeta_mid_round_plays_the_alphabeta_move():
     state = advance(GAME1.new_initial_state(5), 2)
     info = state.info_state(0)
-    policy = make("seed-alphabeta", GAME1, seed=0)
+    policy = make("original-alphabeta", GAME1, seed=0)
     action = policy.act(info)
     kb, ko = info.kingdoms
     value = minimax(kb, ko, info.hand, info.opp_hand, own_leaf)
@@ -154,7 +154,7 @@ def test_equilibrium_first_pick_mixes_over_sampled_hands():
     assert best.act(info) == max(best.stats["values"], key=best.stats["values"].get)
 
 
-@pytest.mark.parametrize("spec", ["seed-alphabeta", "greedy", "tides-equilibrium:samples=2", "seed-alphabeta:keep=greedy", "tides-equilibrium:samples=2,keep_samples=2"])
+@pytest.mark.parametrize("spec", ["original-alphabeta", "greedy", "tides-equilibrium:samples=2", "original-alphabeta:keep=greedy", "tides-equilibrium:samples=2,keep_samples=2"])
 def test_relic_and_discard_choices_are_legal(spec):
     state = advance(GAME3.new_initial_state(11), 5)
     policy = make_from_spec(spec, GAME3, seed=0)
@@ -167,15 +167,15 @@ def test_relic_and_discard_choices_are_legal(spec):
 
 def test_bad_parameters():
     with pytest.raises(ValueError, match="keep_samples=0: must be at least 1"):
-        make("seed-alphabeta", GAME3, keep_samples=0)
+        make("original-alphabeta", GAME3, keep_samples=0)
     with pytest.raises(ValueError, match="samples=0: must be at least 1"):
         make("tides-equilibrium", GAME3, samples=0)
     with pytest.raises(ValueError, match=r"allowed values are \['own', 'difference'\]"):
-        make("seed-alphabeta", GAME1, objective="mine")
+        make("original-alphabeta", GAME1, objective="mine")
 
 
 SPECS = [
-    "seed-alphabeta",
+    "original-alphabeta",
     "greedy",
     "tides-equilibrium:samples=2,keep_samples=2",
     "pimc:samples=2,base_params=simulations=20",
@@ -227,7 +227,7 @@ def test_hidden_pile_does_not_change_a_seeded_action_later():
             s.apply({p: s.legal_actions(p)[0] for p in (0, 1)})
         states.append(s)
     assert states[0].info_state(0) == states[1].info_state(0)
-    for spec in ["seed-alphabeta", "tides-equilibrium:keep_samples=3"]:
+    for spec in ["original-alphabeta", "tides-equilibrium:keep_samples=3"]:
         acts = [make_from_spec(spec, GAME3, seed=8).act(s.info_state(0)) for s in states]
         assert acts[0] == acts[1]
 

@@ -22,7 +22,7 @@ def play(game, policies, seed=0):
 
 @pytest.mark.parametrize(
     ("name", "params"),
-    [("minimax", {}), ("alphabeta", {}), ("paranoid", {}), ("alphabeta", {"ordering": "evaluation", "evaluation": "zero", "depth": 12}), ("optimal", {}), ("seed-minimax", {})],
+    [("minimax", {}), ("alphabeta", {}), ("paranoid", {}), ("alphabeta", {"ordering": "evaluation", "evaluation": "zero", "depth": 12}), ("optimal", {}), ("original-minimax", {})],
 )
 @pytest.mark.parametrize("max_take", [2, 3, 4])
 @pytest.mark.parametrize("misere", [True, False])
@@ -36,7 +36,7 @@ def test_never_loses_a_won_sticks_position(name, params, max_take, misere):
         assert play(game, policies).returns()[seat] == 1, (name, pile, max_take, misere)
 
 
-@pytest.mark.parametrize("name", ["seed-minimax", "optimal", "minimax"])
+@pytest.mark.parametrize("name", ["original-minimax", "optimal", "minimax"])
 def test_perfect_for_every_pile_up_to_100(name):
     """The rules file: a minimax policy plays perfectly for every pile up to 100."""
     game = SticksGame(num_sticks=100, max_take=3)

@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 from parlour.baselines import lookup, make
-from parlour.baselines.evaluation import get_evaluation
-from parlour.baselines.tribolo_players import (
+from parlour.baselines.engines.heuristics import get_evaluation
+from parlour.baselines.players.tribolo import (
     MobilityStrategy,
     ScoreStrategy,
     choose_strategy,
@@ -73,7 +73,7 @@ def test_seed_strategy_matches_a_naive_search(seed, plies, forced):
         pytest.skip("game over")
     player = state.to_move
     target = (player + 1) % 3
-    policy = make("seed-strategy", GAME, seed=0, strategy=forced, ally_against=target)
+    policy = make("original-strategy", GAME, seed=0, strategy=forced, ally_against=target)
     text = state.to_text()
     action = policy.act(state.info_state(player))
     assert state.to_text() == text  # the search restores its state
@@ -177,7 +177,7 @@ def test_evaluations_are_zero_sum_and_inside_the_returns_range(returns, low, hig
 
 
 def test_registered_and_restricted_to_tribolo():
-    for name in ("seed-strategy", "greedy"):
+    for name in ("original-strategy", "greedy"):
         assert lookup(name, TriboloGame()).games == ("tribolo",)
         with pytest.raises(ValueError, match="cannot play sticks: it is made for"):
             make(name, SticksGame())
@@ -194,13 +194,13 @@ def test_registered_and_restricted_to_tribolo():
 )
 def test_bad_parameters(params, match):
     with pytest.raises(ValueError, match=match):
-        make("seed-strategy", GAME, **params)
+        make("original-strategy", GAME, **params)
 
 
 def test_cannot_ally_against_itself_when_forced():
     state = GAME.new_initial_state(0)
     seat = state.to_move
-    policy = make("seed-strategy", GAME, strategy="allied", ally_against=seat)
+    policy = make("original-strategy", GAME, strategy="allied", ally_against=seat)
     with pytest.raises(ValueError, match="against itself"):
         policy.act(state.info_state(seat))
 
@@ -208,8 +208,8 @@ def test_cannot_ally_against_itself_when_forced():
 def test_deeper_seed_search_and_determinism():
     state = random_position(SMALL, 2, 4)
     seat = state.to_move
-    a = make("seed-strategy", SMALL, seed=1, depth=3).act(state.info_state(seat))
-    b = make("seed-strategy", SMALL, seed=2, depth=3).act(state.info_state(seat))
+    a = make("original-strategy", SMALL, seed=1, depth=3).act(state.info_state(seat))
+    b = make("original-strategy", SMALL, seed=2, depth=3).act(state.info_state(seat))
     assert a == b and a in state.legal_actions(seat)
 
 
@@ -219,9 +219,9 @@ def test_deeper_seed_search_and_determinism():
 @pytest.mark.parametrize(
     "specs",
     [
-        [("seed-strategy", {}), ("greedy", {}), ("random", {})],
+        [("original-strategy", {}), ("greedy", {}), ("random", {})],
         [("minimax", dict(depth=2)), ("paranoid", dict(depth=3)), ("mcts", dict(simulations=30))],
-        [("paranoid", dict(depth=2, evaluation="mobility")), ("mcts", dict(simulations=20, rollout="evaluation")), ("seed-strategy", dict(ally_against=0))],
+        [("paranoid", dict(depth=2, evaluation="mobility")), ("mcts", dict(simulations=20, rollout="evaluation")), ("original-strategy", dict(ally_against=0))],
     ],
 )
 def test_baselines_play_whole_games(specs):

@@ -129,10 +129,10 @@ def test_registry_ids():
     assert sticks.unwrapped.game_state.sticks == 7
     with pytest.raises(pettingzoo.env_registry.exceptions.NameNotFound):
         pettingzoo.make("parallel", "parlour/sticks-v0")
-    parlour.envs.registration.register_envs()  # idempotent: no "overriding" warning
+    parlour.registration.register_all()  # idempotent: no "overriding" warning
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        parlour.envs.registration.register_envs()
+        parlour.registration.register_all()
 
 
 def test_aec_simultaneous_step_hides_pending_bids():

@@ -12,7 +12,8 @@ from parlour.baselines import Policy
 from parlour.errors import IllegalActionError
 from parlour.games import GAMES, load_game
 from parlour.training.opponents import OpponentPool, parse_opponents, split_specs
-from parlour.training.single_agent import GYM_IDS, SingleAgentEnv
+from parlour.registration import GYM_IDS
+from parlour.training.single_agent import SingleAgentEnv
 
 SEAT_MODES = ["random", 0, 1]
 CONFIGS = {

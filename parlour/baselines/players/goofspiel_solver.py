@@ -1,51 +1,40 @@
-"""``equilibrium``: exact Nash equilibrium play for small two-player zero-sum games.
+"""Goofspiel's exact solver: equilibrium values and strategies of two-player Goofspiel
+with public bids, registered as the game's solver for the generic ``equilibrium`` player.
 
-Backward induction over the game tree (Kuhn 1953; for simultaneous steps, the
-"Markov game" recursion of Shapley 1953): a terminal node is worth its return, a
-single seat's node the best child for that seat, and a simultaneous node the value
-of the matrix game of its children's values, solved exactly by
-:func:`parlour.baselines.matrix_game.solve_zero_sum`.  The policy plays the mixed
-equilibrium strategy of its node, drawn with its own generator.
-
-Two solvers:
-
-* :class:`GameSolver` works on any game of the protocol with perfect information
-  (simultaneous choices aside), memoised on ``State.key()``.
-* :class:`GoofspielSolver` is exact for every two-player Goofspiel with public bids,
-  including ``prize_order="random"``: each prize reveal is a chance node, uniform
-  over the prizes not yet seen, which is what the seats know.  Its positions are
-  compact: only how the two hands interleave matters (a bid only ever compares with
-  the other bid), so the hands are relabelled by rank (the reduction of Rhoads and
-  Bartholdi, "Computer solution to the game of pure strategy", Games 3, 2012);
-  swapping the seats negates the value, which halves the positions again; and the
-  points scored so far are kept only for ``win_loss`` (with ``point_difference``
-  the rest of the game adds to them independently).
+It is exact for every two-player Goofspiel with public bids, including
+``prize_order="random"``: each prize reveal is a chance node, uniform over the prizes
+not yet seen, which is what the seats know.  Its positions are compact: only how the
+two hands interleave matters (a bid only ever compares with the other bid), so the
+hands are relabelled by rank (the reduction of Rhoads and Bartholdi, "Computer solution
+to the game of pure strategy", Games 3, 2012); swapping the seats negates the value,
+which halves the positions again; and the points scored so far are kept only for
+``win_loss`` (with ``point_difference`` the rest of the game adds to them
+independently).  The generic solver of ``parlour.baselines.engines.equilibrium`` could
+not do this: it has no chance nodes (a state holds its prize order) and no reduction.
 """
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
 
-from parlour.baselines.matrix_game import solve_zero_sum
-from parlour.baselines.policy import Param, register
-from parlour.baselines.search import SearchPolicy
+from parlour.baselines.engines.equilibrium import Decision, ExactSolver, register_solver
+from parlour.baselines.engines.matrix_game import solve_zero_sum
 from parlour.games.base import Game, State
-from parlour.games.goofspiel import GoofspielGame, GoofspielInfoState, GoofspielState
+from parlour.games.bitmask import set_bits
+from parlour.games.goofspiel import GoofspielGame, GoofspielInfoState
 
 # --- which games can be solved ---------------------------------------------------------
 
 
-def goofspiel_unsupported(game: Game, full_states: bool = False) -> str | None:
+def goofspiel_unsupported(game: GoofspielGame, full_states: bool = False) -> str | None:
     """Why :class:`GoofspielSolver` cannot solve ``game`` (``None`` if it can).
 
     ``full_states``: the caller hands over complete states (e.g. ``pimc``'s
     determinizations), so hidden bids are no obstacle.
     """
-    if not isinstance(game, GoofspielGame):
-        return f"it is {game.name}, not goofspiel"
     if game.num_players != 2:
         return f"the exact solver handles two players only, got num_players={game.num_players}"
     if game.config["imperfect_info"] and not full_states:
@@ -58,97 +47,8 @@ def goofspiel_unsupported(game: Game, full_states: bool = False) -> str | None:
     return None
 
 
-def generic_unsupported(game: Game, full_states: bool = False) -> str | None:
-    """Why :class:`GameSolver` cannot solve ``game`` (``None`` if it can)."""
-    if game.num_players != 2:
-        return f"the exact solver handles two players only, got {game.num_players}"
-    if not game.info.zero_sum:
-        return "its returns are not zero-sum"
-    if not game.info.perfect_information and not full_states:
-        return "it hides information from the players (use pimc or ismcts)"
-    return None
 
-
-# --- any perfect-information game -------------------------------------------------------
-
-
-class GameSolver:
-    """Exact values of a two-player zero-sum game with perfect information.
-
-    ``value(state)`` is seat 0's equilibrium value, memoised on ``state.key()``;
-    ``strategy(state)`` the equilibrium of one node.  Chance is not modelled: the
-    protocol draws it all at the start, so a state holds a fixed future (a game with
-    hidden chance, such as Goofspiel's random prize order, needs a dedicated solver).
-    """
-
-    def __init__(self, game: Game, full_states: bool = False) -> None:
-        reason = generic_unsupported(game, full_states)
-        if reason:
-            raise ValueError(f"cannot solve {game.name} exactly: {reason}")
-        self.game = game
-        self.values: dict[Hashable, float] = {}
-
-    def value(self, state: State) -> float:
-        """Seat 0's value of ``state`` under equilibrium play."""
-        key = state.key()
-        value = self.values.get(key)
-        if value is None:
-            value = self._solve(state)[0]
-            self.values[key] = value
-        return value
-
-    def strategy(self, state: State) -> tuple[float, dict[int, tuple[list[int], np.ndarray]]]:
-        """``(value, {seat: (legal actions, probabilities)})`` at a non-terminal ``state``.
-
-        At a single seat's node the strategy is pure (the first best action).
-        """
-        if state.is_terminal():
-            raise ValueError("the game is over: there is no strategy to compute")
-        value, strategies = self._solve(state)
-        self.values.setdefault(state.key(), value)
-        return value, strategies
-
-    def matrix(self, state: State) -> tuple[list[int], list[int], np.ndarray]:
-        """Seat 0's payoffs of every joint action at a simultaneous node."""
-        rows, cols = state.legal_actions(0), state.legal_actions(1)
-        matrix = np.empty((len(rows), len(cols)))
-        for i, a in enumerate(rows):
-            for j, b in enumerate(cols):
-                child = state.clone()
-                child.apply({0: a, 1: b})
-                matrix[i, j] = self._leaf_or_value(child)
-        return rows, cols, matrix
-
-    def _leaf_or_value(self, state: State) -> float:
-        return float(state.returns()[0]) if state.is_terminal() else self.value(state)
-
-    def _solve(self, state: State) -> tuple[float, dict[int, tuple[list[int], np.ndarray]]]:
-        if state.is_terminal():
-            return float(state.returns()[0]), {}
-        players = state.current_players()
-        if len(players) == 1:
-            (seat,) = players
-            actions = state.legal_actions(seat)
-            values = []
-            for a in actions:
-                child = state.clone()
-                child.apply(a)
-                values.append(self._leaf_or_value(child))
-            best = int(np.argmax(values) if seat == 0 else np.argmin(values))
-            probs = np.zeros(len(actions))
-            probs[best] = 1.0
-            return values[best], {seat: (actions, probs)}
-        if tuple(players) != (0, 1):
-            raise ValueError(f"{self.game.name}: unexpected seats to act {players}")
-        rows, cols, matrix = self.matrix(state)
-        value, x, y = solve_zero_sum(matrix)
-        return value, {0: (rows, x), 1: (cols, y)}
-
-    def __len__(self) -> int:
-        return len(self.values)
-
-
-# --- Goofspiel ---------------------------------------------------------------------------
+# --- positions ---------------------------------------------------------------------------
 
 # A pair of hands is one "word": two bits per position, position q being the q-th
 # smallest card that either seat holds; digit 1: only seat 0 holds it, 2: only seat 1,
@@ -181,17 +81,6 @@ def _digits(word: int) -> list[int]:
     while word:
         out.append(word & 3)
         word >>= 2
-    return out
-
-
-def _bits(mask: int) -> list[int]:
-    out = []
-    q = 0
-    while mask:
-        if mask & 1:
-            out.append(q)
-        mask >>= 1
-        q += 1
     return out
 
 
@@ -272,7 +161,7 @@ class GoofspielSolver:
     def root_strategies(self) -> dict[int, tuple[float, np.ndarray, np.ndarray]]:
         """For each possible first prize: ``(value, seat 0's strategy, seat 1's)``."""
         word, pot, rest, diff = self.start()
-        prizes = [q + 1 for q in _bits(rest)] if self.order is None else [self.order[0]]
+        prizes = [q + 1 for q in set_bits(rest)] if self.order is None else [self.order[0]]
         return {p: self.strategy(word, pot, p, rest & ~(1 << (p - 1)), diff) for p in prizes}
 
     def value(self, word: int, pot: int, rest: int, diff: int = 0) -> float:
@@ -289,7 +178,7 @@ class GoofspielSolver:
         if self.win_loss:  # a lead larger than all that is left decides the game
             left = self._left.get(rest)
             if left is None:
-                left = self._left[rest] = sum(q + 1 for q in _bits(rest))
+                left = self._left[rest] = sum(q + 1 for q in set_bits(rest))
             if diff > left + pot:
                 return 1.0
             if diff < -left - pot:
@@ -419,7 +308,7 @@ def _best_response(solver: GoofspielSolver, seat: int, memo: dict, word: int, po
     if key in memo:
         return memo[key]
     if solver.order is None:
-        prizes = [q + 1 for q in _bits(rest)]
+        prizes = [q + 1 for q in set_bits(rest)]
     else:
         prizes = [solver.order[solver.n - rest.bit_count()]]
     kids, signs, sign_matrix = solver.transitions(word)
@@ -444,8 +333,6 @@ def _best_response(solver: GoofspielSolver, seat: int, memo: dict, word: int, po
     return memo[key]
 
 
-# --- the policy --------------------------------------------------------------------------
-
 
 _SOLVERS: dict[tuple[Game, tuple[int, ...] | None], GoofspielSolver] = {}
 _MAX_SOLVERS = 8
@@ -466,97 +353,58 @@ def goofspiel_solver(game: GoofspielGame, prizes: Sequence[int] | None = None, f
     return solver
 
 
-def game_value(game: Game) -> float:
-    """Seat 0's equilibrium value of ``game`` (an expectation over random prize orders)."""
-    if isinstance(game, GoofspielGame):
-        return goofspiel_solver(game).root_value()
-    return GameSolver(game).value(game.new_initial_state(seed=0))
-
-
-@register
-class EquilibriumPolicy(SearchPolicy):
-    name = "equilibrium"
-    summary = "exact equilibrium by backward induction, a matrix game at every simultaneous step (small two-player zero-sum games)"
-    source = "backward induction (Kuhn 1953; Shapley 1953); Goofspiel positions as in Rhoads and Bartholdi 2012"
-    params = {
-        "max_positions": Param(None, "forget solved positions when more than this many are stored (None: keep all)", int),
-    }
+@register_solver("goofspiel")
+class GoofspielEquilibrium(ExactSolver):
+    """The ``equilibrium`` player's solver for Goofspiel: the shared
+    :class:`GoofspielSolver` of the game (with the prize order, where the seat knows it),
+    solved from the public data of the information state alone."""
 
     @classmethod
     def unsupported(cls, game: Game, full_states: bool = False) -> str | None:
-        reason = super().unsupported(game, full_states)
-        if reason is None and isinstance(game, GoofspielGame):
-            return goofspiel_unsupported(game, full_states)
-        return reason or generic_unsupported(game, full_states)
+        return goofspiel_unsupported(game, full_states)
 
-    def setup(self) -> None:
-        limit = self.config["max_positions"]
-        if limit is not None and limit < 1:
-            raise ValueError(f"parameter max_positions={limit}: must be at least 1 (or None)")
-        self._generic: GameSolver | None = None
-        self.root_values = {}
+    def __init__(self, game: Game, full_states: bool = False) -> None:
+        self.game = game
+        self.full_states = full_states
+        self._last: GoofspielSolver | None = None
 
-    def act(self, info_state: Any) -> int:
-        return self._draw(*self._strategy(info_state))
+    def decide_info(self, info: Any) -> Decision | None:
+        if self.game.config["imperfect_info"]:
+            return None  # hidden bids: the caller samples complete states
+        # Public data only: prizes seen, the unseen ones (their order if it is public),
+        # hands from the start hands and bids, pot and points.
+        prizes = None if info.prizes_to_come is None else info.prizes_seen + info.prizes_to_come
+        solver = goofspiel_solver(self.game, prizes)
+        position, prize = solver.info_position(info)
+        return self._decide(solver, position, prize, info.player, info.legal_actions())
 
-    def strategy(self, info_state: Any) -> dict[int, float]:
-        """The equilibrium strategy played at ``info_state``: action -> probability."""
-        actions, probs = self._strategy(info_state)
-        return {a: float(p) for a, p in zip(actions, probs)}
+    def decide(self, state: State, player: int) -> Decision:
+        if state.is_terminal():
+            raise ValueError("the game is over: there is no decision to make")
+        solver = goofspiel_solver(self.game, state.prizes, full_states=True)
+        position = solver.position(state.hands, state.pot, state.prizes[state.round + 1 :], state.points)
+        return self._decide(solver, position, state.current_prize, player, state.legal_actions(player))
 
-    def search(self, state: State, player: int) -> int:
-        """Play ``player``'s equilibrium strategy in the complete ``state`` (for a
-        Goofspiel determinization: the game with its prize order and bids known)."""
-        return self._draw(*self._state_strategy(state, player))
-
-    # --- the two solvers -------------------------------------------------------------
-
-    def _strategy(self, info: Any) -> tuple[list[int], np.ndarray]:
-        if isinstance(info, GoofspielInfoState) and not self.game.config["imperfect_info"]:
-            # Public data only: prizes seen, the unseen ones (their order if it is
-            # public), hands from the start hands and bids, pot and points.
-            prizes = None if info.prizes_to_come is None else info.prizes_seen + info.prizes_to_come
-            solver = goofspiel_solver(self.game, prizes)
-            position, prize = solver.info_position(info)
-            return self._goofspiel(solver, position, prize, info.player, info.legal_actions())
-        return self._state_strategy(info.sample(self.rng), info.player)
-
-    def _state_strategy(self, state: State, player: int) -> tuple[list[int], np.ndarray]:
-        if isinstance(state, GoofspielState):
-            if state.is_terminal():
-                raise ValueError("the game is over: there is no decision to make")
-            solver = goofspiel_solver(self.game, state.prizes, full_states=True)
-            position = solver.position(state.hands, state.pot, state.prizes[state.round + 1 :], state.points)
-            return self._goofspiel(solver, position, state.current_prize, player, state.legal_actions(player))
-        if self._generic is None:
-            self._generic = GameSolver(self.game, self.full_states)
-        solver = self._generic
-        value, strategies = solver.strategy(state)
-        if player not in strategies:
-            raise ValueError(f"{self.name}: seat {player} is not to act in this position")
-        actions, probs = strategies[player]
-        self.stats = {"value": value if player == 0 else -value, "positions": len(solver)}
-        self._limit(solver)
-        return actions, probs
-
-    def _goofspiel(self, solver: GoofspielSolver, position: tuple, prize: int, seat: int, actions: list[int]) -> tuple[list[int], np.ndarray]:
+    def _decide(self, solver: GoofspielSolver, position: tuple, prize: int, seat: int, actions: list[int]) -> Decision:
+        self._last = solver
         word, pot, rest, diff = position
         matrix = solver.matrix(word, pot, prize, rest, diff)
         value, x, y = solve_zero_sum(matrix)
         own = matrix @ y if seat == 0 else -(x @ matrix)
-        self.root_values = {a: float(v) for a, v in zip(actions, own)}
-        self.stats = {"value": value if seat == 0 else -value, "positions": len(solver), "matrices": solver.matrices}
-        self._limit(solver)
-        return actions, x if seat == 0 else y
+        return Decision(
+            actions=actions,
+            probs=x if seat == 0 else y,
+            value=value if seat == 0 else -value,
+            root_values={a: float(v) for a, v in zip(actions, own)},
+            stats={"positions": len(solver), "matrices": solver.matrices},
+        )
 
-    def _limit(self, solver: GameSolver | GoofspielSolver) -> None:
-        limit = self.config["max_positions"]
-        if limit is not None and len(solver) > limit:
-            solver.values.clear()
+    def game_value(self) -> float:
+        return goofspiel_solver(self.game).root_value()
 
-    def _draw(self, actions: list[int], probs: np.ndarray) -> int:
-        """One draw from the policy's generator whatever the strategy, so the stream
-        of random numbers does not depend on whether the strategy is pure."""
-        u = self.rng.random()
-        index = int(np.searchsorted(np.cumsum(probs), u * probs.sum(), side="right"))
-        return actions[min(index, len(actions) - 1)]
+    def __len__(self) -> int:
+        return 0 if self._last is None else len(self._last)
+
+    def forget(self) -> None:
+        if self._last is not None:
+            self._last.values.clear()

@@ -20,7 +20,7 @@ without its transposition table; the move played is the most visited.
 
 from __future__ import annotations
 
-from parlour.baselines.mcts import TREE_PARAMS, TreeSearch
+from parlour.baselines.engines.mcts import TREE_PARAMS, TreeSearch
 from parlour.baselines.policy import register
 
 

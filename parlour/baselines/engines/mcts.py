@@ -36,9 +36,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from parlour.baselines.evaluation import get_evaluation
+from parlour.baselines.engines.heuristics import get_evaluation
+from parlour.baselines.engines.search import SearchPolicy, positive_or_none
 from parlour.baselines.policy import Param, register
-from parlour.baselines.search import SearchPolicy, positive_or_none
 from parlour.games.base import State
 
 DEFAULT_SIMULATIONS = 1000

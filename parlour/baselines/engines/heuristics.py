@@ -1,9 +1,9 @@
-"""Evaluation functions for depth-limited search, by game.
+"""Leaf heuristics for depth-limited search, by game (``evaluation=`` of the searchers).
 
 An evaluation maps a non-terminal state to one value per seat, in the units of
 ``State.returns()`` and strictly inside its range for a non-final position (so a
 proven result always outranks a heuristic guess).  Every game has ``zero`` (no
-knowledge); games register their own heuristics here with ``register_evaluation``.
+knowledge); each game's players module registers its own with ``register_evaluation``.
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ from collections.abc import Callable
 import numpy as np
 
 from parlour.games.base import Game, State
-from parlour.games.sticks import losing_position
 
 Evaluation = Callable[[State], np.ndarray]
 
@@ -56,13 +55,3 @@ def _zero_for(game: Game) -> Evaluation:
         return zeros
 
     return zero
-
-
-@register_evaluation("sticks", "closed_form")
-def sticks_closed_form(state: State) -> np.ndarray:
-    """The rules file's closed form, discounted to 0.9 so proven results rank higher."""
-    mover = state.to_move
-    value = np.zeros(2)
-    sign = -0.9 if losing_position(state.sticks, state.game.max_take, state.game.misere) else 0.9
-    value[mover], value[1 - mover] = sign, -sign
-    return value

@@ -35,9 +35,15 @@ from collections.abc import Hashable
 
 import numpy as np
 
-from parlour.baselines.evaluation import get_evaluation
+from parlour.baselines.engines.heuristics import get_evaluation
+from parlour.baselines.engines.search import (
+    Budget,
+    OutOfTime,
+    SearchPolicy,
+    positive_or_none,
+    sequential_perfect_info,
+)
 from parlour.baselines.policy import Param, register
-from parlour.baselines.search import Budget, OutOfTime, SearchPolicy, positive_or_none, sequential_perfect_info
 from parlour.games.base import Game, State
 
 EXACT, LOWER, UPPER = 0, 1, 2
@@ -67,6 +73,7 @@ def check_time_limit(value: object) -> float | None:
 class AlphaBetaSearch(SearchPolicy):
     """The search both registered policies share; they differ only in what they accept."""
 
+    exact_root_values = False
     params = {
         "depth": Param(None, "deepest iteration in plies (None: until proven or out of time)", int),
         "time_limit": Param(None, "seconds per move (None: no limit; then the result is deterministic)", float),

@@ -31,7 +31,7 @@ squashed by ``h / (|h| + 50)`` into (-1, 1) so a proven win outranks any heurist
 ``minimax`` backs up max^n vectors, where each seat maximises its own ``h`` (the
 heuristic is not zero-sum because w3 != -w1).
 
-Policies: ``seed-tournament`` (alpha-beta, h1, the seed's depth schedule, 6 s per move,
+Policies: ``original-tournament`` (alpha-beta, h1, the seed's depth schedule, 6 s per move,
 no transposition table, as the seed played its tournament) and ``double-card-best``
 (alpha-beta with transposition table and iterative deepening under a time budget, with
 the ``windows`` evaluation; moves ordered by :func:`placement_hints` -- the rest by
@@ -51,10 +51,11 @@ from typing import Any
 
 import numpy as np
 
-from parlour.baselines.alphabeta import WINS, AlphaBetaSearch, optional_seconds
-from parlour.baselines.evaluation import register_evaluation
+from parlour.baselines.engines.alphabeta import WINS, AlphaBetaSearch, optional_seconds
+from parlour.baselines.engines.heuristics import register_evaluation
 from parlour.baselines.policy import Param, register
-from parlour.games.base import State
+from parlour.baselines.references import References, register_references
+from parlour.games.base import Game, State
 from parlour.games.double_card import (
     CARDS,
     CELLS,
@@ -458,8 +459,8 @@ class _PrimedAlphaBeta(AlphaBetaSearch):
 
 
 @register
-class SeedTournament(_PrimedAlphaBeta):
-    name = "seed-tournament"
+class OriginalTournament(_PrimedAlphaBeta):
+    name = "original-tournament"
     summary = "seed 002's tournament player: alpha-beta with h1 and the seed's depth schedule, 6 s per move"
     source = "seed 002 (Shao and Ding, COMP 6721 Double Card report), section 3.5"
     games = ("double_card",)
@@ -544,3 +545,15 @@ class DoubleCardBest(_PrimedAlphaBeta):
         reached by the same placements in another order share one evaluation (the
         seed's table of visited states; the full key also holds the last-moved card)."""
         return (state.occ, state.red, state.filled, state.to_move)
+
+
+@register_references("double_card")
+def double_card_references(game: Game) -> References:
+    """The original tournament player at 1 s per move (its 6 s would make a final arena
+    take hours)."""
+    return References(
+        original="original-tournament:time_limit=1.0",
+        quick="alphabeta:depth=2,evaluation=h1",
+        strongest="double-card-best",
+        final_games=10,
+    )

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from parlour.baselines.mcts import TREE_PARAMS, Node, TreeSearch
+from parlour.baselines.engines.mcts import TREE_PARAMS, Node, TreeSearch
 from parlour.baselines.policy import Param, register
 
 

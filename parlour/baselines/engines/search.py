@@ -5,7 +5,7 @@ from __future__ import annotations
 import abc
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from parlour.baselines.policy import Policy
 from parlour.games.base import Game, State
@@ -36,6 +36,9 @@ class SearchPolicy(Policy):
     """
 
     root_values: dict[int, float]
+    exact_root_values: ClassVar[bool] = True
+    """False where the root values of moves other than the best are only bounds
+    (alpha-beta), so that they must not be averaged (``pimc``'s ``combine=average``)."""
 
     def act(self, info_state: Any) -> int:
         return self.search(info_state.sample(self.rng), info_state.player)

@@ -1,6 +1,6 @@
 """Tides of Time players: seed 000's bot, a greedy player and exact simultaneous play.
 
-``seed-alphabeta`` (seed 000, a C# article building a minimax and alpha-beta bot): once
+``original-alphabeta`` (seed 000, a C# article building a minimax and alpha-beta bot): once
 both hands are known (from the second pick of a round), alpha-beta over the seed's
 *sequential* pick tree: the bot (max) picks, then the opponent (min) picks knowing
 the bot's card, the hands are exchanged, and so on; a leaf scores both complete
@@ -25,7 +25,7 @@ that scored most this round; discard: the one that scored least.
 ``tides-equilibrium``: from the second pick of a round both hands are known, so the
 rest of the round is a sequence of simultaneous matrix games (pick, exchange, pick,
 ...) on the round score difference, solved exactly by backward induction with
-``parlour.baselines.matrix_game.solve_zero_sum`` (Shapley 1953), memoised on the
+``parlour.baselines.engines.matrix_game.solve_zero_sum`` (Shapley 1953), memoised on the
 two kingdoms and hands; the player draws its card from its equilibrium strategy.
 The generic ``equilibrium`` policy does not fit: it solves the whole game's returns,
 which needs the hidden pile and the relic steps.  On the first pick it averages
@@ -33,7 +33,7 @@ the equilibrium strategies of ``samples`` sampled opponent hands (``first="mix"`
 or plays the card with the best mean value against the opponent's equilibrium
 (``first="best"``).
 
-Relic and discard (``seed-alphabeta`` and ``tides-equilibrium``, parameter
+Relic and discard (``original-alphabeta`` and ``tides-equilibrium``, parameter
 ``keep``): ``"rollout"``, a design of ours: every (relic, discard) pair is scored
 by the mean round score difference of the *next* round over ``keep_samples``
 sampled continuations (the opponent keeps greedily, the unseen cards are dealt from
@@ -51,9 +51,11 @@ from typing import Any
 
 import numpy as np
 
-from parlour.baselines.evaluation import register_evaluation
-from parlour.baselines.matrix_game import solve_zero_sum
+from parlour.baselines.engines.heuristics import register_evaluation
+from parlour.baselines.engines.matrix_game import solve_zero_sum
 from parlour.baselines.policy import Param, Policy, register
+from parlour.baselines.references import References, register_references
+from parlour.games.base import Game
 from parlour.games.tides_of_time import (
     DISCARD,
     DRAFT,
@@ -325,8 +327,8 @@ def _check_keep(policy: Policy) -> None:
 
 
 @register
-class SeedAlphaBeta(Policy):
-    name = "seed-alphabeta"
+class OriginalAlphaBeta(Policy):
+    name = "original-alphabeta"
     summary = "seed 000's bot: alpha-beta over the sequential pick tree; first pick: every opponent hand solved, most chosen card"
     source = SEED
     games = ("tides_of_time",)
@@ -542,3 +544,13 @@ def kingdoms_evaluation(state: Any) -> np.ndarray:
     if state.game.config["returns"] == "win_loss":
         d = 0.9 * float(np.tanh(d / 15.0))
     return np.array([d, -d])
+
+
+@register_references("tides_of_time")
+def tides_of_time_references(game: Game) -> References:
+    return References(
+        original="original-alphabeta",
+        quick="original-alphabeta:objective=difference",
+        strongest="sm-mcts:simulations=1000",
+        final_games=40,
+    )

@@ -21,9 +21,8 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from parlour.baselines.alphabeta import AlphaBetaSearch
+from parlour.baselines.engines.search import SearchPolicy
 from parlour.baselines.policy import REGISTRY, Param, Policy, make, register
-from parlour.baselines.search import SearchPolicy
 
 
 def parse_base_params(text: str | Mapping[str, Any] | None) -> dict[str, Any]:
@@ -70,9 +69,9 @@ class PIMCPolicy(Policy):
         allowed = search_policies()
         if base not in REGISTRY or base not in allowed:
             raise ValueError(f"parameter base={base!r}: the base must search complete states; choose from {allowed}")
-        if cfg["combine"] == "average" and issubclass(REGISTRY[base], AlphaBetaSearch):
+        if cfg["combine"] == "average" and not REGISTRY[base].exact_root_values:
             raise ValueError(
-                f"combine='average' cannot use base={base!r}: alpha-beta's root values other than the "
+                f"combine='average' cannot use base={base!r}: its root values other than the "
                 f"best are only bounds (use combine=vote, or base=minimax or mcts)"
             )
         self.base_params = parse_base_params(cfg["base_params"])

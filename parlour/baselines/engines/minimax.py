@@ -13,11 +13,12 @@ this backs up values, and so plays perfectly with full depth.
 from __future__ import annotations
 
 from collections.abc import Hashable
+
 import numpy as np
 
-from parlour.baselines.evaluation import get_evaluation
+from parlour.baselines.engines.heuristics import get_evaluation
+from parlour.baselines.engines.search import SearchPolicy, sequential_perfect_info
 from parlour.baselines.policy import Param, register
-from parlour.baselines.search import SearchPolicy, sequential_perfect_info
 from parlour.games.base import Game, State
 
 

@@ -3,7 +3,7 @@
 ``rudimentary``: the seed's rule-based bot: bid the prize's value, or one above it,
 or two above it, whichever card is still in hand first; otherwise the highest card.
 
-``seed-search``: the seed's expected-value tree search.  Each of our candidate bids
+``original-search``: the seed's expected-value tree search.  Each of our candidate bids
 is scored by the mean, over Monte Carlo samples, of the position after it: the
 opponents' bids are drawn uniformly from their hands (the seed's "equally likely"
 assumption) and the unknown prizes from the information state, then the search
@@ -23,6 +23,8 @@ the rules' bitmask states and is fast enough for depth 2 on 13 cards.
 from __future__ import annotations
 
 from parlour.baselines.policy import Param, Policy, register
+from parlour.baselines.references import References, register_references
+from parlour.games.base import Game
 from parlour.games.goofspiel import GoofspielInfoState, GoofspielState
 
 SOURCE = "seed 004 (Making the Tree Search)"
@@ -50,8 +52,8 @@ class RudimentaryGoofspiel(Policy):
 
 
 @register
-class SeedSearchGoofspiel(Policy):
-    name = "seed-search"
+class OriginalSearchGoofspiel(Policy):
+    name = "original-search"
     summary = "seed 004's expected-value tree search with Monte Carlo sampling of opponent bids and prizes"
     source = SOURCE
     games = ("goofspiel",)
@@ -124,3 +126,11 @@ def _card_sum(mask: int) -> int:
         card += 1
     return total
 
+
+@register_references("goofspiel")
+def goofspiel_references(game: Game) -> References:
+    """The exact equilibrium player where it solves quickly (two players, up to 8 cards,
+    public bids), MCTS otherwise."""
+    small = game.config["num_cards"] <= 8 and game.num_players == 2 and not game.config["imperfect_info"]
+    strongest = "equilibrium" if small else "mcts:simulations=1000"
+    return References(original="rudimentary", quick=strongest if small else "mcts:simulations=200", strongest=strongest)

@@ -115,7 +115,7 @@ def read_model_meta(path: str | os.PathLike) -> dict[str, Any]:
             if META_ENTRY not in names:
                 raise ValueError(
                     f"model file {str(path)!r} was not written by parlour (no {META_ENTRY}); "
-                    "train it with `parlour train` or save it with parlour.baselines.ppo.save_model"
+                    "train it with `parlour train` or save it with parlour.baselines.learned.ppo.save_model"
                 )
             bad = archive.testzip()
             if bad is not None:

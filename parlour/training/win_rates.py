@@ -3,9 +3,8 @@ Wilson interval, against each opponent in turn (the opponent fills every other s
 
 With more than two seats, a game counts once per opponent seat: the agent wins a
 comparison when its return is higher than that seat's (the arena's pairwise rule).
-The per-game defaults name, for each game, ``random``, the seed's own AI and the
-strongest search baseline (for the final arena), and a quick strong baseline for the
-evaluations during training.
+Which opponents each game is rated against is the game's own knowledge
+(:func:`parlour.baselines.references`); this module only plays and counts.
 """
 
 from __future__ import annotations
@@ -13,30 +12,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from parlour.baselines import Policy, make_from_spec
+from parlour.baselines import Policy, make_from_spec, references
 from parlour.games.base import Game
 from parlour.training.arena import play_match
 from parlour.training.ratings import wilson_interval
 from parlour.training.report import summarize
-
-
-def default_opponents(game: Game) -> dict[str, str]:
-    """``{"random": ..., "seed": ..., "strongest": ...}`` specs for ``game``: random, the
-    seed's own AI and the strongest search baseline of the game's docs (the final arena
-    of ``parlour train`` and docs/results.md)."""
-    name = game.name
-    if name == "sticks":
-        return {"random": "random", "seed": "seed-minimax", "strongest": "optimal"}
-    if name == "goofspiel":
-        small = game.config["num_cards"] <= 8 and game.num_players == 2
-        return {"random": "random", "seed": "rudimentary", "strongest": "equilibrium" if small else "mcts:simulations=1000"}
-    if name == "tides_of_time":
-        return {"random": "random", "seed": "seed-alphabeta", "strongest": "sm-mcts:simulations=1000"}
-    if name == "tribolo":
-        return {"random": "random", "seed": "seed-strategy", "strongest": "paranoid:depth=4"}
-    if name == "double_card":
-        return {"random": "random", "seed": "seed-tournament:time_limit=1.0", "strongest": "double-card-best"}
-    return {"random": "random"}
 
 
 def rates_deterministic(game: Game) -> bool:
@@ -52,27 +32,14 @@ def learner_spec(path: str, game: Game) -> str:
     return f"ppo:{path}" if rates_deterministic(game) else f"ppo:{path},deterministic=false"
 
 
-FINAL_GAMES = {"sticks": 100, "goofspiel": 100, "tides_of_time": 40, "tribolo": 12, "double_card": 10}
-"""Games per pairing of the final arena by default: fewer where the strongest players
-need seconds per game (Tribolo, Double Card)."""
-
-
 def quick_opponents(game: Game) -> list[str]:
-    """What training evaluates against by default: random and a strong baseline that is
-    quick enough for a few hundred games every evaluation (a few ms per move)."""
-    name = game.name
-    strong = {
-        "sticks": "optimal",
-        "tides_of_time": "seed-alphabeta:objective=difference",
-        "tribolo": "paranoid:depth=2",
-        "double_card": "alphabeta:depth=2,evaluation=h1",
-    }.get(name)
-    if name == "goofspiel":
-        strong = default_opponents(game)["strongest"] if game.config["num_cards"] <= 8 else "mcts:simulations=200"
-    return ["random"] + ([strong] if strong else [])
+    """What training evaluates against by default: random and the game's quick strong
+    reference player (a few ms per move, so a few hundred games fit every evaluation)."""
+    refs = references(game)
+    return list(dict.fromkeys([refs.random, refs.quick]))
 
 
-def evaluate(
+def win_rates(
     game: Game,
     agent: str | Policy,
     opponents: Sequence[str],

@@ -1,7 +1,7 @@
 """Tribolo players: seed 001's "high-level AI", a greedy player, and the evaluations that
 let the generic ``minimax`` (max^n), ``paranoid`` alpha-beta and ``mcts`` play Tribolo.
 
-``seed-strategy`` is the AI of seed 001 (the ClojureScript Tribolo series, AI post):
+``original-strategy`` is the AI of seed 001 (the ClojureScript Tribolo series, AI post):
 
 - a minimax adapted to three players and irregular turn order, where the max/min
   decision at each node is the *strategy's* (the AIStrategy protocol: ``maximizing(seat)``
@@ -40,9 +40,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from parlour.baselines.evaluation import register_evaluation
+from parlour.baselines.engines.heuristics import register_evaluation
 from parlour.baselines.policy import Param, Policy, register
-from parlour.games.base import PerfectInfoState
+from parlour.baselines.references import References, register_references
+from parlour.games.base import Game, PerfectInfoState
 from parlour.games.tribolo import TriboloState, _bits
 
 SOURCE = "seed 001 (Tribolo in ClojureScript, the AI post: minimax with AI strategies)"
@@ -199,7 +200,7 @@ def choose_strategy(state: TriboloState, player: int, ally_against: int | None, 
         if forced == "mobility":
             return MobilityStrategy(player)
         if human == player:
-            raise ValueError(f"seed-strategy: seat {player} cannot ally against itself")
+            raise ValueError(f"original-strategy: seat {player} cannot ally against itself")
         return _allied(human)
     if human != player:
         ai = [s for s in range(3) if s != human]
@@ -218,8 +219,8 @@ def _allied(human: int) -> ScoreStrategy:
 
 
 @register
-class SeedStrategyTribolo(Policy):
-    name = "seed-strategy"
+class OriginalStrategyTribolo(Policy):
+    name = "original-strategy"
     summary = "seed 001's Tribolo AI: minimax (depth 2 + 1 ply in the leaf) with strategies chosen per move"
     source = SOURCE
     games = ("tribolo",)
@@ -242,7 +243,7 @@ class SeedStrategyTribolo(Policy):
     def search(self, state: TriboloState, player: int) -> int:
         """The seed's ``move-tree-search`` on ``state`` (changed and restored in place)."""
         if state.to_move != player or not state.legal:
-            raise ValueError(f"seed-strategy: seat {player} is not to move or has no legal move")
+            raise ValueError(f"original-strategy: seat {player} is not to move or has no legal move")
         strategy = choose_strategy(state, player, self.config["ally_against"], self.config["strategy"])
         self.nodes = 0
         depth = self.config["depth"] - 1
@@ -275,3 +276,8 @@ class SeedStrategyTribolo(Policy):
             if best is None or (value > best if maximizing else value < best):
                 best = value
         return best
+
+
+@register_references("tribolo")
+def tribolo_references(game: Game) -> References:
+    return References(original="original-strategy", quick="paranoid:depth=2", strongest="paranoid:depth=4", final_games=12)

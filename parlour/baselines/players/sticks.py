@@ -2,7 +2,7 @@
 
 Seed 003 ("Game Artificial Intelligence using the Minimax Algorithm") counts winning
 leaves below each root move and picks the move with the best ratio; that is not
-minimax and loses won positions.  ``seed-minimax`` is what the seed meant: values
+minimax and loses won positions.  ``original-minimax`` is what the seed meant: values
 backed up with min/max, memoised on the pile size.  ``optimal`` needs no search:
 the rules file's closed form says which piles lose for the player to move.
 """
@@ -11,8 +11,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
+from parlour.baselines.engines.heuristics import register_evaluation
 from parlour.baselines.policy import Param, Policy, register
-from parlour.games.sticks import losing_position
+from parlour.baselines.references import References, register_references
+from parlour.games.base import Game
+from parlour.games.sticks import SticksState, losing_position
 
 
 @register
@@ -39,8 +44,8 @@ class OptimalSticks(Policy):
 
 
 @register
-class SeedMinimaxSticks(Policy):
-    name = "seed-minimax"
+class OriginalMinimaxSticks(Policy):
+    name = "original-minimax"
     summary = "seed 003's pick-up-sticks AI with its bug fixed: a real minimax, memoised on the pile"
     source = "seed 003 (minimax tutorial, 2007), corrected"
     games = ("sticks",)
@@ -65,3 +70,19 @@ class SeedMinimaxSticks(Policy):
             if (left == 0 and not self.game.misere) or (left and not self.wins[left]):
                 return action
         return legal[0]  # every move loses against perfect play: take one and hope
+
+
+@register_references("sticks")
+def sticks_references(game: Game) -> References:
+    """The closed form is perfect play, so ``optimal`` is both quick and strongest."""
+    return References(original="original-minimax", quick="optimal", strongest="optimal")
+
+
+@register_evaluation("sticks", "closed_form")
+def sticks_closed_form(state: SticksState) -> np.ndarray:
+    """The rules file's closed form, discounted to 0.9 so proven results rank higher."""
+    mover = state.to_move
+    value = np.zeros(2)
+    sign = -0.9 if losing_position(state.sticks, state.game.max_take, state.game.misere) else 0.9
+    value[mover], value[1 - mover] = sign, -sign
+    return value
