@@ -21,7 +21,7 @@ def _list(_args: argparse.Namespace) -> int:
     for name, cls in GAMES.items():
         kind = "simultaneous (AEC + Parallel)" if cls.simultaneous else "turn-based (AEC)"
         print(f"{name}: {env_id(name)}, {kind}")
-        print(f"  {(cls.__module__ and sys.modules[cls.__module__].__doc__ or '').strip().splitlines()[0]}")
+        print(f"  {cls.summary}")
         for option, spec in cls.options.items():
             print(f"  {option}={spec.default!r}: {spec.help}")
         for option, text in cls.start_options.items():
@@ -254,7 +254,8 @@ DEFAULT_TRAINING: dict[str, Any] = {
     "eval_every": 15_000,
 }
 """What ``parlour train`` does without ``--game`` (the README's main job): a few minutes of
-MaskablePPO on Goofspiel with six cards against random, the seed's player and itself."""
+MaskablePPO on Goofspiel with six cards against random, ``rudimentary`` (the rule-based bot
+of "Making the Tree Search") and itself."""
 
 
 def _train(args: argparse.Namespace) -> int:

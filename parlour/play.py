@@ -18,6 +18,7 @@ from typing import TextIO
 import numpy as np
 
 from parlour.baselines import Policy, make_from_spec
+from parlour.baselines.playout import joint_action, policy_act
 from parlour.games.base import Game, State
 
 HELP = "type a move in the game's notation (one of the legal moves shown), 'undo' to take back your last move, 'quit' to leave"
@@ -78,20 +79,18 @@ class _Session:
                 continue
             return action
 
-    def opponent_action(self, state: State, seat: int) -> int:
-        return int(self.opponents[seat].act(state.info_state(seat)))
-
     def run(self, state: State) -> int:
         history: list[State] = []  # positions where the person was to move
         perfect = self.game.info.perfect_information and not self.game.info.simultaneous
         while not state.is_terminal():
             players = state.current_players()
+            act = policy_act(state, self.opponents)
             if self.seat not in players:
-                joint = {mover: self.opponent_action(state, mover) for mover in players}
-                for mover, action in joint.items():
-                    shown = state.action_to_text(action) if perfect else "(hidden)"
+                action = joint_action(state, act)
+                for mover, chosen in (action.items() if isinstance(action, dict) else [(players[0], action)]):
+                    shown = state.action_to_text(chosen) if perfect else "(hidden)"
                     self.say(f"{self.labels[mover]} plays {shown}")
-                state.apply(joint[players[0]] if len(players) == 1 else joint)
+                state.apply(action)
                 continue
             self.say()
             self.say(view(state, self.seat))
@@ -107,11 +106,8 @@ class _Session:
                     self.say("took back your last move")
                 continue
             history.append(state.clone())
-            if len(players) == 1:
-                state.apply(choice)
-            else:  # every other seat chooses from its own information state
-                joint = {seat: (choice if seat == self.seat else self.opponent_action(state, seat)) for seat in players}
-                state.apply(joint)
+            # every other seat chooses from its own information state
+            state.apply(joint_action(state, act, fixed={self.seat: choice}))
         self.say()
         self.say(view(state, self.seat))
         returns = state.returns()

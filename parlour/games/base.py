@@ -60,6 +60,8 @@ class Game(abc.ABC):
     """
 
     name: ClassVar[str]
+    summary: ClassVar[str]
+    """One sentence saying what the game is (``parlour list`` prints it)."""
     options: ClassVar[dict[str, Option]]
     simultaneous: ClassVar[bool] = False
     """True if some steps have several current players (then a Parallel env exists)."""
@@ -88,7 +90,12 @@ class Game(abc.ABC):
 
     @abc.abstractmethod
     def _info(self) -> GameInfo:
-        """The facts of this configuration."""
+        """The facts of this configuration (built with :meth:`_game_info`)."""
+
+    def _game_info(self, **facts: Any) -> GameInfo:
+        """A :class:`GameInfo` of ``facts``; ``name`` and ``simultaneous`` come from the
+        class, which stores them once."""
+        return GameInfo(name=self.name, simultaneous=self.simultaneous, **facts)
 
     @property
     def num_players(self) -> int:
@@ -175,6 +182,10 @@ class State(abc.ABC):
     @abc.abstractmethod
     def clone(self) -> State:
         """An independent copy."""
+
+    # ``undo()`` (no argument): takes back the last ``apply`` on this object.  Optional:
+    # a game defines it only where a searcher needs it and it is much faster than
+    # ``clone`` (Tribolo, whose original AI plays and undoes moves on one board).
 
     @abc.abstractmethod
     def is_terminal(self) -> bool: ...

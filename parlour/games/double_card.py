@@ -131,6 +131,7 @@ LINES, WINDOWS, LINES_OF = _build_lines()
 
 class DoubleCardGame(Game):
     name = "double_card"
+    summary = "Double Card: two players place two-cell cards on an 8 x 12 board, then recycle them; four in a row of a colour or of a dot kind wins."
     options = {
         "max_moves": Option(40, "moves (regular + recycling) before a draw: 40 (the seed's tournament) or 60 (the assignment)"),
         "recycle_rule": Option("same_cells", "what a recycled card may not do: same_cells (not back onto its two cells), same_placement, none"),
@@ -150,11 +151,9 @@ class DoubleCardGame(Game):
 
     def _info(self) -> GameInfo:
         max_moves = self.config["max_moves"]
-        return GameInfo(
-            name=self.name,
+        return self._game_info(
             num_players=2,
             num_actions=NUM_ACTIONS,
-            simultaneous=False,
             perfect_information=True,
             zero_sum=True,
             has_chance=False,

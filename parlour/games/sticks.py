@@ -1,12 +1,13 @@
-"""Pick-up sticks: a single-pile subtraction game (seed 003).
+"""Pick-up sticks: a single-pile subtraction game (rules: docs/sticks.md).
 
 Two players alternate taking 1..``max_take`` sticks from one pile; under ``misere``
-(the default, the seed's rule) whoever takes the last stick loses, otherwise wins.
-Action ``a`` takes ``a + 1`` sticks.  Perfect information, no chance, no draws.
+(the default, the rule of the 2007 minimax tutorial the game comes from) whoever
+takes the last stick loses, otherwise wins.  Action ``a`` takes ``a + 1`` sticks.
+Perfect information, no chance, no draws.
 
-Closed form (rules file): the player to move loses with perfect play exactly when
-``sticks % (max_take + 1) == 1`` (misère) or ``== 0`` (normal play); see
-:func:`losing_position`.
+Closed form (docs/sticks.md, "Losing positions"): the player to move loses with
+perfect play exactly when ``sticks % (max_take + 1) == 1`` (misère) or ``== 0``
+(normal play); see :func:`losing_position`.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from parlour.games.base import (
 
 class SticksGame(Game):
     name = "sticks"
+    summary = "Pick-up sticks: two players take 1 to max_take sticks from one pile; under misère, whoever takes the last stick loses."
     options = {
         "num_sticks": Option(10, "sticks in the pile at the start (>= 1)"),
         "max_take": Option(3, "most sticks one move may take (>= 1)"),
@@ -45,11 +47,9 @@ class SticksGame(Game):
         }
 
     def _info(self) -> GameInfo:
-        return GameInfo(
-            name=self.name,
+        return self._game_info(
             num_players=2,
             num_actions=self.config["max_take"],
-            simultaneous=self.simultaneous,
             perfect_information=True,
             zero_sum=True,
             has_chance=False,
@@ -118,7 +118,7 @@ _TEXT = re.compile(
 
 
 def losing_position(sticks: int, max_take: int, misere: bool) -> bool:
-    """True if the player to move loses with perfect play (the rules file's closed form)."""
+    """True if the player to move loses with perfect play (the closed form of docs/sticks.md)."""
     return sticks % (max_take + 1) == (1 if misere else 0)
 
 
@@ -152,11 +152,6 @@ class SticksState(State):
             )
         self.sticks -= action + 1
         self.to_move = 1 - player
-
-    def undo(self, action: int) -> None:
-        """Take back ``action``, the last move played (for searchers)."""
-        self.sticks += action + 1
-        self.to_move = 1 - self.to_move
 
     def key(self) -> tuple[int, int]:
         return (self.sticks, self.to_move)

@@ -1,13 +1,13 @@
-"""Tides of Time (Portal Games, 2015), the two-player drafting game of seed 000.
+"""Tides of Time (Portal Games, 2015), the two-player drafting game (rules: docs/tides_of_time.md).
 
 Eighteen cards, five suits.  Each round both players draft from five cards: they
 pick one card each **simultaneously**, the picks join their kingdoms, and they
 exchange their remaining hands, until the hands are empty.  The two kingdoms are
-then scored together (:func:`score_round`, the rules file's six steps, in the
-seed's order).  In the full game (``rounds=3``) each player then keeps one card
-drafted this round as a relic (it stays in the kingdom for later scoring) and
-discards another; the other three return to the owner's hand and each player
-draws two (player_0 first).  ``rounds=1`` is the seed's one-round game.
+then scored together (:func:`score_round`, the six steps of docs/tides_of_time.md,
+"Scoring a round", in the order of the C# article the game comes from).  In the full
+game (``rounds=3``) each player then keeps one card drafted this round as a relic
+(it stays in the kingdom for later scoring) and discards another; the other three
+return to the owner's hand and each player draws two (player_0 first).  ``rounds=1`` is the article's one-round game.
 
 Steps (every one simultaneous, both seats act): the 5 picks of a round (the last
 one is forced), then, after rounds 1 and 2, a **relic** step (choose one card
@@ -83,7 +83,7 @@ CARDS: tuple[Card, ...] = (
     Card(17, "The Roof of the World", None, "double the count of your most numerous suit(s)"),
     Card(18, "The Sapphire Port", None, "8 VP for scoring the highest with a single card"),
 )
-"""The deck, indexed by ``number - 1`` (the seed's ``deck[1..18]``)."""
+"""The deck, indexed by ``number - 1`` (the C# article's ``deck[1..18]``)."""
 
 SUIT_OF: tuple[int, ...] = tuple(-1 if c.suit is None else SUITS.index(c.suit) for c in CARDS)
 """Suit index of each card index (0-based), -1 for the three unsuited cards."""
@@ -98,8 +98,8 @@ NEST, MOLEHILL, ROOF, PORT, MAZE, EYE = 14, 15, 16, 17, 12, 13  # card indices
 
 
 def _score_masks(ma: int, mb: int, zero_ties_win: bool, maze_sets: bool, detail: bool = False):
-    """Both round scores of kingdoms ``ma`` and ``mb`` (bitmasks), the rules file's six
-    steps; with ``detail`` also the points of every card of each kingdom."""
+    """Both round scores of kingdoms ``ma`` and ``mb`` (bitmasks), the six steps of
+    docs/tides_of_time.md; with ``detail`` also the points of every card of each kingdom."""
     ka, kb = bits(ma), bits(mb)
     ca = [0, 0, 0, 0, 0]
     cb = [0, 0, 0, 0, 0]
@@ -242,8 +242,8 @@ def _check_kingdoms(kingdom_a: Sequence[int], kingdom_b: Sequence[int]) -> tuple
 def score_round(kingdom_a: Sequence[int], kingdom_b: Sequence[int], *, zero_ties_win: bool = True, maze_counts_sets: bool = False) -> tuple[int, int]:
     """Round scores ``(a, b)`` of two disjoint kingdoms of card numbers 1..18 (any size).
 
-    ``zero_ties_win``: a tie at 0 vs 0 is a tie the King's Nest wins (rules file);
-    ``maze_counts_sets``: the Maze scores 13 per set of five suits (the seed's code).
+    ``zero_ties_win``: a tie at 0 vs 0 is a tie the King's Nest wins (docs/tides_of_time.md);
+    ``maze_counts_sets``: the Maze scores 13 per set of five suits (the C# article's code).
     """
     ma, mb = _check_kingdoms(kingdom_a, kingdom_b)
     return score_masks(ma, mb, check_bool("zero_ties_win", zero_ties_win), check_bool("maze_counts_sets", maze_counts_sets))
@@ -273,6 +273,7 @@ SCORE_SCALE = 128.0
 
 class TidesOfTimeGame(Game):
     name = "tides_of_time"
+    summary = "Tides of Time: two players draft cards by simultaneous picks, passing hands, and score their kingdoms over one or three rounds."
     simultaneous = True
     options = {
         "rounds": Option(3, "3: the full game with relics; 1: the seed's one-round game"),
@@ -299,11 +300,9 @@ class TidesOfTimeGame(Game):
         rounds = self.config["rounds"]
         self.rounds = rounds
         self.flags = (self.config["zero_ties_win"], self.config["maze_counts_sets"])
-        return GameInfo(
-            name=self.name,
+        return self._game_info(
             num_players=2,
             num_actions=NUM_CARDS,
-            simultaneous=True,
             perfect_information=False,
             zero_sum=True,
             has_chance=True,

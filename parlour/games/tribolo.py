@@ -1,6 +1,6 @@
-"""Tribolo: three players capture cells by Othello-like jumps on a board with walls (seed 001).
+"""Tribolo: three players capture cells by Othello-like jumps on a board with walls.
 
-Rules (the rules file ``tribolo.md``, restated in docs/tribolo.md): a ``width`` x
+Rules (in full in docs/tribolo.md): a ``width`` x
 ``height`` board (default 16 x 11) starts with ``start_cells`` random cells per player
 and ``walls`` random walls.  A move for P is an empty cell ``e`` such that in at least
 one of the 8 king directions the cells next to ``e`` are a run of ONE opponent closed
@@ -43,6 +43,7 @@ from parlour.games.base import (
     check_int,
     make_rng,
 )
+from parlour.games.bitmask import set_bits
 
 RETURN_TYPES = ("win_loss", "cell_share")
 NUM_PLAYERS = 3
@@ -60,16 +61,6 @@ SETUP_ATTEMPTS = 1000
 """Random setups drawn before giving up on a configuration where nobody can ever move."""
 
 _DIRECTIONS = ((1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1), (0, -1), (1, -1))
-
-
-def _bits(mask: int) -> list[int]:
-    """Indices of the set bits of ``mask``, ascending."""
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
 
 
 class Geometry:
@@ -161,14 +152,12 @@ class Geometry:
                     moves |= ((x & m) >> s) & empty
         return moves
 
-    def captures(self, board: bytearray, cell: int, player: int) -> list[int]:
-        """Cells ``player`` would take from each seat by playing ``cell`` (no change).
-
-        ``[from seat 0, from seat 1, from seat 2]``; the entry of ``player`` is 0.  All
-        zeros means ``cell`` is not a move of ``player`` (or is not empty).
-        """
-        taken = [0, 0, 0]
-        for cells, _ in self.rays[cell]:
+    def jumps(self, board: bytearray, cell: int, player: int) -> list[tuple[int, int, int]]:
+        """``player``'s jumps from the empty ``cell`` (rule 3), without changing the board:
+        ``(opponent, run length, ray index)`` for each ray whose run of one opponent's
+        cells is closed by a cell of ``player``."""
+        found = []
+        for k, (cells, _) in enumerate(self.rays[cell]):
             o = board[cells[0]]
             if o == player or o > 2:
                 continue
@@ -177,14 +166,26 @@ class Geometry:
                 v = board[c]
                 if v != o:
                     if v == player:
-                        taken[o] += i
+                        found.append((o, i, k))
                     break
                 i += 1
+        return found
+
+    def captures(self, board: bytearray, cell: int, player: int) -> list[int]:
+        """Cells ``player`` would take from each seat by playing ``cell`` (no change).
+
+        ``[from seat 0, from seat 1, from seat 2]``; the entry of ``player`` is 0.  All
+        zeros means ``cell`` is not a move of ``player`` (or is not empty).
+        """
+        taken = [0, 0, 0]
+        for o, run, _ in self.jumps(board, cell, player):
+            taken[o] += run
         return taken
 
 
 class TriboloGame(Game):
     name = "tribolo"
+    summary = "Tribolo: three players flank and capture cells Othello-style on a board with walls; a player who cannot move is skipped."
     rgb_render = True
     options = {
         "width": Option(16, f"columns (x = 0..width-1), 1..{MAX_WIDTH}"),
@@ -215,11 +216,9 @@ class TriboloGame(Game):
 
     def _info(self) -> GameInfo:
         self.geometry = Geometry.of(self.config["width"], self.config["height"])
-        return GameInfo(
-            name=self.name,
+        return self._game_info(
             num_players=NUM_PLAYERS,
             num_actions=self.geometry.cells,
-            simultaneous=False,
             perfect_information=True,
             zero_sum=True,
             has_chance=True,
@@ -400,12 +399,12 @@ class TriboloState(State):
     def legal_actions(self, player: int | None = None) -> list[int]:
         if player is not None and player != self.to_move:
             return []
-        return _bits(self.legal)
+        return list(set_bits(self.legal))
 
     def legal_mask(self, player: int) -> np.ndarray:
         mask = np.zeros(self.geo.cells, dtype=np.int8)
         if player == self.to_move and self.legal:
-            mask[_bits(self.legal)] = 1
+            mask[list(set_bits(self.legal))] = 1
         return mask
 
     def apply(self, action) -> None:
@@ -415,20 +414,12 @@ class TriboloState(State):
             action = self._check(action)
         board, own, geo = self.board, self.own, self.geo
         flips = [0, 0, 0]
-        for cells, prefixes in geo.rays[action]:
-            o = board[cells[0]]
-            if o == p or o > 2:
-                continue
-            i = 1
-            for c in cells[1:]:
-                v = board[c]
-                if v != o:
-                    if v == p:
-                        flips[o] |= prefixes[i]
-                        for c2 in cells[:i]:
-                            board[c2] = p
-                    break
-                i += 1
+        rays = geo.rays[action]
+        for o, run, k in geo.jumps(board, action, p):
+            cells, prefixes = rays[k]
+            flips[o] |= prefixes[run]
+            for c in cells[:run]:
+                board[c] = p
         board[action] = p
         gained = flips[0] | flips[1] | flips[2]
         self.history.append((action, p, flips, self.legal))
@@ -483,7 +474,7 @@ class TriboloState(State):
             f = flips[seat]
             if f:
                 own[seat] |= f
-                for c in _bits(f):
+                for c in set_bits(f):
                     board[c] = seat
         self.to_move, self.legal = p, legal
 
@@ -600,7 +591,7 @@ _SEAT = {-1: (), 0: (0,), 1: (1,), 2: (2,)}
 
 
 def counts_to_returns(counts: list[int], kind: str) -> np.ndarray:
-    """Returns of a finished game from the cell counts (rules file, item 9)."""
+    """Returns of a finished game from the cell counts (docs/tribolo.md, Rules, items 6-7)."""
     if kind == "cell_share":
         total = sum(counts)
         if not total:

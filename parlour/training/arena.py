@@ -38,6 +38,7 @@ from typing import Any
 import numpy as np
 
 from parlour.baselines import Policy, make_from_spec
+from parlour.baselines.playout import joint_action
 from parlour.games.base import Game
 
 DEFAULT_ARENA: dict[str, Any] = {
@@ -45,9 +46,10 @@ DEFAULT_ARENA: dict[str, Any] = {
     "options": {"num_cards": 6},
     "agents": ["random", "rudimentary", "original-search", "mcts:simulations=200", "equilibrium"],
 }
-"""What ``parlour arena`` plays without arguments (the README's main job): Goofspiel with
-six cards (random prize order, carried ties, win/loss), the seed's two players, MCTS and
-the exact equilibrium player against random; a minute or two on two cores."""
+"""What ``parlour arena`` plays without arguments (the README's command without extras):
+Goofspiel with six cards (random prize order, carried ties, win/loss), the two players
+of "Making the Tree Search" (``rudimentary``, ``original-search``), MCTS and the exact
+equilibrium player against random; a minute or two on two cores."""
 
 MAX_PERMUTED_SEATS = 4
 """Up to this many seats every permutation is a seating; beyond it, the rotations."""
@@ -180,27 +182,20 @@ def play_game(game: Game, policies: Sequence[Policy], spec: GameSpec, timing: np
         policy.reset(seed)
     state = game.new_initial_state(spec.game_seed)
     limit = game.info.max_game_length
-    steps = 0
     clock = time.perf_counter
+
+    def act(seat: int) -> int:
+        start = clock()
+        action = int(seated[seat].act(state.info_state(seat)))
+        if timing is not None:
+            timing[spec.agents[seat]] += (clock() - start, 1)
+        return action
+
+    steps = 0
     while not state.is_terminal():
         if steps >= limit:
             raise RuntimeError(f"{game.name}: game {spec.index} did not end within max_game_length={limit} steps")
-        players = state.current_players()
-        if len(players) == 1:
-            seat = players[0]
-            start = clock()
-            action = int(seated[seat].act(state.info_state(seat)))
-            if timing is not None:
-                timing[spec.agents[seat]] += (clock() - start, 1)
-            state.apply(action)
-        else:
-            joint = {}
-            for seat in players:  # every seat chooses before anything is applied
-                start = clock()
-                joint[seat] = int(seated[seat].act(state.info_state(seat)))
-                if timing is not None:
-                    timing[spec.agents[seat]] += (clock() - start, 1)
-            state.apply(joint)
+        state.apply(joint_action(state, act))
         steps += 1
     return GameRecord(
         index=spec.index,

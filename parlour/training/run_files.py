@@ -39,45 +39,31 @@ __all__ = ["RunFiles", "copy_atomic", "read_checkpoint", "read_evaluations", "wr
 EVAL_FIELDS = ["step", "opponent", "games", "win_rate", "win_low", "win_high", "draw_rate", "score", "mean_return"]
 
 
+class _Under:
+    """A file or folder of the run directory, by name (``RunFiles().best`` is a ``Path``)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __get__(self, files: RunFiles | None, owner: type | None = None) -> Any:
+        return self if files is None else files.root / self.name
+
+
 @dataclass(frozen=True)
 class RunFiles:
+    """Where everything of a run lives, below ``root``."""
+
     root: Path
 
-    @property
-    def config(self) -> Path:
-        return self.root / "config.toml"
-
-    @property
-    def pointer(self) -> Path:
-        return self.root / "checkpoint.json"
-
-    @property
-    def checkpoints(self) -> Path:
-        return self.root / "checkpoints"
-
-    @property
-    def snapshots(self) -> Path:
-        return self.root / "snapshots"
-
-    @property
-    def evaluations(self) -> Path:
-        return self.root / "evaluations.csv"
-
-    @property
-    def best(self) -> Path:
-        return self.root / "best.zip"
-
-    @property
-    def last(self) -> Path:
-        return self.root / "last.zip"
-
-    @property
-    def curve(self) -> Path:
-        return self.root / "learning_curve.png"
-
-    @property
-    def tensorboard(self) -> Path:
-        return self.root / "tb"
+    config = _Under("config.toml")
+    pointer = _Under("checkpoint.json")
+    checkpoints = _Under("checkpoints")
+    snapshots = _Under("snapshots")
+    evaluations = _Under("evaluations.csv")
+    best = _Under("best.zip")
+    last = _Under("last.zip")
+    curve = _Under("learning_curve.png")
+    tensorboard = _Under("tb")
 
     def snapshot(self, step: int) -> Path:
         return self.snapshots / f"step_{step:09d}.zip"

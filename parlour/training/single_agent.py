@@ -34,6 +34,7 @@ import numpy as np
 from gymnasium import spaces
 
 from parlour.baselines import Policy
+from parlour.baselines.playout import play_out, step
 from parlour.envs.adapter import render_modes, render_state
 from parlour.errors import IllegalActionError
 from parlour.games import load_game
@@ -153,13 +154,7 @@ class SingleAgentEnv(gymnasium.Env):
             info["illegal_action"] = f"seat {seat} played illegal action {value}; legal: {state.legal_actions(seat)}"
             self._done = True
             return self._observation(), -1.0, True, False, info
-        players = state.current_players()
-        if len(players) == 1:
-            state.apply(value)
-        else:
-            joint = {p: self.opponents[p].act(state.info_state(p)) for p in players if p != seat}
-            joint[seat] = value
-            state.apply(joint)
+        step(state, self.opponents, fixed={seat: value})
         self._advance()
         done = self._done = state.is_terminal()
         reward = float(state.returns()[seat]) if done else 0.0
@@ -209,16 +204,7 @@ class SingleAgentEnv(gymnasium.Env):
     def _advance(self) -> None:
         """Let the opponents move until the learner must act or the game is over."""
         self._mask = None
-        state = self._state
-        while not state.is_terminal():
-            players = state.current_players()
-            if self.seat in players:
-                return
-            if len(players) == 1:
-                (player,) = players
-                state.apply(self.opponents[player].act(state.info_state(player)))
-            else:
-                state.apply({p: self.opponents[p].act(state.info_state(p)) for p in players})
+        play_out(self._state, self.opponents, until=lambda state: self.seat in state.current_players())
 
     def _observation(self) -> np.ndarray:
         return self._state.observation_tensor(self.seat)

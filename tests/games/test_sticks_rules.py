@@ -90,14 +90,6 @@ def test_illegal_actions_raise_and_change_nothing():
         state.apply(0)
 
 
-def test_undo_restores_the_state():
-    state = SticksGame().new_initial_state()
-    before = state.clone()
-    state.apply(2)
-    state.undo(2)
-    assert state == before
-
-
 def test_text_form_round_trip_and_malformed():
     game = SticksGame(num_sticks=10, max_take=3)
     state = game.new_initial_state()

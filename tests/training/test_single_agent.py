@@ -11,8 +11,8 @@ import parlour
 from parlour.baselines import Policy
 from parlour.errors import IllegalActionError
 from parlour.games import GAMES, load_game
-from parlour.training.opponents import OpponentPool, parse_opponents, split_specs
 from parlour.registration import GYM_IDS
+from parlour.training.opponents import OpponentPool, parse_opponents, split_specs
 from parlour.training.single_agent import SingleAgentEnv
 
 SEAT_MODES = ["random", 0, 1]
@@ -42,7 +42,7 @@ def random_episode(env, seed):
 
 @pytest.mark.parametrize("game, seat", [(g, s) for g in sorted(GAMES) for s in SEAT_MODES] + [("tribolo", 2)])
 def test_check_env(game, seat):
-    from stable_baselines3.common.env_checker import check_env as sb3_check_env
+    sb3_check_env = pytest.importorskip("stable_baselines3.common.env_checker", reason="needs the train extra").check_env
 
     env = SingleAgentEnv(game, "random", seat=seat, **CONFIGS[game])
     with warnings.catch_warnings():
@@ -156,7 +156,8 @@ def test_same_seed_same_episode(game):
 
 
 def _vec_trajectories(kind, game):
-    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
+    vec_env = pytest.importorskip("stable_baselines3.common.vec_env", reason="needs the train extra")
+    DummyVecEnv, SubprocVecEnv = vec_env.DummyVecEnv, vec_env.SubprocVecEnv
 
     fns = [lambda: SingleAgentEnv(game, ["random", "greedy"] if game == "tribolo" else "random", **CONFIGS[game])] * 2
     vec = (SubprocVecEnv if kind == "subproc" else DummyVecEnv)(fns)

@@ -10,17 +10,23 @@ import zipfile
 
 import numpy as np
 import pytest
-import torch
+
+torch = pytest.importorskip("torch", reason="needs the train extra")
+pytest.importorskip("sb3_contrib", reason="needs the train extra")
 
 from parlour.baselines import make_from_spec
 from parlour.cli import main
 from parlour.games import load_game
 from parlour.training.arena import play_match
-from parlour.training.config import TrainConfig, load_config, make_config, merge, parse_override
+from parlour.training.config import (
+    TrainConfig,
+    load_config,
+    make_config,
+    merge,
+    parse_override,
+)
 from parlour.training.run_files import RunFiles, read_evaluations
 from parlour.training.train import Trainer
-
-pytest.importorskip("sb3_contrib")
 
 SMALL = {"n_steps": 64, "batch_size": 64, "n_epochs": 2, "net_arch": [32]}
 

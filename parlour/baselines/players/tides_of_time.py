@@ -1,16 +1,17 @@
-"""Tides of Time players: seed 000's bot, a greedy player and exact simultaneous play.
+"""Tides of Time players: the C# article's bot, a greedy player and exact simultaneous play.
 
-``original-alphabeta`` (seed 000, a C# article building a minimax and alpha-beta bot): once
-both hands are known (from the second pick of a round), alpha-beta over the seed's
+``original-alphabeta`` (from a C# article building a minimax and alpha-beta bot for the
+game's first round, written for the AI TensorFlow Challenge): once both hands are
+known (from the second pick of a round), alpha-beta over the article's
 *sequential* pick tree: the bot (max) picks, then the opponent (min) picks knowing
 the bot's card, the hands are exchanged, and so on; a leaf scores both complete
-kingdoms.  The seed's bug is fixed: its leaf added only the bot's last card and
+kingdoms.  The article's bug is fixed: its leaf added only the bot's last card and
 dropped the opponent's, so the opponent's kingdom was scored one card short.  On
-the first pick of a round the opponent's hand is unknown; as in the seed, every
+the first pick of a round the opponent's hand is unknown; as in the article, every
 possible opponent hand (1287 in round 1, 15 in round 2, 1 in round 3) is solved and
-the card chosen most often is played.  The seed's vote counts a hand only if its
+the card chosen most often is played.  The article's vote counts a hand only if its
 value is positive (``objective="own"``; with ``"difference"``: only if the bot's
-choice matters for that hand).  The seed said its version "takes quite some time";
+choice matters for that hand).  The article said its version "takes quite some time";
 here all hands are solved at once: the pick tree has the same shape for every hand
 (which of the five + five *slots* each kingdom holds), and its 100 possible final
 kingdom pairs are scored with ``score_many``, then minimax is backed up level by
@@ -56,6 +57,7 @@ from parlour.baselines.engines.matrix_game import solve_zero_sum
 from parlour.baselines.policy import Param, Policy, register
 from parlour.baselines.references import References, register_references
 from parlour.games.base import Game
+from parlour.games.bitmask import set_bits
 from parlour.games.tides_of_time import (
     DISCARD,
     DRAFT,
@@ -69,16 +71,16 @@ from parlour.games.tides_of_time import (
     score_masks,
 )
 
-SEED = "seed 000 (a C# minimax and alpha-beta bot for Tides of Time), bugs fixed"
+SEED = "a C# article building a minimax and alpha-beta bot for round 1 of Tides of Time (for the AI TensorFlow Challenge), bugs fixed"
 INF = 10_000
 
-# --- the seed's sequential tree, one opponent hand: alpha-beta ---------------------------------
+# --- the article's sequential tree, one opponent hand: alpha-beta ------------------------------
 
 EXACT, LOWER, UPPER = 0, 1, 2
 
 
 class SequentialAlphaBeta:
-    """Alpha-beta over the seed's pick tree for known hands, with a transposition table.
+    """Alpha-beta over the article's pick tree for known hands, with a transposition table.
 
     A node is ``(kb, ko, hb, ho)``: the bot's and the opponent's kingdoms and hands
     (masks; kingdoms include relics), the bot to pick.  ``value(kb, ko)`` is the leaf
@@ -141,7 +143,7 @@ class SequentialAlphaBeta:
         return best
 
 
-# --- the seed's first pick: every opponent hand at once ----------------------------------------
+# --- the article's first pick: every opponent hand at once -------------------------------------
 
 
 class _SlotTree:
@@ -168,9 +170,9 @@ class _SlotTree:
             for kb, ko in levels[k]:
                 used = kb | ko
                 rows = []
-                for c in _slot_bits(mine & ~used):
+                for c in set_bits(mine & ~used):
                     row = []
-                    for d in _slot_bits(theirs & ~used):
+                    for d in set_bits(theirs & ~used):
                         node = (kb | 1 << c, ko | 1 << d)
                         row.append(index.setdefault(node, len(index)))
                     rows.append(row)
@@ -181,10 +183,6 @@ class _SlotTree:
         self.children = children
         self.leaves = levels[HAND_SIZE]
         self.size = sum(len(level) for level in levels)
-
-
-def _slot_bits(mask: int) -> list[int]:
-    return [i for i in range(10) if mask >> i & 1]
 
 
 _TREE: _SlotTree | None = None
@@ -200,7 +198,7 @@ def slot_tree() -> _SlotTree:
 def solve_all_hands(
     game: TidesOfTimeGame, kb: int, ko: int, hand: int, opp_hands: list[int], objective: str
 ) -> np.ndarray:
-    """Root values ``(len(opp_hands), 5)``: for every opponent hand, the seed's minimax
+    """Root values ``(len(opp_hands), 5)``: for every opponent hand, the article's minimax
     value of each of the bot's cards (ascending) with kingdoms ``kb``/``ko`` so far."""
     tree = slot_tree()
     own_cards = [1 << i for i in bits(hand)]
@@ -329,7 +327,7 @@ def _check_keep(policy: Policy) -> None:
 @register
 class OriginalAlphaBeta(Policy):
     name = "original-alphabeta"
-    summary = "seed 000's bot: alpha-beta over the sequential pick tree; first pick: every opponent hand solved, most chosen card"
+    summary = "the C# article's bot: alpha-beta over the sequential pick tree; first pick: every opponent hand solved, most chosen card"
     source = SEED
     games = ("tides_of_time",)
     params = {
@@ -375,9 +373,9 @@ class OriginalAlphaBeta(Policy):
             values = solve_all_hands(self.game, own_k, opp_k, info.hand, hands, self.config["objective"])
             nodes = len(hands) * slot_tree().size
         best = values.max(axis=1)
-        choice = values.argmax(axis=1)  # the first best card, as the seed's strict '>' keeps
+        choice = values.argmax(axis=1)  # the first best card, as the article's strict '>' keeps
         if self.config["objective"] == "own":
-            voting = best > 0  # the seed: "if (score > 0) timesChosen[cardNo]++"
+            voting = best > 0  # the article: "if (score > 0) timesChosen[cardNo]++"
         else:
             voting = best > values.min(axis=1)
         votes = np.bincount(choice[voting], minlength=len(legal))

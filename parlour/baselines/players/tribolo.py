@@ -1,7 +1,8 @@
-"""Tribolo players: seed 001's "high-level AI", a greedy player, and the evaluations that
+"""Tribolo players: the original "high-level AI", a greedy player, and the evaluations that
 let the generic ``minimax`` (max^n), ``paranoid`` alpha-beta and ``mcts`` play Tribolo.
 
-``original-strategy`` is the AI of seed 001 (the ClojureScript Tribolo series, AI post):
+``original-strategy`` is the AI of the blog series that ported Tribolo to ClojureScript
+(its sixth post, on the AI):
 
 - a minimax adapted to three players and irregular turn order, where the max/min
   decision at each node is the *strategy's* (the AIStrategy protocol: ``maximizing(seat)``
@@ -21,17 +22,17 @@ let the generic ``minimax`` (max^n), ``paranoid`` alpha-beta and ``mcts`` play T
 In our env every seat is an agent, so "the human" is the parameter ``ally_against``
 (a seat), by default the opponent with the most cells (ties: the first after the mover
 in turn order).  The seat that *is* ``ally_against`` never plays ``allied``.  Ties
-between equally valued moves go to the lowest cell index (the seed's ``max-key`` kept
+between equally valued moves go to the lowest cell index (the post's ``max-key`` kept
 the last of a hash-map order, which is not reproducible).  A terminal position is
 scored by the strategy's leaf function (final counts; 0 moves for ``mobility``), as in
-the seed, which had no special case for it.
+the post, which had no special case for it.
 
-``greedy``: the move that takes the most cells now (the seed's own-score strategy
+``greedy``: the move that takes the most cells now (the post's own-score strategy
 at depth 1).  Evaluations registered for the generic searchers: ``cells`` (default:
 the share of owned cells) and ``mobility`` (half cell share, half legal-move share),
 both scaled strictly inside the returns range and zero-sum.
 
-Sources: seed 001 (Tribolo AI post) and its public repository's strategies and
+Sources: the Tribolo series' AI post and its public repository's strategies and
 predicates (``triboard.ai``); max^n: Luckhardt and Irani 1986; paranoid: Sturtevant and
 Korf 2000.
 """
@@ -44,9 +45,10 @@ from parlour.baselines.engines.heuristics import register_evaluation
 from parlour.baselines.policy import Param, Policy, register
 from parlour.baselines.references import References, register_references
 from parlour.games.base import Game, PerfectInfoState
-from parlour.games.tribolo import TriboloState, _bits
+from parlour.games.bitmask import set_bits
+from parlour.games.tribolo import TriboloState
 
-SOURCE = "seed 001 (Tribolo in ClojureScript, the AI post: minimax with AI strategies)"
+SOURCE = "the AI post of a blog series porting Tribolo to ClojureScript (minimax with AI strategies)"
 STRATEGIES = ("auto", "own-cells", "allied", "mobility")
 ALLIED_FACTOR = 1.1
 LATE_GAME_CELLS = 20
@@ -93,7 +95,7 @@ def tribolo_mobility(state: TriboloState) -> np.ndarray:
 class GreedyCells(Policy):
     name = "greedy"
     summary = "take the most cells now (the played cell plus every capture)"
-    source = "parlour (the seed's own-score strategy at depth 1)"
+    source = "parlour (the Tribolo AI post's own-score strategy at depth 1)"
     games = ("tribolo",)
     params = {
         "tie_break": Param("random", "among equal moves: a seeded random one, or the lowest cell", str, ("random", "first")),
@@ -117,11 +119,11 @@ class GreedyCells(Policy):
         return best[int(self.rng.integers(len(best)))]
 
 
-# --- the seed's strategies -------------------------------------------------------------
+# --- the AI post's strategies ----------------------------------------------------------
 
 
 class Strategy:
-    """The seed's AIStrategy protocol: who maximises, and how a leaf is scored."""
+    """The AI post's AIStrategy protocol: who maximises, and how a leaf is scored."""
 
     name: str
 
@@ -138,7 +140,7 @@ class Strategy:
 class ScoreStrategy(Strategy):
     """Optimise the summed cells of ``players``, looking one move past the leaf.
 
-    The seed's ``eval-next-score-of``: for each move of the seat to move at the leaf,
+    The AI post's ``eval-next-score-of``: for each move of the seat to move at the leaf,
     the counts after it (captured cells change hands, the played cell is new), summed
     over ``players``; max or min by the strategy; no next turn is computed.
     """
@@ -186,7 +188,7 @@ class MobilityStrategy(Strategy):
 
 
 def choose_strategy(state: TriboloState, player: int, ally_against: int | None, forced: str = "auto") -> Strategy:
-    """The seed's high-level AI (first match wins); see the module docstring."""
+    """The AI post's high-level AI (first match wins); see the module docstring."""
     counts = state.counts()
     others = ((player + 1) % 3, (player + 2) % 3)
     if ally_against is None:
@@ -221,7 +223,7 @@ def _allied(human: int) -> ScoreStrategy:
 @register
 class OriginalStrategyTribolo(Policy):
     name = "original-strategy"
-    summary = "seed 001's Tribolo AI: minimax (depth 2 + 1 ply in the leaf) with strategies chosen per move"
+    summary = "the Tribolo series' AI: minimax (depth 2 + 1 ply in the leaf) with strategies chosen per move"
     source = SOURCE
     games = ("tribolo",)
     params = {
@@ -241,7 +243,7 @@ class OriginalStrategyTribolo(Policy):
         return self.search(info_state.sample(self.rng), info_state.player)
 
     def search(self, state: TriboloState, player: int) -> int:
-        """The seed's ``move-tree-search`` on ``state`` (changed and restored in place)."""
+        """The AI post's ``move-tree-search`` on ``state`` (changed and restored in place)."""
         if state.to_move != player or not state.legal:
             raise ValueError(f"original-strategy: seat {player} is not to move or has no legal move")
         strategy = choose_strategy(state, player, self.config["ally_against"], self.config["strategy"])
@@ -249,7 +251,7 @@ class OriginalStrategyTribolo(Policy):
         depth = self.config["depth"] - 1
         best, best_value = None, None
         values = {}
-        for action in _bits(state.legal):  # ascending: ties keep the lowest cell
+        for action in set_bits(state.legal):  # ascending: ties keep the lowest cell
             state.apply(action)
             value = self._minimax(state, depth, strategy)
             state.undo()

@@ -1,0 +1,58 @@
+"""Playing a game with policies: the one loop the arena, the single-agent view,
+``parlour play``, the benchmarks and the tests share.
+
+At every step each current seat chooses from its own information state before anything
+is applied (so at a simultaneous step no seat sees another's choice); one mover's
+choice is applied as an ``int``, several movers' as ``{seat: action}``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+
+from parlour.baselines.policy import Policy
+from parlour.games.base import State
+
+Policies = Mapping[int, Policy] | Sequence[Policy]
+"""A policy per seat: a list indexed by seat, or a mapping for some of the seats."""
+
+
+def joint_action(state: State, act: Callable[[int], int], fixed: Mapping[int, int] | None = None) -> int | dict[int, int]:
+    """What to apply now: ``act(seat)`` for each current seat (``fixed`` gives some seats'
+    actions instead, e.g. a learner's or a person's), every seat choosing first."""
+    players = state.current_players()
+    chosen = {seat: fixed[seat] if fixed and seat in fixed else act(seat) for seat in players}
+    return chosen[players[0]] if len(players) == 1 else chosen
+
+
+def policy_act(state: State, policies: Policies) -> Callable[[int], int]:
+    """``act(seat)``: the seat's policy acting on the seat's information state."""
+    return lambda seat: int(policies[seat].act(state.info_state(seat)))
+
+
+def step(state: State, policies: Policies, fixed: Mapping[int, int] | None = None) -> int | dict[int, int]:
+    """Play one step with ``policies`` (and ``fixed`` actions); returns what was applied."""
+    action = joint_action(state, policy_act(state, policies), fixed)
+    state.apply(action)
+    return action
+
+
+def play_out(
+    state: State,
+    policies: Policies,
+    *,
+    until: Callable[[State], bool] | None = None,
+    max_steps: int | None = None,
+) -> int:
+    """Play ``state`` on with ``policies`` until the game is over (or ``until(state)``
+    holds); returns the steps played.  ``max_steps`` (default: the game's
+    ``max_game_length``) guards against a game that never ends."""
+    limit = state.game.info.max_game_length if max_steps is None else max_steps
+    act = policy_act(state, policies)
+    steps = 0
+    while not state.is_terminal() and not (until is not None and until(state)):
+        if steps >= limit:
+            raise RuntimeError(f"{state.game.name}: the game did not end within {limit} steps")
+        state.apply(joint_action(state, act))
+        steps += 1
+    return steps
