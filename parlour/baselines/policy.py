@@ -19,6 +19,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from parlour.games import load_game
 from parlour.games.base import Game
 
 
@@ -196,8 +197,19 @@ def lookup(name: str, game: Game) -> type[Policy]:
     return cls
 
 
-def make(name: str, game: Game, seed: int | None = None, *, full_states: bool = False, **params: Any) -> Policy:
-    """The policy called ``name`` for ``game``; clear errors for unknown names or params."""
+def as_game(game: Game | str) -> Game:
+    """``game`` itself, or the game of that name with its default options."""
+    if isinstance(game, Game):
+        return game
+    if isinstance(game, str):
+        return load_game(game)
+    raise ValueError(f"expected a Game or a game name such as 'goofspiel', got {game!r}")
+
+
+def make(name: str, game: Game | str, seed: int | None = None, *, full_states: bool = False, **params: Any) -> Policy:
+    """The policy called ``name`` for ``game`` (a ``Game``, or a game's name for its
+    default options); clear errors for unknown names or params."""
+    game = as_game(game)
     return lookup(name, game)(game, seed=seed, full_states=full_states, **params)
 
 
@@ -228,8 +240,9 @@ def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
     return name, params
 
 
-def make_from_spec(spec: str, game: Game, seed: int | None = None) -> Policy:
+def make_from_spec(spec: str, game: Game | str, seed: int | None = None) -> Policy:
     """``make`` from a command-line spec such as ``mcts:simulations=400``."""
+    game = as_game(game)
     name, params = parse_spec(spec)
     if name not in REGISTRY:
         raise _unknown(name, f" in {spec!r}")

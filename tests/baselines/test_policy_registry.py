@@ -2,12 +2,13 @@
 
 import pytest
 
-from parlour.baselines import REGISTRY, Param, describe, make, make_from_spec, parse_spec
+from parlour.baselines import REGISTRY, Param, describe, make, make_from_spec, parse_spec, references
+from parlour.games import GAMES, load_game
 from parlour.games.goofspiel import GoofspielGame
 from parlour.games.sticks import SticksGame
 
 
-def test_names_include_the_generic_and_seed_players():
+def test_names_include_the_generic_and_original_players():
     for name in ["random", "minimax", "alphabeta", "paranoid", "optimal", "original-minimax", "rudimentary", "original-search"]:
         assert name in REGISTRY
 
@@ -15,6 +16,44 @@ def test_names_include_the_generic_and_seed_players():
 def test_unknown_policy_lists_the_names():
     with pytest.raises(ValueError, match=r"unknown policy 'best'; policies are \[.*'alphabeta'.*\]"):
         make("best", SticksGame())
+
+
+@pytest.mark.parametrize("old, new, game", [("seed-minimax", "original-minimax", "sticks"), ("seed-tournament", "original-tournament", "double_card")])
+def test_an_old_name_says_the_new_one(old, new, game):
+    with pytest.raises(ValueError, match=f"unknown policy '{old}' \\(renamed '{new}'\\)"):
+        make(old, game)
+    with pytest.raises(ValueError, match=f"unknown policy '{old}' \\(renamed '{new}'\\) in '{old}:depth=1'"):
+        make_from_spec(f"{old}:depth=1", game)
+
+
+def test_a_game_may_be_named():
+    by_name = make("original-minimax", "sticks", seed=1)
+    assert by_name.game == SticksGame()
+    assert make_from_spec("mcts:simulations=20", "goofspiel").game == GoofspielGame()
+    with pytest.raises(ValueError, match="unknown game 'chess'"):
+        make("random", "chess")
+    with pytest.raises(ValueError, match="expected a Game or a game name"):
+        make("random", 3)
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_every_game_has_reference_opponents_that_play_it(name):
+    game = load_game(name)
+    refs = references(game)
+    roles = refs.final()
+    assert set(roles) == {"random", "original", "strongest"}
+    assert refs.final_games >= 1
+    for spec in [*roles.values(), refs.quick]:
+        policy = make_from_spec(spec, game)
+        state = game.new_initial_state(0)
+        seat = state.current_players()[0]
+        assert policy.act(state.info_state(seat)) in state.legal_actions(seat)
+
+
+def test_references_follow_the_configuration():
+    assert references(GoofspielGame(num_cards=6)).strongest == "equilibrium"
+    assert references(GoofspielGame(num_cards=6, imperfect_info=True)).strongest.startswith("mcts")
+    assert references(GoofspielGame(num_cards=13)).quick == "mcts:simulations=200"
 
 
 def test_unknown_parameter_lists_the_parameters():
@@ -63,7 +102,7 @@ def test_describe_lists_parameters():
     text = describe()
     assert "alphabeta: alpha-beta search" in text
     assert "time_limit=None: seconds per move" in text
-    assert "source: seed 004" in text
+    assert f"source: {REGISTRY['rudimentary'].source}" in text
     only_sticks = describe(game=SticksGame())
     assert "rudimentary" not in only_sticks and "optimal" in only_sticks
 
