@@ -178,7 +178,7 @@ def _policies(args: argparse.Namespace) -> int:
 
 
 def _arena(args: argparse.Namespace) -> int:
-    from parlour.training.arena import DEFAULT_ARENA, GameFailed, play_match
+    from parlour.training.arena import GameFailed, play_match
     from parlour.training.report import (
         check_writable,
         summarize,
@@ -245,6 +245,16 @@ def _play(args: argparse.Namespace) -> int:
         raise UsageError(f"--seed must be a non-negative integer, got {args.seed}")
     return play(game, args.opponent, seat=args.seat, seed=args.seed)
 
+
+DEFAULT_ARENA: dict[str, Any] = {
+    "game": "goofspiel",
+    "options": {"num_cards": 6},
+    "agents": ["random", "rudimentary", "original-search", "mcts:simulations=200", "equilibrium"],
+}
+"""What ``parlour arena`` plays without arguments (the README's command without extras):
+Goofspiel with six cards (random prize order, carried ties, win/loss), the two players
+of "Making the Tree Search" (``rudimentary``, ``original-search``), MCTS and the exact
+equilibrium player against random; a minute or two on two cores."""
 
 DEFAULT_TRAINING: dict[str, Any] = {
     "game": "goofspiel",

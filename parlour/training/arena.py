@@ -41,16 +41,6 @@ from parlour.baselines import Policy, make_from_spec
 from parlour.baselines.playout import joint_action
 from parlour.games.base import Game
 
-DEFAULT_ARENA: dict[str, Any] = {
-    "game": "goofspiel",
-    "options": {"num_cards": 6},
-    "agents": ["random", "rudimentary", "original-search", "mcts:simulations=200", "equilibrium"],
-}
-"""What ``parlour arena`` plays without arguments (the README's command without extras):
-Goofspiel with six cards (random prize order, carried ties, win/loss), the two players
-of "Making the Tree Search" (``rudimentary``, ``original-search``), MCTS and the exact
-equilibrium player against random; a minute or two on two cores."""
-
 MAX_PERMUTED_SEATS = 4
 """Up to this many seats every permutation is a seating; beyond it, the rotations."""
 

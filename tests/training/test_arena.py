@@ -8,11 +8,10 @@ import numpy as np
 import pytest
 
 from parlour.baselines import Policy, make
-from parlour.cli import UsageError, main, parse_option_value
+from parlour.cli import DEFAULT_ARENA, UsageError, main, parse_option_value
 from parlour.games import load_game
 from parlour.games.goofspiel import GoofspielInfoState
 from parlour.training.arena import (
-    DEFAULT_ARENA,
     GameFailed,
     build_agents,
     make_schedule,
