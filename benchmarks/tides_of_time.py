@@ -1,11 +1,11 @@
-"""Tides of Time benchmark: random playouts, env steps and the seed bot's first pick.
+"""Tides of Time benchmark: random playouts, env steps and ``original-alphabeta``'s first pick.
 
 - rules layer: uniformly random games (both seats' legal cards), games/s and steps/s;
 - envs: the PettingZoo Parallel and AEC loops with masked random actions, steps/s;
 - ``original-alphabeta``'s first pick of round 1 (every one of the 1287 possible opponent
   hands solved exactly, then a vote), seconds per decision on one core and nodes per
   decision (tree positions evaluated: hands x slot-tree size), over ``--deals``
-  random deals; the same decision by one alpha-beta per hand (the seed's method,
+  random deals; the same decision by one alpha-beta per hand (the C# article's method,
   with a transposition table) for comparison, on fewer deals;
 - ``tides-equilibrium``'s first pick (16 sampled hands) for reference.
 

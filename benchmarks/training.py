@@ -1,7 +1,7 @@
 """Training throughput: env-steps/s of MaskablePPO on parlour's single-agent view against
 the same SB3 setup on PettingZoo's ``tictactoe_v3`` wrapped as in PettingZoo's tutorial.
 
-Issue 7's target: our wrapper's overhead at most 1.2x (reference steps/s / ours <= 1.2).
+Target: our wrapper's overhead at most 1.2x (reference steps/s / ours <= 1.2).
 
 Reference: PettingZoo's "SB3: Action Masked PPO for Connect Four" tutorial
 (https://pettingzoo.farama.org/tutorials/sb3/connect_four/, source

@@ -1,11 +1,12 @@
 """Tribolo speed: random playouts (rules layer and env), legal-move generation, and the
-time per move of the seed's AI and of paranoid alpha-beta and max^n minimax.
+time per move of ``original-strategy`` (the AI of the Tribolo series' AI post) and of
+paranoid alpha-beta and max^n minimax.
 
 Positions: the openings of seeds 0..N-1 (16 x 11, 12 walls, 12 cells each) and the
 middle games reached from them after 60 random plies.  Every figure is the median of
 ``--runs`` runs (per position for the searches, then the median over positions).
-Targets of issue 5: the seed AI's move (depth 2) under 100 ms median, paranoid
-depth 3 under 1 s.
+Targets: ``original-strategy``'s move (depth 2) under 100 ms median, paranoid depth 3
+under 1 s.
 
     python benchmarks/tribolo.py            # full run, markdown tables on stdout
     python benchmarks/tribolo.py --quick    # a smoke run

@@ -16,7 +16,7 @@ out = [intro.rstrip(), "", "<!-- reference -->", "", "## Reference (generated fr
 for cls in classes:
     title = cls.name + (f" ({', '.join(cls.games)})" if cls.games else "")
     out.append(f"### {title}\n")
-    out.append(f"{cls.summary}.\n")
+    out.append(f"{cls.summary.rstrip('.')}.\n")
     out.append(f"- games: {', '.join(cls.games) if cls.games else 'any game it supports (it says why not otherwise)'}")
     out.append(f"- source: {cls.source}")
     if cls.params:

@@ -38,10 +38,11 @@ RUNS: dict[str, list[str]] = {
 INTRO = """# Results: trained agents against the baselines
 
 One MaskablePPO agent per game, trained by the command shown (each under 30 minutes on
-2 CPU cores, `--seed 0`), then rated by the arena against `random`, the seed's own AI
-and the strongest search baseline of the game's docs, every agent in every seat equally
-often, with 95% intervals. The learning curves show the win rate against the evaluation
-opponents (random and a quick strong baseline) during training; the arena plays the
+2 CPU cores, `--seed 0`), then rated by the arena against `random`, the game's original
+AI (see [baselines.md](baselines.md)) and the strongest search baseline of the game's
+docs, every agent in every seat equally often, with 95% intervals. The learning curves
+show the win rate against the evaluation opponents (random and a quick strong baseline)
+during training; the arena plays the
 best evaluated model (`best.zip`): its most probable move, except in the games without
 chance (sticks, Double Card), where it samples from its policy so that its games against
 the deterministic search players are not one game replayed. These are the numbers as measured,

@@ -61,7 +61,8 @@ class TrainConfig:
     """Steps between evaluations; each one is also a checkpoint."""
     eval_games: int = 100
     eval_opponents: list[str] | None = None
-    """Specs the agent is rated against (default: the game's random, seed AI and strongest)."""
+    """Specs the agent is rated against (default: random and the game's quick strong
+    reference player, ``win_rates.quick_opponents``)."""
     torch_threads: int = 1
     """Threads torch may use (one is fastest for these small networks, and steady when
     the machine is shared: benchmarks/RESULTS.md, training throughput)."""

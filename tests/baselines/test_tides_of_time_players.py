@@ -45,7 +45,7 @@ def advance(state, steps, rng=None):
 def test_players_are_registered_for_tides_only():
     for name in ["original-alphabeta", "greedy", "tides-equilibrium"]:
         assert REGISTRY[name].games == ("tides_of_time",)
-    assert "seed 000" in REGISTRY["original-alphabeta"].source
+    assert "C# article" in REGISTRY["original-alphabeta"].source
     from parlour.games.sticks import SticksGame
 
     with pytest.raises(ValueError, match="it is made for tides_of_time"):

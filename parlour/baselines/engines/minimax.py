@@ -6,8 +6,9 @@ vector is best for the seat to move.  Values are vectors of ``State.returns()``
 units; at the depth limit the evaluation function estimates them.  Ties go to
 the first best action in legal order, so the policy is deterministic.
 
-Unlike seed 003's C# "minimax", which counted winning leaves per root move,
-this backs up values, and so plays perfectly with full depth.
+Unlike the "minimax" of the C# tutorial that pick-up sticks comes from ("Game
+Artificial Intelligence using the Minimax Algorithm", 2007), which counted winning
+leaves per root move, this backs up values, and so plays perfectly with full depth.
 """
 
 from __future__ import annotations

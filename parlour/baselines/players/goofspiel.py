@@ -1,13 +1,14 @@
-"""Goofspiel players from seed 004 ("Making the Tree Search").
+"""Goofspiel players from "Making the Tree Search", a write-up of a rule-based bot and a
+Monte Carlo tree search for Goofspiel with carried-over ties.
 
-``rudimentary``: the seed's rule-based bot: bid the prize's value, or one above it,
+``rudimentary``: the write-up's rule-based bot: bid the prize's value, or one above it,
 or two above it, whichever card is still in hand first; otherwise the highest card.
 
-``original-search``: the seed's expected-value tree search.  Each of our candidate bids
+``original-search``: the write-up's expected-value tree search.  Each of our candidate bids
 is scored by the mean, over Monte Carlo samples, of the position after it: the
-opponents' bids are drawn uniformly from their hands (the seed's "equally likely"
+opponents' bids are drawn uniformly from their hands (the write-up's "equally likely"
 assumption) and the unknown prizes from the information state, then the search
-recurses to ``depth`` rounds and scores the leaf with the seed's evaluation
+recurses to ``depth`` rounds and scores the leaf with the write-up's evaluation
 
     f = k / i * (w1 * (alpha - beta) + w2 * (x - y))
 
@@ -15,7 +16,7 @@ where ``i`` is the number of points still in play, ``x`` and ``y`` our points an
 the opponents' (their mean with more players), ``alpha`` and ``beta`` the sums of our
 remaining cards and the opponents'.  Every expansion draws a fresh determinization
 from *our* information state at that node, so hidden prizes and (with
-``imperfect_info``) hidden bids are sampled, never read.  The seed called its own
+``imperfect_info``) hidden bids are sampled, never read.  The write-up called its own
 version "quite poor" in speed because it copied lists everywhere; this one keeps
 the rules' bitmask states and is fast enough for depth 2 on 13 cards.
 """
@@ -27,13 +28,13 @@ from parlour.baselines.references import References, register_references
 from parlour.games.base import Game
 from parlour.games.goofspiel import GoofspielInfoState, GoofspielState
 
-SOURCE = "seed 004 (Making the Tree Search)"
+SOURCE = '"Making the Tree Search" (a write-up of a rule-based bot and a Monte Carlo tree search for Goofspiel)'
 
 
 @register
 class RudimentaryGoofspiel(Policy):
     name = "rudimentary"
-    summary = "bid the prize's value, else +1, else +2, else the highest card (seed 004's rule-based bot)"
+    summary = "bid the prize's value, else +1, else +2, else the highest card (the rule-based bot of \"Making the Tree Search\")"
     source = SOURCE
     games = ("goofspiel",)
     params = {
@@ -54,7 +55,7 @@ class RudimentaryGoofspiel(Policy):
 @register
 class OriginalSearchGoofspiel(Policy):
     name = "original-search"
-    summary = "seed 004's expected-value tree search with Monte Carlo sampling of opponent bids and prizes"
+    summary = "the expected-value tree search of \"Making the Tree Search\", with Monte Carlo sampling of opponent bids and prizes"
     source = SOURCE
     games = ("goofspiel",)
     params = {
@@ -105,7 +106,7 @@ class OriginalSearchGoofspiel(Policy):
         return max(self._expected(info, action, depth) for action in info.legal_actions())
 
     def evaluate(self, state: GoofspielState, me: int) -> float:
-        """The seed's f = k / i * (w1 (alpha - beta) + w2 (x - y)), with i >= 1."""
+        """The write-up's f = k / i * (w1 (alpha - beta) + w2 (x - y)), with i >= 1."""
         players = len(state.points)
         others = [s for s in range(players) if s != me]
         left = state.pot + sum(state.prizes[state.round :])

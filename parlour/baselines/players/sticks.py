@@ -1,10 +1,11 @@
-"""Pick-up sticks players: the seed's game with a correct minimax, and the closed form.
+"""Pick-up sticks players: the tutorial's game with a correct minimax, and the closed form.
 
-Seed 003 ("Game Artificial Intelligence using the Minimax Algorithm") counts winning
-leaves below each root move and picks the move with the best ratio; that is not
-minimax and loses won positions.  ``original-minimax`` is what the seed meant: values
-backed up with min/max, memoised on the pile size.  ``optimal`` needs no search:
-the rules file's closed form says which piles lose for the player to move.
+The game comes from "Game Artificial Intelligence using the Minimax Algorithm", a 2007
+C# tutorial.  Its "minimax" counts winning leaves below each root move and picks the
+move with the best ratio; that is not minimax and loses won positions.
+``original-minimax`` is what the tutorial meant: values backed up with min/max,
+memoised on the pile size.  ``optimal`` needs no search: the closed form of
+docs/sticks.md ("Losing positions") says which piles lose for the player to move.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from parlour.games.sticks import SticksState, losing_position
 class OptimalSticks(Policy):
     name = "optimal"
     summary = "perfect play from the closed form: leave a losing pile; when lost, take `when_lost` sticks"
-    source = "the closed form of ../rules/sticks.md (classic subtraction-game theory)"
+    source = "the closed form in docs/sticks.md, Losing positions (classic subtraction-game theory)"
     games = ("sticks",)
     params = {"when_lost": Param("one", "move in a lost position: take one stick, or a random take", str, ("one", "random"))}
 
@@ -46,8 +47,8 @@ class OptimalSticks(Policy):
 @register
 class OriginalMinimaxSticks(Policy):
     name = "original-minimax"
-    summary = "seed 003's pick-up-sticks AI with its bug fixed: a real minimax, memoised on the pile"
-    source = "seed 003 (minimax tutorial, 2007), corrected"
+    summary = "the minimax tutorial's pick-up-sticks AI with its bug fixed: a real minimax, memoised on the pile"
+    source = '"Game Artificial Intelligence using the Minimax Algorithm" (a 2007 C# minimax tutorial), corrected'
     games = ("sticks",)
 
     def setup(self) -> None:
@@ -80,7 +81,7 @@ def sticks_references(game: Game) -> References:
 
 @register_evaluation("sticks", "closed_form")
 def sticks_closed_form(state: SticksState) -> np.ndarray:
-    """The rules file's closed form, discounted to 0.9 so proven results rank higher."""
+    """The closed form of docs/sticks.md, discounted to 0.9 so proven results rank higher."""
     mover = state.to_move
     value = np.zeros(2)
     sign = -0.9 if losing_position(state.sticks, state.game.max_take, state.game.misere) else 0.9
