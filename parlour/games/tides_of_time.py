@@ -276,10 +276,10 @@ class TidesOfTimeGame(Game):
     summary = "Tides of Time: two players draft cards by simultaneous picks, passing hands, and score their kingdoms over one or three rounds."
     simultaneous = True
     options = {
-        "rounds": Option(3, "3: the full game with relics; 1: the seed's one-round game"),
+        "rounds": Option(3, "3: the full game with relics; 1: the one-round game of the C# article"),
         "returns": Option("win_loss", "win_loss (+1/-1/0 on the total) | score_difference (own total minus opponent's)"),
         "zero_ties_win": Option(True, "a tie at 0 vs 0 is a tie the King's Nest wins (False: it is not)"),
-        "maze_counts_sets": Option(False, "the Maze scores 13 per set of five suits (the seed's code) instead of 13 once"),
+        "maze_counts_sets": Option(False, "the Maze scores 13 per set of five suits (as the C# article's code does) instead of 13 once"),
     }
     start_options = {
         "deck": "the 18 card numbers in dealing order: 5 to player_0, 5 to player_1, then the pile top first",

@@ -331,7 +331,7 @@ class OriginalAlphaBeta(Policy):
     source = SEED
     games = ("tides_of_time",)
     params = {
-        "objective": Param("own", "leaf value: the bot's round score (the seed) or the round score difference", str, ("own", "difference")),
+        "objective": Param("own", "leaf value: the bot's round score (as in the C# article) or the round score difference", str, ("own", "difference")),
         "first_solver": Param("vectorised", "first pick: all hands at once with numpy, or one alpha-beta per hand (slow; same result)", str, ("vectorised", "alphabeta")),
         **KEEP_PARAMS,
     }

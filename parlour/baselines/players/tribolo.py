@@ -227,9 +227,9 @@ class OriginalStrategyTribolo(Policy):
     source = SOURCE
     games = ("tribolo",)
     params = {
-        "depth": Param(2, "plies searched before the strategy's leaf evaluation (the seed: 2)", int),
-        "ally_against": Param(None, "seat the AIs ally against, the seed's human (None: the opponent with most cells)", int),
-        "strategy": Param("auto", "the seed's high-level AI, or always one strategy", str, STRATEGIES),
+        "depth": Param(2, "plies searched before the strategy's leaf evaluation (the original AI: 2)", int),
+        "ally_against": Param(None, "seat the AIs ally against, the original game's human player (None: the opponent with most cells)", int),
+        "strategy": Param("auto", "the original high-level AI (a strategy chosen per move), or always one strategy", str, STRATEGIES),
     }
 
     def setup(self) -> None:
