@@ -83,7 +83,7 @@ def parse_option_value(text: str) -> Any:
     text = text.strip()
     try:
         return json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: brackets nested too deep
         pass
     lowered = text.lower()
     if lowered in ("true", "yes", "on"):
@@ -96,7 +96,7 @@ def parse_option_value(text: str) -> Any:
         items = [item.strip() for item in text.split(",")]
         try:
             return [json.loads(item) for item in items]
-        except ValueError:
+        except (ValueError, RecursionError):
             raise UsageError(f"--option value {text!r}: a list must hold numbers, e.g. 5,4,3,2,1 or [5,4,3,2,1]") from None
     return text
 

@@ -45,6 +45,10 @@ from parlour.games.bitmask import (  # _BITS: read directly on the hot path
 PRIZE_ORDERS = ("random", "descending", "ascending")
 TIE_RULES = ("carry", "discard")
 RETURN_TYPES = ("win_loss", "point_difference", "total_points")
+MAX_PLAYERS = 64
+MAX_CARD = 1000
+"""The most players, and the highest card (so the most cards per hand): a game must stay
+small enough to build (the seats of ``current_players`` are precomputed up to 64)."""
 
 _VECTORS: dict[tuple[int, int, type], np.ndarray] = {}
 _PRIZE_VECTORS: dict[tuple[tuple[int, ...], int], np.ndarray] = {}
@@ -87,13 +91,13 @@ class GoofspielGame(Game):
     summary = "Goofspiel: players bid a card from their hands for each revealed prize card at once; the highest bid takes it."
     simultaneous = True
     options = {
-        "num_cards": Option(None, "cards per hand and prizes 1..N (default 13, or the size of custom hands)"),
-        "num_players": Option(None, "players, >= 2 (default 2, or the number of custom hands)"),
+        "num_cards": Option(None, f"cards per hand and prizes 1..N, N <= {MAX_CARD} (default 13, or the size of custom hands)"),
+        "num_players": Option(None, f"players, 2..{MAX_PLAYERS} (default 2, or the number of custom hands)"),
         "prize_order": Option("random", "random | descending | ascending | an explicit order of 1..N"),
         "tie_rule": Option("carry", "carry: a tied prize joins the next one's pot | discard: it is lost"),
         "returns": Option("win_loss", "win_loss | point_difference | total_points"),
         "imperfect_info": Option(False, "True: a player sees only its own bids and who won each round"),
-        "hands": Option(None, "custom starting hands: one list of N distinct positive cards per player"),
+        "hands": Option(None, f"custom starting hands: one list of N distinct cards in 1..{MAX_CARD} per player"),
     }
     start_options = {
         "prizes": "the prize order for this game: a permutation of 1..N",
@@ -114,6 +118,10 @@ class GoofspielGame(Game):
         players = check_int("num_players", 2 if players is None else players, 2)
         if hands is not None:
             hands = _check_hands(hands, players, n, None)
+        top = n if hands is None else max(max(hand) for hand in hands)
+        for what, value, high in (("num_cards", n, MAX_CARD), ("num_players", players, MAX_PLAYERS), ("a card in hands", top, MAX_CARD)):
+            if value > high:
+                raise ValueError(f"{what} must be at most {high}, got {value}")
         order = values["prize_order"]
         if isinstance(order, str):
             order = check_choice("prize_order", order, PRIZE_ORDERS)
@@ -204,7 +212,7 @@ class GoofspielGame(Game):
 
 
 def _check_prizes(order: object, n: int, what: str) -> tuple[int, ...]:
-    if isinstance(order, (str, bytes)) or not isinstance(order, (Sequence, np.ndarray)):
+    if isinstance(order, (str, bytes)) or not isinstance(order, (Sequence, np.ndarray)) or getattr(order, "ndim", 1) == 0:
         raise ValueError(f"{what} must be a permutation of 1..{n}, got {order!r}")
     try:
         values = tuple(check_int(what, v, 1) for v in order)
@@ -217,11 +225,11 @@ def _check_prizes(order: object, n: int, what: str) -> tuple[int, ...]:
 
 def _check_hands(hands: object, players: int, n: int, max_card: int | None) -> tuple[tuple[int, ...], ...]:
     what = "hands"
-    if isinstance(hands, (str, bytes)) or not isinstance(hands, (Sequence, np.ndarray)) or len(hands) != players:
+    if isinstance(hands, (str, bytes)) or not isinstance(hands, (Sequence, np.ndarray)) or getattr(hands, "ndim", 1) == 0 or len(hands) != players:
         raise ValueError(f"{what} must hold one list of cards per player ({players}), got {hands!r}")
     result = []
     for seat, hand in enumerate(hands):
-        if isinstance(hand, (str, bytes)) or not isinstance(hand, (Sequence, np.ndarray)):
+        if isinstance(hand, (str, bytes)) or not isinstance(hand, (Sequence, np.ndarray)) or getattr(hand, "ndim", 1) == 0:
             raise ValueError(f"hand of player_{seat} must be a list of cards, got {hand!r}")
         cards = tuple(sorted(check_int(f"card in hand of player_{seat}", c, 1, max_card) for c in hand))
         if len(cards) != n or len(set(cards)) != n:
@@ -476,7 +484,7 @@ class GoofspielState(State):
         return self.prizes[self.round] if self.round < len(self.prizes) else None
 
 
-_SEATS = {p: tuple(range(p)) for p in range(2, 65)}
+_SEATS = {p: tuple(range(p)) for p in range(2, MAX_PLAYERS + 1)}
 
 
 def settle_round(pot: int, prize: int, winner: int, discard_ties: bool) -> tuple[int, int]:

@@ -334,7 +334,7 @@ class TidesOfTimeGame(Game):
 
 
 def check_deck(deck: object) -> tuple[int, ...]:
-    if isinstance(deck, (str, bytes)) or not isinstance(deck, (Sequence, np.ndarray)):
+    if isinstance(deck, (str, bytes)) or not isinstance(deck, (Sequence, np.ndarray)) or getattr(deck, "ndim", 1) == 0:
         raise ValueError(f"deck must be a permutation of the card numbers 1..18, got {deck!r}")
     try:
         cards = tuple(check_int("card in deck", c, 1, NUM_CARDS) for c in deck)

@@ -6,12 +6,11 @@ import math
 
 import numpy as np
 import pytest
-from toy_games import TakeThreeGame
+from toy_games import RandomTreeGame, RandomTreeState, TakeThreeGame
 
 from parlour.baselines import make
 from parlour.baselines.engines.alphabeta import LOSES, WINS, AlphaBetaPolicy, check_time_limit, optional_seconds
 from parlour.baselines.engines.heuristics import get_evaluation
-from parlour.games.base import Game, GameInfo, PerfectInfoState, State
 from parlour.games.sticks import SticksGame
 
 OPTIONS = [
@@ -74,88 +73,6 @@ def test_paranoid_with_pvs_on_three_players():
             policy = make("paranoid", game, pvs=True)
             policy.search(state.clone(), mover)
             assert policy.stats["value"] == brute_value(state, mover)
-
-
-def _noise(path: tuple[int, ...], salt: int) -> float:
-    """A deterministic value in (-0.9, 0.9) for a path (no Python hash: it is salted)."""
-    x = salt
-    for a in path:
-        x = (x * 1_000_003 + a + 1) % 2_147_483_647
-    return (x * 2_654_435_761 % 10_007) / 10_007 * 1.8 - 0.9
-
-
-class RandomTreeGame(Game):
-    """Two players alternate on a uniform tree (4 moves, 7 plies); a few positions end
-    early; every position has its own arbitrary evaluation, so values rarely tie and a
-    search that mishandles a bound gets a wrong root value."""
-
-    name = "random-tree-test"
-    options = {}
-
-    def _configure(self, values):
-        return {}
-
-    def _info(self):
-        return GameInfo(self.name, 2, 4, False, True, True, False, 7)
-
-    @property
-    def observation_shape(self):
-        return (1,)
-
-    def new_initial_state(self, seed=None, **start):
-        return RandomTreeState(self, (), int(seed or 0))
-
-    def state_from_text(self, text):
-        raise ValueError("not needed")
-
-
-class RandomTreeState(State):
-    def __init__(self, game, path, salt):
-        self.game, self.path, self.salt = game, path, salt
-
-    def current_players(self):
-        return () if self.is_terminal() else (len(self.path) % 2,)
-
-    def legal_actions(self, player):
-        return [0, 1, 2, 3] if not self.is_terminal() and player == len(self.path) % 2 else []
-
-    def apply(self, action):
-        _, action = self._single_action(action)
-        self.path = self.path + (action,)
-
-    def clone(self):
-        return RandomTreeState(self.game, self.path, self.salt)
-
-    def is_terminal(self):
-        return len(self.path) >= 7 or (len(self.path) >= 3 and abs(_noise(self.path, self.salt + 1)) > 0.8)
-
-    def returns(self):
-        if not self.is_terminal():
-            return np.zeros(2)
-        win = 1.0 if _noise(self.path, self.salt + 2) > 0 else -1.0
-        return np.array([win, -win])
-
-    def evaluation(self):
-        value = _noise(self.path, self.salt)
-        return np.array([value, -value])
-
-    def key(self):
-        return self.path
-
-    def info_state(self, player):
-        return PerfectInfoState(player, self.clone())
-
-    def observation_tensor(self, player):
-        return np.zeros(1, dtype=np.float32)
-
-    def action_to_text(self, action):
-        return str(action)
-
-    def text_to_action(self, text):
-        return int(text)
-
-    def to_text(self):
-        return " ".join(map(str, self.path))
 
 
 @pytest.mark.parametrize("options", OPTIONS)

@@ -12,6 +12,7 @@ import itertools
 
 import numpy as np
 import pytest
+from toy_games import MultiplierGame
 
 from parlour.baselines import make
 from parlour.baselines.engines.equilibrium import GameSolver, game_value
@@ -22,7 +23,6 @@ from parlour.baselines.players.goofspiel_solver import (
     swap_seats,
 )
 from parlour.baselines.engines.matrix_game import solve_zero_sum
-from parlour.games.base import Game, GameInfo, PerfectInfoState, State
 from parlour.games.goofspiel import GoofspielGame
 from parlour.games.sticks import SticksGame, losing_position
 
@@ -266,84 +266,6 @@ def test_game_value():
 
 
 # --- a toy mixing turn-based and simultaneous steps ----------------------------------
-
-
-class MultiplierGame(Game):
-    """Seat 0 picks a multiplier 1 or 2, then both play [[3, -1], [-2, 1]] times it.
-
-    The matrix game is worth 1/7 (rows and columns mixed 3:4), so the game is worth 2/7.
-    """
-
-    name = "multiplier"
-    options = {}
-    simultaneous = True
-
-    def _configure(self, values):
-        return {}
-
-    def _info(self):
-        return GameInfo(self.name, 2, 2, True, True, True, False, 2)
-
-    @property
-    def observation_shape(self):
-        return (1,)
-
-    def new_initial_state(self, seed=None, **start):
-        return MultiplierState(self, None, None)
-
-    def state_from_text(self, text):
-        raise ValueError(text)
-
-
-class MultiplierState(State):
-    PAYOFF = ((3.0, -1.0), (-2.0, 1.0))
-
-    def __init__(self, game, multiplier, bids):
-        self.game, self.multiplier, self.bids = game, multiplier, bids
-
-    def current_players(self):
-        if self.multiplier is None:
-            return (0,)
-        return () if self.bids else (0, 1)
-
-    def legal_actions(self, player):
-        return [0, 1] if player in self.current_players() else []
-
-    def apply(self, action):
-        if self.multiplier is None:
-            self.multiplier = self._single_action(action)[1] + 1
-        else:
-            self.bids = (action[0], action[1])
-
-    def clone(self):
-        return MultiplierState(self.game, self.multiplier, self.bids)
-
-    def is_terminal(self):
-        return self.bids is not None
-
-    def returns(self):
-        if self.bids is None:
-            return np.zeros(2)
-        value = self.multiplier * self.PAYOFF[self.bids[0]][self.bids[1]]
-        return np.array([value, -value])
-
-    def key(self):
-        return (self.multiplier, self.bids)
-
-    def info_state(self, player):
-        return PerfectInfoState(player, self.clone())
-
-    def observation_tensor(self, player):
-        return np.zeros(1, dtype=np.float32)
-
-    def action_to_text(self, action):
-        return str(action)
-
-    def text_to_action(self, text):
-        return int(text)
-
-    def to_text(self):
-        return f"{self.multiplier} {self.bids}"
 
 
 def test_mixed_turn_based_and_simultaneous_game():

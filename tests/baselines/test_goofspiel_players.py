@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from helpers import play
 
 from parlour.baselines import make
 from parlour.games.goofspiel import GoofspielGame
@@ -13,10 +14,7 @@ def win_rate(game, name, params, games, opponent="random"):
     for g in range(games):
         seat = g % 2
         policies = {seat: make(name, game, seed=g, **params), 1 - seat: make(opponent, game, seed=10_000 + g)}
-        state = game.new_initial_state(np.random.default_rng([7, g]))
-        while not state.is_terminal():
-            state.apply({p: policies[p].act(state.info_state(p)) for p in state.current_players()})
-        returns = state.returns()
+        returns = play(game, policies, np.random.default_rng([7, g])).returns()
         wins += returns[seat] > returns[1 - seat]
     return wins / games
 

@@ -1,32 +1,11 @@
 """Searchers under hidden information: fairness, pimc, ismcts."""
 
 import pytest
+from helpers import record_against_random
 
 from parlour.baselines import make, make_from_spec
 from parlour.games.goofspiel import GoofspielGame
 from parlour.games.sticks import SticksGame
-
-
-def play(game, policies, seed=0):
-    """One game; ``policies`` maps seat -> policy; each acts on its own info state."""
-    state = game.new_initial_state(seed)
-    while not state.is_terminal():
-        players = state.current_players()
-        joint = {p: policies[p].act(state.info_state(p)) for p in players}
-        state.apply(joint if len(players) > 1 else joint[players[0]])
-    return state
-
-
-def record_against_random(game, make_policy, games, seed=0):
-    """(wins, draws, losses) of ``make_policy(seed)`` against random, seats rotated."""
-    results = [0, 0, 0]
-    for i in range(games):
-        seat = i % 2
-        policies = {seat: make_policy(1000 + i), 1 - seat: make("random", game, seed=5000 + i)}
-        value = play(game, policies, seed + i).returns()[seat]
-        results[0 if value > 0 else 1 if value == 0 else 2] += 1
-    return tuple(results)
-
 
 # --- fairness: what the seat cannot see never changes its action ---------------------------
 

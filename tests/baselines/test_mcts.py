@@ -1,36 +1,12 @@
 """mcts and sm-mcts: perfect sticks endings, max^n, simultaneous moves, strength, errors."""
 
-import numpy as np
 import pytest
-from toy_games import TakeThreeGame
+from helpers import play, record_against_random
+from toy_games import TakeThreeGame, WeightedRPS
 
 from parlour.baselines import make
-from parlour.games.base import Game, GameInfo, State
 from parlour.games.goofspiel import GoofspielGame
 from parlour.games.sticks import SticksGame, losing_position
-
-
-def play(game, policies, seed=0):
-    """One game; ``policies`` maps seat -> policy; each acts on its own info state."""
-    state = game.new_initial_state(seed)
-    while not state.is_terminal():
-        players = state.current_players()
-        joint = {p: policies[p].act(state.info_state(p)) for p in players}
-        state.apply(joint if len(players) > 1 else joint[players[0]])
-    return state
-
-
-def wins_against_random(game, make_policy, games, seed=0):
-    """(wins, draws, losses) of ``make_policy(seed)`` against random, seats rotated."""
-    results = [0, 0, 0]
-    for i in range(games):
-        seat = i % game.num_players
-        policies = {p: make("random", game, seed=10_000 + i * game.num_players + p) for p in range(game.num_players)}
-        policies[seat] = make_policy(1000 + i)
-        value = play(game, policies, seed + i).returns()[seat]
-        results[0 if value > 0 else 1 if value == 0 else 2] += 1
-    return tuple(results)
-
 
 # --- sticks: never lose a won position -------------------------------------------------
 
@@ -103,77 +79,6 @@ def test_mcts_finds_the_max_n_move_with_three_players():
 
 # --- simultaneous moves ------------------------------------------------------------------
 
-PAYOFF = [[0, -1, 2], [1, 0, -1], [-2, 1, 0]]  # row seat's payoff; equilibrium (1/4, 1/2, 1/4)
-
-
-class WeightedRPS(Game):
-    """One simultaneous round of rock-paper-scissors where rock beating scissors pays 2."""
-
-    name = "weighted-rps"
-    options = {}
-    simultaneous = True
-
-    def _configure(self, values):
-        return {}
-
-    def _info(self):
-        return GameInfo(self.name, 2, 3, True, True, True, False, 1)
-
-    @property
-    def observation_shape(self):
-        return (1,)
-
-    def new_initial_state(self, seed=None, **start):
-        return RPSState(self)
-
-    def state_from_text(self, text):
-        raise ValueError(text)
-
-
-class RPSState(State):
-    def __init__(self, game, moves=None):
-        self.game, self.moves = game, moves
-
-    def current_players(self):
-        return () if self.moves else (0, 1)
-
-    def legal_actions(self, player):
-        return [] if self.moves else [0, 1, 2]
-
-    def apply(self, action):
-        self.moves = (action[0], action[1])
-
-    def clone(self):
-        return RPSState(self.game, self.moves)
-
-    def is_terminal(self):
-        return self.moves is not None
-
-    def returns(self):
-        if not self.moves:
-            return np.zeros(2)
-        value = PAYOFF[self.moves[0]][self.moves[1]]
-        return np.array([value, -value], dtype=float)
-
-    def key(self):
-        return self.moves
-
-    def info_state(self, player):
-        raise NotImplementedError
-
-    def observation_tensor(self, player):
-        return np.zeros(1, np.float32)
-
-    def action_to_text(self, action):
-        return "RPS"[action]
-
-    def text_to_action(self, text):
-        return "RPS".index(text)
-
-    def to_text(self):
-        return str(self.moves)
-
-
 def test_regret_matching_average_strategy_approaches_the_equilibrium():
     game = WeightedRPS()
     policy = make("sm-mcts", game, seed=0, selection="rm", simulations=10_000)
@@ -200,21 +105,21 @@ def test_rm_and_mixed_duct_draw_their_move_from_the_root_distribution():
 def test_mcts_beats_random_at_goofspiel_13():
     """200 games, seats rotated; the seed reports 70-80% for its tree search."""
     game = GoofspielGame(num_cards=13)
-    wins, draws, losses = wins_against_random(game, lambda seed: make("mcts", game, seed=seed, simulations=100), 200)
+    wins, draws, losses = record_against_random(game, lambda seed: make("mcts", game, seed=seed, simulations=100), 200)
     assert wins >= 0.7 * 200, (wins, draws, losses)
 
 
 @pytest.mark.parametrize("params", [{}, {"final": "mix"}, {"selection": "rm"}])
 def test_sm_mcts_beats_random_at_goofspiel_6(params):
     game = GoofspielGame(num_cards=6)
-    wins, draws, losses = wins_against_random(game, lambda seed: make("sm-mcts", game, seed=seed, simulations=200, **params), 60)
+    wins, draws, losses = record_against_random(game, lambda seed: make("sm-mcts", game, seed=seed, simulations=200, **params), 60)
     assert wins >= 0.58 * 60 and wins > 1.5 * losses, (params, wins, draws, losses)
 
 
 def test_mcts_beats_random_at_goofspiel_6_with_three_players():
     """Against two random players a random seat wins a third of the games."""
     game = GoofspielGame(num_cards=6, num_players=3)
-    wins, draws, losses = wins_against_random(game, lambda seed: make("mcts", game, seed=seed, simulations=200), 60)
+    wins, draws, losses = record_against_random(game, lambda seed: make("mcts", game, seed=seed, simulations=200), 60)
     assert wins >= 0.45 * 60, (wins, draws, losses)
 
 

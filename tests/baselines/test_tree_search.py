@@ -5,19 +5,11 @@ import math
 
 import numpy as np
 import pytest
+from helpers import play
 from toy_games import TakeThreeGame
 
 from parlour.baselines import make
 from parlour.games.sticks import SticksGame, losing_position
-
-
-def play(game, policies, seed=0):
-    """Play one game; ``policies`` maps seat -> policy; return the final state."""
-    state = game.new_initial_state(seed)
-    while not state.is_terminal():
-        (player,) = state.current_players()
-        state.apply(policies[player].act(state.info_state(player)))
-    return state
 
 
 @pytest.mark.parametrize(

@@ -3,6 +3,7 @@ every tie rule, the round and relic structure, card accounting and bad input."""
 
 import numpy as np
 import pytest
+from helpers import play_first_legal
 
 from parlour import IllegalActionError
 from parlour.games.tides_of_time import (
@@ -224,8 +225,7 @@ def test_seed_game_one_round_scores_the_seed_example():
 
 def test_last_pick_is_forced_but_a_step():
     state = TidesOfTimeGame(rounds=1).new_initial_state(seed=0)
-    for _ in range(4):
-        state.apply({p: state.legal_actions(p)[0] for p in (0, 1)})
+    play_first_legal(state, 4)
     assert len(state.legal_actions(0)) == len(state.legal_actions(1)) == 1
     assert state.current_players() == (0, 1) and not state.is_terminal()
 
@@ -257,8 +257,7 @@ def test_three_round_card_accounting(seed):
 
 def test_relics_stay_in_the_kingdom_and_returned_cards_go_to_their_owner():
     state = TidesOfTimeGame().new_initial_state(deck=DECK)
-    for _ in range(5):
-        state.apply({p: state.legal_actions(p)[0] for p in (0, 1)})
+    play_first_legal(state, 5)
     drafted = list(state.drafted)
     r0, d0 = state.legal_actions(0)[:2]
     r1, d1 = state.legal_actions(1)[-2:]
@@ -295,8 +294,7 @@ def test_bad_options():
 
 def _at_relic_step():
     state = TidesOfTimeGame().new_initial_state(deck=DECK)
-    for _ in range(5):
-        state.apply({p: state.legal_actions(p)[0] for p in (0, 1)})
+    play_first_legal(state, 5)
     return state
 
 
@@ -313,8 +311,7 @@ def test_relic_not_drafted_this_round():
     state = _at_relic_step()
     state.apply({0: state.legal_actions(0)[0], 1: state.legal_actions(1)[0]})
     state.apply({0: state.legal_actions(0)[0], 1: state.legal_actions(1)[0]})
-    for _ in range(5):
-        state.apply({p: state.legal_actions(p)[0] for p in (0, 1)})
+    play_first_legal(state, 5)
     old_relic = state.relics[0].bit_length() - 1  # a relic from round 1: in the kingdom, not drafted this round
     before = state.to_text()
     with pytest.raises(IllegalActionError, match=rf"card {old_relic + 1}\) was not drafted this round by seat 0"):
@@ -370,8 +367,7 @@ def test_observation_layout():
     plane = lambda k: [c + 1 for c in np.flatnonzero(obs[18 * k : 18 * k + 18])]  # noqa: E731
     assert plane(0) == [6, 10, 11, 15, 18] and plane(4) == [] and len(plane(9)) == 13
     assert obs[180] == 1 and obs[183] == 1 and obs[188] == 1 and obs[192] == 1.0 and obs[193] == 1.0
-    for _ in range(5):
-        state.apply({p: state.legal_actions(p)[0] for p in (0, 1)})
+    play_first_legal(state, 5)
     r0, r1 = state.legal_actions(0)[-1], state.legal_actions(1)[0]
     state.apply({0: r0, 1: r1})
     obs = state.observation_tensor(0)

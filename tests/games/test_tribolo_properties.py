@@ -1,9 +1,10 @@
 """Tribolo invariants under hypothesis: the bitboard rules against a naive cell-by-cell
 reference, the cell count grows by exactly one per move, walls never change, counts
-match the board, rule 7's turn order, text round trips, clone independence, undo."""
+match the board, rule 7's turn order (the protocol itself, text round trips, clones and
+undo included, is checked by test_conformance.py)."""
 
 import numpy as np
-import pytest
+from helpers import random_game
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
@@ -63,17 +64,12 @@ def naive_moves(rows, symbol):
 
 
 def playout(game, seed):
-    rng = np.random.default_rng(seed)
+    """``random_game``, skipping the tiny boards where no setup allows a move."""
     try:
-        state = game.new_initial_state(rng)
-    except ValueError as error:  # tiny boards where no setup allows a move
+        return random_game(game, seed)
+    except ValueError as error:
         assert "no setup" in str(error)
         assume(False)
-    yield state
-    while not state.is_terminal():
-        legal = state.legal_actions(state.current_players()[0])
-        state.apply(legal[int(rng.integers(len(legal)))])
-        yield state
 
 
 @settings(max_examples=150, deadline=None)
@@ -98,13 +94,9 @@ def test_invariants_against_a_naive_reference(config, seed):
         movers = [s for s in range(3) if naive_moves(rows, "BRG"[s])]
         for seat in range(3):
             assert sorted(np.flatnonzero([(state.moves_of(seat) >> c) & 1 for c in range(len(flat))])) == naive_moves(rows, "BRG"[seat])
-        # the text form round-trips
-        again = game.state_from_text(state.to_text())
-        assert again.to_text() == state.to_text() and again.key() == state.key()
         if state.is_terminal():
-            assert movers == [] and state.current_players() == ()
+            assert movers == []
             returns = state.returns()
-            assert abs(returns.sum()) < 1e-9
             counts = state.counts()
             leaders = [s for s in range(3) if counts[s] == max(counts)]
             if config["returns"] == "win_loss" and len(leaders) < 3:
@@ -115,12 +107,10 @@ def test_invariants_against_a_naive_reference(config, seed):
         assert mover in movers
         legal = state.legal_actions(mover)
         assert legal == naive_moves(rows, "BRG"[mover])
-        # clone independence: play on a copy, the original does not change
+        # the cells a move changes: the naive jumps
         copy = state.clone()
-        text = state.to_text()
         action = legal[seed % len(legal)]
         copy.apply(action)
-        assert state.to_text() == text
         expected = sorted([action] + [y * w + x for x, y in naive_jumps(rows, action % w, action // w, "BRG"[mover])])
         after = grid(copy)
         changed = sorted(c for c in range(len(flat)) if "".join("".join(r) for r in after)[c] != flat[c])
@@ -131,8 +121,6 @@ def test_invariants_against_a_naive_reference(config, seed):
         after_movers = [s for s in range(3) if copy.moves_of(s)]
         expected_next = next((s for s in ((mover + 1) % 3, (mover + 2) % 3, mover) if s in after_movers), None)
         assert copy.current_players() == (() if expected_next is None else (expected_next,))
-        copy.undo()
-        assert copy.to_text() == text and copy.key() == state.key()
         state = next(states)
 
 
@@ -151,10 +139,3 @@ def test_default_board_each_move_adds_exactly_one_cell(seed):
     assert state.is_terminal()
     empties = int(state.empty()).bit_count()
     assert previous == 176 - 12 - empties
-
-
-@pytest.mark.parametrize("seed", range(3))
-def test_same_seed_same_game(seed):
-    a = [s.to_text() for s in playout(TriboloGame(), seed)]
-    b = [s.to_text() for s in playout(TriboloGame(), seed)]
-    assert a == b

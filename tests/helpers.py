@@ -1,0 +1,134 @@
+"""Helpers the tests share: random playouts, a hypothesis strategy for reachable
+positions, and the match loop of the baselines tests.
+
+Importable from any test file as ``helpers`` (pyproject's pytest ``pythonpath``
+puts ``tests/`` on ``sys.path``; the test folders are not packages).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping, Sequence
+
+import numpy as np
+from hypothesis import strategies as st
+
+from parlour.games.base import Game, State
+
+
+def random_action(state: State, rng: np.random.Generator) -> int | dict[int, int]:
+    """A uniformly random legal step: an int for one mover, ``{seat: action}`` for several."""
+    players = state.current_players()
+    if len(players) == 1:
+        legal = state.legal_actions(players[0])
+        return legal[int(rng.integers(len(legal)))]
+    joint = {}
+    for p in players:
+        legal = state.legal_actions(p)
+        joint[p] = legal[int(rng.integers(len(legal)))]
+    return joint
+
+
+def quiet_action(state: State, rng: np.random.Generator) -> int | dict[int, int]:
+    """A random step that does not end the game, if there is one (for a single mover
+    every legal action is tried, in random order; for several, a few random draws)."""
+    players = state.current_players()
+    if len(players) == 1:
+        legal = state.legal_actions(players[0])
+        candidates = [legal[i] for i in rng.permutation(len(legal))]
+    else:
+        candidates = [random_action(state, rng) for _ in range(10)]
+    for action in candidates:
+        child = state.clone()
+        child.apply(action)
+        if not child.is_terminal():
+            return action
+    return candidates[0]
+
+
+def play_first_legal(state: State, steps: int) -> State:
+    """Play ``steps`` steps in place, every mover taking its lowest legal action; the state."""
+    for _ in range(steps):
+        joint = {p: state.legal_actions(p)[0] for p in state.current_players()}
+        state.apply(joint if len(joint) > 1 else next(iter(joint.values())))
+    return state
+
+
+def random_playout(
+    state: State,
+    rng: np.random.Generator,
+    on_step: Callable[[State, int | dict[int, int]], None] | None = None,
+    choose: Callable[[State, np.random.Generator], int | dict[int, int]] = random_action,
+) -> Iterator[State]:
+    """Play ``state`` on in place to the end; yield it first and after every step.
+
+    ``choose(state, rng)`` picks each step (default: uniformly random legal actions);
+    ``on_step(state, action)`` sees each step just before it is applied.
+    """
+    yield state
+    while not state.is_terminal():
+        action = choose(state, rng)
+        if on_step is not None:
+            on_step(state, action)
+        state.apply(action)
+        yield state
+
+
+def random_game(game: Game, seed: int) -> Iterator[State]:
+    """Every state of one random game of ``game``: the start from ``seed``, then random
+    moves from the same generator (so ``seed`` fixes the whole game)."""
+    rng = np.random.default_rng(seed)
+    return random_playout(game.new_initial_state(rng), rng)
+
+
+def play_random(game: Game, seed: int) -> State:
+    """The final state of ``random_game(game, seed)``."""
+    for state in random_game(game, seed):
+        pass
+    return state
+
+
+@st.composite
+def reachable_states(draw: st.DrawFn, game: Game, max_steps: int | None = None) -> State:
+    """A position of ``game`` after a hypothesis-chosen sequence of legal steps (so
+    failures shrink to short games): a start drawn from a seed, then each mover's action
+    as an index into its legal actions, stopping at the end or when the draw says so."""
+    state = game.new_initial_state(draw(st.integers(0, 2**32 - 1), label="seed"))
+    limit = game.info.max_game_length if max_steps is None else max_steps
+    for _ in range(limit):
+        if state.is_terminal() or not draw(st.booleans(), label="go on"):
+            break
+        joint = {}
+        for p in state.current_players():
+            legal = state.legal_actions(p)
+            joint[p] = legal[draw(st.integers(0, len(legal) - 1), label=f"seat {p}")]
+        state.apply(joint if len(joint) > 1 else next(iter(joint.values())))
+    return state
+
+
+# --- matches between policies (the baselines tests) -----------------------------------------
+
+
+def play(game: Game, policies: Mapping[int, object] | Sequence[object], seed=0) -> State:
+    """One game from ``game.new_initial_state(seed)``; ``policies`` maps seat -> policy,
+    and each policy acts on its own seat's information state.  The final state."""
+    from parlour.baselines.playout import play_out
+
+    state = game.new_initial_state(seed)
+    play_out(state, policies)
+    return state
+
+
+def record_against_random(game: Game, make_policy: Callable[[int], object], games: int, seed: int = 0) -> tuple[int, int, int]:
+    """``(wins, draws, losses)`` of ``make_policy(policy_seed)`` against ``random`` in every
+    other seat, over ``games`` games with its seat rotating."""
+    from parlour.baselines import make
+
+    results = [0, 0, 0]
+    players = game.num_players
+    for i in range(games):
+        seat = i % players
+        policies = {p: make("random", game, seed=10_000 + i * players + p) for p in range(players)}
+        policies[seat] = make_policy(1000 + i)
+        value = play(game, policies, seed + i).returns()[seat]
+        results[0 if value > 0 else 1 if value == 0 else 2] += 1
+    return tuple(results)
