@@ -24,7 +24,7 @@ GAMES: dict[str, type[Game]] = {
 }
 
 
-def load_game(name: str, **config: Any) -> Game:
+def load_game(name: str, /, **config: Any) -> Game:
     """The game called ``name`` with ``config``; a clear error for an unknown name."""
     try:
         cls = GAMES[name]

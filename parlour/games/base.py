@@ -72,7 +72,7 @@ class Game(abc.ABC):
 
     info: GameInfo
 
-    def __init__(self, **config: Any) -> None:
+    def __init__(self, /, **config: Any) -> None:
         unknown = sorted(set(config) - set(self.options))
         if unknown:
             raise ValueError(

@@ -117,6 +117,11 @@ class Geometry:
             geo = cls._cache[(width, height)] = cls(width, height)
         return geo
 
+    def __reduce__(self) -> tuple:
+        """Pickled as its size: the tables are rebuilt (or found in the cache) on load,
+        so a pickled state stays small."""
+        return (Geometry.of, (self.width, self.height))
+
     def moves(self, me: int, o1: int, o2: int, empty: int) -> int:
         """Bitboard of the empty cells where the owner of ``me`` has a jump.
 

@@ -200,20 +200,13 @@ def check_playable(game, seed: int) -> None:
 @given(data=st.data())
 def test_game_options(name, data):
     cls = GAMES[name]
-    keys = st.one_of(st.sampled_from(sorted(cls.options)), st.text(max_size=5).filter(lambda k: k != "self"))  # see below
+    keys = st.one_of(st.sampled_from(sorted(cls.options)), st.text(max_size=5))
     options = data.draw(st.dictionaries(keys, values(words_of(cls)), max_size=4), label="options")
     game = value_or_value_error(lambda: cls(**options))
     if game is not None:
         check_playable(game, data.draw(st.integers(0, 2**32 - 1), label="seed"))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=TypeError,
-    reason="Game.__init__(self, **config) and load_game(name, **config): an option called 'self' or 'name' "
-    "(e.g. `parlour ... --option name=3`) is a TypeError; fix: `self, /` and `name, /` in "
-    "parlour/games/base.py and parlour/games/__init__.py",
-)
 @pytest.mark.parametrize("name", sorted(GAMES))
 def test_an_option_called_self_or_name_is_unknown(name):
     with pytest.raises(ValueError, match=r"unknown option\(s\) \['self'\]"):
