@@ -2,15 +2,10 @@
 planes, the ``moves`` reset option, the image size and bad input.  Everything every env
 must do is in test_env_conformance.py."""
 
-import itertools
-import warnings
 
 import numpy as np
-import pettingzoo
 import pytest
-from pettingzoo.test import api_test, seed_test
 
-import parlour
 import parlour.envs.double_card_v0 as double_card_v0
 from parlour import IllegalActionError
 from parlour.games.double_card import PICK_BASE, DoubleCardGame

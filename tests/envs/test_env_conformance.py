@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import pettingzoo
 import pytest
-from conftest import (
+from env_helpers import (
     DOUBLE_CARD_SETUP_24,
     TIDES_DECK,
     TRIBOLO_SKIPS,

@@ -4,7 +4,7 @@ must do is in test_env_conformance.py."""
 
 import numpy as np
 import pytest
-from conftest import TIDES_DECK, play_parallel
+from env_helpers import TIDES_DECK, play_parallel
 
 import parlour.envs.tides_of_time_v0 as tides_v0
 from parlour import IllegalActionError

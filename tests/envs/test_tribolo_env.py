@@ -4,7 +4,7 @@ env must do is in test_env_conformance.py."""
 
 import numpy as np
 import pytest
-from conftest import TRIBOLO_SKIPS, play_aec
+from env_helpers import TRIBOLO_SKIPS, play_aec
 
 import parlour.envs.tribolo_v0 as tribolo_v0
 from parlour.errors import IllegalActionError
