@@ -67,8 +67,9 @@ class Geometry:
     """Everything precomputed for one board size (shared by every state of that size).
 
     ``rays[c]``: for each direction whose first step from ``c`` stays on the board, a
-    pair ``(cells, prefixes)``: the cell indices walked outwards and ``prefixes[i]`` =
-    the bitmask of the first ``i`` of them.  ``left``/``right``: ``(s, m)`` per
+    tuple ``(first, rest, cells, prefixes)``: ``cells`` are the cell indices walked
+    outwards (``first`` and ``rest`` split off for the hot loop of :meth:`jumps`) and
+    ``prefixes[i]`` = the bitmask of the first ``i`` of them.  ``left``/``right``: ``(s, m)`` per
     direction moving to higher/lower bit indices by ``s``; ``m`` masks the cells from
     which that step stays on the board (so nothing wraps around an edge).
     """
@@ -94,7 +95,7 @@ class Geometry:
                     prefixes = [0]
                     for cell in cells:
                         prefixes.append(prefixes[-1] | 1 << cell)
-                    per_cell.append((tuple(cells), tuple(prefixes)))
+                    per_cell.append((cells[0], tuple(cells[1:]), tuple(cells), tuple(prefixes)))
             rays.append(tuple(per_cell))
         self.rays = tuple(rays)
         left, right = [], []
@@ -157,21 +158,21 @@ class Geometry:
                     moves |= ((x & m) >> s) & empty
         return moves
 
-    def jumps(self, board: bytearray, cell: int, player: int) -> list[tuple[int, int, int]]:
+    def jumps(self, board: bytearray, cell: int, player: int) -> list[tuple[int, int, tuple]]:
         """``player``'s jumps from the empty ``cell`` (rule 3), without changing the board:
-        ``(opponent, run length, ray index)`` for each ray whose run of one opponent's
-        cells is closed by a cell of ``player``."""
+        ``(opponent, run length, ray)`` for each ray whose run of one opponent's cells is
+        closed by a cell of ``player``."""
         found = []
-        for k, (cells, _) in enumerate(self.rays[cell]):
-            o = board[cells[0]]
+        for ray in self.rays[cell]:
+            o = board[ray[0]]
             if o == player or o > 2:
                 continue
             i = 1
-            for c in cells[1:]:
+            for c in ray[1]:
                 v = board[c]
                 if v != o:
                     if v == player:
-                        found.append((o, i, k))
+                        found.append((o, i, ray))
                     break
                 i += 1
         return found
@@ -419,11 +420,9 @@ class TriboloState(State):
             action = self._check(action)
         board, own, geo = self.board, self.own, self.geo
         flips = [0, 0, 0]
-        rays = geo.rays[action]
-        for o, run, k in geo.jumps(board, action, p):
-            cells, prefixes = rays[k]
-            flips[o] |= prefixes[run]
-            for c in cells[:run]:
+        for o, run, ray in geo.jumps(board, action, p):
+            flips[o] |= ray[3][run]
+            for c in ray[2][:run]:
                 board[c] = p
         board[action] = p
         gained = flips[0] | flips[1] | flips[2]
