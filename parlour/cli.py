@@ -347,7 +347,7 @@ def _run_training(config: Any, out: str, args: argparse.Namespace) -> int:
     print(f"\narena: the best model against {', '.join(opponents)} ({games} games per pairing)")
     match = play_match(trainer.game, agents, games, seed=trainer.config.seed, workers=args.workers, progress=not args.quiet)
     summary = summarize(match)
-    text = to_markdown(summary)
+    text = to_markdown(summary, focus=agents[0])
     print(text)
     write_atomic(result.run_dir / "arena.md", text + "\n")
     return 0

@@ -180,8 +180,37 @@ def _options_text(options: dict[str, Any]) -> str:
     return ", ".join(f"{k}={v}" for k, v in shown.items())
 
 
-def to_markdown(summary: dict[str, Any]) -> str:
-    """The ratings table and the pairwise table, as GitHub-flavoured markdown.
+def head_to_head(summary: dict[str, Any], agent: str) -> list[str]:
+    """Markdown lines: ``agent`` against each other agent, its own games only (win, draw,
+    loss counts and its score with a 95% interval), in the order the agents were given."""
+    lines = [
+        f"Head to head: {agent} against each opponent",
+        "",
+        "| opponent | games | wins | draws | losses | score [95%] |",
+        "|---|---:|---:|---:|---:|---|",
+    ]
+    found = False
+    for row in summary["pairs"]:
+        if agent not in (row["agent_a"], row["agent_b"]):
+            continue
+        found = True
+        mine = row["agent_a"] == agent
+        opponent = row["agent_b"] if mine else row["agent_a"]
+        wins, losses = (row["a_wins"], row["b_wins"]) if mine else (row["b_wins"], row["a_wins"])
+        points = wins + row["draws"] / 2
+        low, high = wilson_interval(points, row["games"])
+        lines.append(
+            f"| {opponent} | {row['games']} | {wins} | {row['draws']} | {losses} "
+            f"| {_pct(points / row['games'])} {_interval(100 * low, 100 * high, '.1f')} |"
+        )
+    if not found:
+        raise ValueError(f"{agent!r} played in no pairing; agents are {[r['agent'] for r in summary['agents']]}")
+    return lines
+
+
+def to_markdown(summary: dict[str, Any], focus: str | None = None) -> str:
+    """The ratings table and the pairwise table, as GitHub-flavoured markdown; with
+    ``focus`` (an agent's label), that agent's head-to-head results come first.
 
     Deterministic for a given seed (no timings), so it can be compared across runs.
     """
@@ -194,6 +223,10 @@ def to_markdown(summary: dict[str, Any]) -> str:
             f"({sched['total_games']} games; every agent plays every seat equally often), seed {summary['seed']}"
         ),
         "",
+    ]
+    if focus is not None:
+        lines += [*head_to_head(summary, focus), "", "Ratings of every agent, pooling all its games (see the note below):", ""]
+    lines += [
         "| rank | agent | Elo | 95% interval | games | W-D-L | score | mean return | 95% interval |",
         "|---:|---|---:|---|---:|---|---:|---:|---|",
     ]
@@ -219,7 +252,9 @@ def to_markdown(summary: dict[str, Any]) -> str:
         "",
         (
             "Elo: Bradley-Terry maximum likelihood (draws count half, weak prior), ratings sum to 0; "
-            "intervals 95% (Wilson for rates)."
+            "intervals 95% (Wilson for rates). A rating pools an agent's games against every "
+            "opponent, so wins against weak ones can rank it above an agent it loses to head to "
+            "head: the pairwise rows say who beats whom."
         ),
     ]
     return "\n".join(lines)

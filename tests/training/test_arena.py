@@ -179,6 +179,27 @@ def test_summary_counts_add_up():
     assert sum(row["elo"] for row in summary["agents"]) == pytest.approx(0.0, abs=1e-6)
 
 
+def test_the_learner_s_head_to_head_results_come_before_the_pooled_ratings():
+    """A pooled rating can rank an agent above one it loses to (wins against a weak third
+    agent count too); with ``focus`` its own results against each opponent come first."""
+    result = play_match(STICKS, ["random", WEAK, "alphabeta"], 10, seed=2, progress=False)
+    summary = summarize(result)
+    assert "Head to head" not in to_markdown(summary)
+    table = to_markdown(summary, focus=WEAK)
+    head, rest = table.split("| rank | agent | Elo |")
+    assert "Head to head: " + WEAK in head and "pooling all its games" in head
+    rows = [line for line in head.splitlines() if line.startswith("| ") and not line.startswith("| opponent")]
+    assert [row.split(" | ")[0].lstrip("| ") for row in rows] == ["random", "alphabeta"]
+    for row, opponent in zip(rows, ["random", "alphabeta"]):
+        pair = next(p for p in summary["pairs"] if {p["agent_a"], p["agent_b"]} == {WEAK, opponent})
+        mine = pair["agent_a"] == WEAK
+        wins, losses = (pair["a_wins"], pair["b_wins"]) if mine else (pair["b_wins"], pair["a_wins"])
+        assert f"| {pair['games']} | {wins} | {pair['draws']} | {losses} |" in row
+    assert "wins against weak ones can rank it above an agent it loses to" in rest
+    with pytest.raises(ValueError, match="played in no pairing"):
+        to_markdown(summary, focus="optimal")
+
+
 def test_more_seats_than_two_compare_every_pair_in_a_game():
     game = load_game("goofspiel", num_cards=3, num_players=3)
     result = play_match(game, ["random", "random:", "random: ", "random:  "], 6, seed=0, progress=False)
