@@ -32,7 +32,7 @@ from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
 
 from parlour.errors import IllegalActionError
-from parlour.games.base import Game, State
+from parlour.games.base import Game, State, integer_action
 
 ILLEGAL_MODES = ("raise", "terminate")
 RENDER_MODES = ["ansi", "human"]
@@ -42,6 +42,14 @@ with ``Game.rgb_render = True``) also renders ``"rgb_array"``."""
 
 def render_modes(game_cls: type[Game]) -> list[str]:
     return RENDER_MODES + (["rgb_array"] if getattr(game_cls, "rgb_render", False) else [])
+
+
+def info(reason: str = "") -> dict[str, Any]:
+    """An agent's info dict: always the same keys and value types, so that replay buffers
+    that store infos (Tianshou's, say) can stack them.  ``illegal_action``: the game
+    ended because of an illegal move (``env()`` and ``parallel_env()`` only);
+    ``reason``: who played what, and what was legal ("" otherwise)."""
+    return {"illegal_action": bool(reason), "reason": reason}
 
 
 class _GameBinding:
@@ -144,31 +152,28 @@ class _GameBinding:
         return obs
 
     def _check_in_space(self, agent: str, action: Any) -> int:
-        """The action as an int in ``range(num_actions)``, else an error naming it."""
+        """The action as an int in ``range(num_actions)``, else an error naming it (the
+        games layer's rule for what an integer is: ``integer_action``)."""
         n = self.game.info.num_actions
-        try:
-            if isinstance(action, (bool, np.bool_)):
-                raise TypeError
-            value = int(action) if isinstance(action, (int, np.integer)) else int(np.asarray(action).item())
-        except (TypeError, ValueError):
-            value = None
-        if value is None or not 0 <= value < n or value != action:
+        value = integer_action(action)
+        if value is None:
             raise IllegalActionError(
-                f"{self.game.name}: action {action!r} for {agent} is outside the action space "
-                f"Discrete({n})",
+                f"{self.game.name}: action {action!r} for {agent} is not an integer (an int, a numpy "
+                f"integer or a 0-d integer array); the action space is Discrete({n})",
+                action=action,
+                player=self._seat.get(agent),
+            )
+        if not 0 <= value < n:
+            raise IllegalActionError(
+                f"{self.game.name}: action {action!r} for {agent} is outside the action space Discrete({n})",
                 action=action,
                 player=self._seat.get(agent),
             )
         return value
 
-    def _illegal_info(self, agent: str, action: int) -> dict[str, Any]:
+    def _illegal_reason(self, agent: str, action: int) -> str:
         legal = self._state.legal_actions(self._seat[agent])
-        return {
-            "agent": agent,
-            "action": action,
-            "legal": legal,
-            "reason": f"{agent} played illegal action {action}; legal actions were {legal}",
-        }
+        return f"{agent} played illegal action {action}; legal actions were {legal}"
 
     def _render(self) -> str | np.ndarray | None:
         if self.render_mode is None:
@@ -214,7 +219,7 @@ class ParlourAECEnv(_GameBinding, AECEnv):
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
-        self.infos = {agent: {} for agent in self.agents}
+        self.infos = {agent: info() for agent in self.agents}
         self._pending = {}
         self._obs_cache = {}
         self._advance()
@@ -303,11 +308,11 @@ class ParlourAECEnv(_GameBinding, AECEnv):
         self._accumulate_rewards()
 
     def _terminate_illegal(self, agent: str, action: int) -> None:
-        info = self._illegal_info(agent, action)
+        reason = self._illegal_reason(agent, action)
         for other in self.agents:
             self.rewards[other] = -1.0 if other == agent else 0.0
             self.terminations[other] = True
-            self.infos[other] = {"illegal_action": info}
+            self.infos[other] = info(reason)
         self._pending = {}
         self._obs_cache = {}
         self._accumulate_rewards()
@@ -336,7 +341,7 @@ class ParlourParallelEnv(_GameBinding, ParallelEnv):
         self._state = self._new_state(seed, options)
         self.agents = self.possible_agents[:] if not self._state.is_terminal() else []
         self._obs_cache = {}
-        return self._observations(), {agent: {} for agent in self.agents}
+        return self._observations(), {agent: info() for agent in self.agents}
 
     def _observations(self, ended: bool = False) -> dict[str, dict[str, np.ndarray]]:
         acting = () if ended else self._state.current_players()
@@ -375,15 +380,13 @@ class ParlourParallelEnv(_GameBinding, ParallelEnv):
             self.agents = []
         if self.render_mode == "human":
             self.render()
-        return observations, rewards, flags, dict.fromkeys(agents, False), {agent: {} for agent in agents}
+        return observations, rewards, flags, dict.fromkeys(agents, False), {agent: info() for agent in agents}
 
     def _terminate_illegal(self, joint: dict[int, int]) -> tuple[dict, dict, dict, dict, dict]:
         state = self._state
         offenders = [seat for seat, action in joint.items() if action not in state.legal_actions(seat)]
         agents = self.agents
-        info = {
-            "illegal_action": [self._illegal_info(self.possible_agents[s], joint[s]) for s in offenders]
-        }
+        reason = "; ".join(self._illegal_reason(self.possible_agents[s], joint[s]) for s in offenders)
         self._obs_cache = {}
         observations = self._observations(ended=True)
         rewards = {agent: -1.0 if self._seat[agent] in offenders else 0.0 for agent in agents}
@@ -393,7 +396,7 @@ class ParlourParallelEnv(_GameBinding, ParallelEnv):
             rewards,
             dict.fromkeys(agents, True),
             dict.fromkeys(agents, False),
-            {agent: dict(info) for agent in agents},
+            {agent: info(reason) for agent in agents},
         )
 
     def render(self) -> str | None:

@@ -254,21 +254,36 @@ class State(abc.ABC):
         return players[0], as_action(action, players[0], self)
 
 
-def as_action(action: object, player: int, state: State) -> int:
-    """``action`` as a plain int, or ``IllegalActionError`` if it is not an integer."""
+def integer_action(action: object) -> int | None:
+    """``action`` as a plain int if it is an integer, else ``None``: the one rule every
+    layer applies to an action's type.
+
+    An integer is a Python ``int``, a numpy integer scalar or a 0-d numpy integer array
+    (what ``operator.index`` accepts); not a ``bool``, a float (even ``2.0``) or an
+    array with a dimension (``np.array([1])``).
+    """
     if type(action) is int:
         return action
+    if isinstance(action, (bool, np.bool_)):
+        return None
     try:
-        if isinstance(action, (bool, np.bool_)):
-            raise TypeError
         return operator.index(action)  # type: ignore[arg-type]
     except TypeError:
+        return None
+
+
+def as_action(action: object, player: int, state: State) -> int:
+    """``action`` as a plain int, or ``IllegalActionError`` if it is not an integer."""
+    value = integer_action(action)
+    if value is None:
         raise IllegalActionError(
-            f"{state.game.name}: action {action!r} for seat {player} is not an integer",
+            f"{state.game.name}: action {action!r} for seat {player} is not an integer "
+            f"(an int, a numpy integer or a 0-d integer array)",
             action=action,
             player=player,
             legal=state.legal_actions(player),
-        ) from None
+        )
+    return value
 
 
 def make_rng(seed: int | np.random.Generator | None) -> np.random.Generator:

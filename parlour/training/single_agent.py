@@ -15,9 +15,11 @@ ends with the learner's own final reward, whoever moved last:
 The observation is the seat's observation tensor (the same array the PettingZoo env
 puts under ``"observation"``); the legal moves come from ``action_masks()``, a method
 of the env itself, so MaskablePPO finds it through ``SubprocVecEnv`` too.  An action
-the mask forbids ends the episode with -1 for the learner (``illegal_action="lose"``,
-as PettingZoo's ``env()`` does, because Gymnasium's and SB3's env checkers step with
-unmasked samples) or raises ``IllegalActionError`` (``"raise"``).
+inside the action space that the mask forbids ends the episode with -1 for the learner
+(``illegal_action="lose"``, as PettingZoo's ``env()`` does, because Gymnasium's and
+SB3's env checkers step with unmasked samples) or raises ``IllegalActionError``
+(``"raise"``); an action outside the space (not an integer, or out of range) is a
+programming error and always raises, as in the PettingZoo envs.
 
 Randomness: ``reset(seed=...)`` seeds ``self.np_random`` (via ``super().reset``);
 the learner's seat, the opponents drawn from the pool, their seeds and the deal all
@@ -38,7 +40,7 @@ from parlour.baselines.playout import play_out, step
 from parlour.envs.adapter import render_modes, render_state
 from parlour.errors import IllegalActionError
 from parlour.games import load_game
-from parlour.games.base import Game, State
+from parlour.games.base import Game, State, integer_action
 from parlour.training.opponents import OpponentPool, parse_opponents
 
 SEAT_MODES = ("random",)
@@ -140,20 +142,20 @@ class SingleAgentEnv(gymnasium.Env):
             raise RuntimeError("the episode is over; call reset()")
         seat = self.seat
         legal = self._legal()
-        value = _as_int(action)
-        if value is None or not 0 <= value < len(legal) or not legal[value]:
-            if self.illegal_action == "raise" or value is None:
-                raise IllegalActionError(
-                    f"{self.game.name}: action {action!r} is not legal for seat {seat}; "
-                    f"legal actions: {state.legal_actions(seat)}",
-                    action=action,
-                    player=seat,
-                    legal=state.legal_actions(seat),
-                )
-            info = self._info()
-            info["illegal_action"] = f"seat {seat} played illegal action {value}; legal: {state.legal_actions(seat)}"
+        value = integer_action(action)
+        if value is None or not 0 <= value < len(legal):
+            raise IllegalActionError(
+                f"{self.game.name}: action {action!r} is outside the action space Discrete({len(legal)}) "
+                f"(an action is an int, a numpy integer or a 0-d integer array)",
+                action=action,
+                player=seat,
+            )
+        if not legal[value]:
+            reason = f"player_{seat} played illegal action {value}; legal actions were {state.legal_actions(seat)}"
+            if self.illegal_action == "raise":
+                raise IllegalActionError(f"{self.game.name}: {reason}", action=value, player=seat, legal=state.legal_actions(seat))
             self._done = True
-            return self._observation(), -1.0, True, False, info
+            return self._observation(), -1.0, True, False, self._info(reason)
         step(state, self.opponents, fixed={seat: value})
         self._advance()
         done = self._done = state.is_terminal()
@@ -209,15 +211,9 @@ class SingleAgentEnv(gymnasium.Env):
     def _observation(self) -> np.ndarray:
         return self._state.observation_tensor(self.seat)
 
-    def _info(self) -> dict[str, Any]:
-        return {"seat": self.seat, "opponents": dict(self.opponent_labels)}
-
-
-def _as_int(action: Any) -> int | None:
-    if isinstance(action, (bool, np.bool_)):
-        return None
-    try:
-        value = int(np.asarray(action).item())
-    except (TypeError, ValueError):
-        return None
-    return value if value == action else None
+    def _info(self, reason: str = "") -> dict[str, Any]:
+        """The same keys and value types at every step (replay buffers stack infos):
+        the learner's seat, its opponents as text (``"player_1: random"``), whether the
+        episode ended by an illegal move of the learner, and why."""
+        opponents = ", ".join(f"player_{seat}: {label}" for seat, label in sorted(self.opponent_labels.items()))
+        return {"seat": self.seat, "opponents": opponents, "illegal_action": bool(reason), "reason": reason}

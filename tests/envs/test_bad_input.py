@@ -41,7 +41,7 @@ def test_env_illegal_bid_in_simultaneous_round():
     env.step(1)  # player_0's card 2 is fine
     env.step(1)  # player_1 already played card 2
     assert env.rewards == {"player_0": 0.0, "player_1": -1.0}
-    assert "player_1 played illegal action 1" in env.infos["player_0"]["illegal_action"]["reason"]
+    assert env.infos["player_0"] == {"illegal_action": True, "reason": "player_1 played illegal action 1; legal actions were [0, 2]"}
 
 
 def test_parallel_env_illegal_actions():
@@ -52,7 +52,8 @@ def test_parallel_env_illegal_actions():
     assert not any(o["action_mask"].any() for o in observations.values())
     assert rewards == {"player_0": -1.0, "player_1": -1.0}
     assert all(terms.values()) and env.agents == []
-    assert [i["agent"] for i in infos["player_0"]["illegal_action"]] == ["player_0", "player_1"]
+    assert infos["player_0"]["illegal_action"] and infos["player_0"]["reason"].startswith("player_0 played illegal action 0")
+    assert "; player_1 played illegal action 0" in infos["player_0"]["reason"]
     raw = goofspiel_v0.raw_parallel_env(num_cards=3)
     raw.reset(seed=0)
     raw.step({"player_0": 0, "player_1": 0})
@@ -62,13 +63,35 @@ def test_parallel_env_illegal_actions():
 
 
 @pytest.mark.parametrize("factory", [goofspiel_v0.env, goofspiel_v0.raw_env])
-@pytest.mark.parametrize("action", [3, -1, 1.5, "1", np.array([0, 1]), True])
-def test_out_of_range_action_is_an_error_in_every_env(factory, action):
+@pytest.mark.parametrize(
+    "action, message",
+    [(3, "outside the action space Discrete"), (-1, "outside the action space Discrete"), (np.int64(3), "outside the action space"),
+     (1.5, "is not an integer"), (1.0, "is not an integer"), (np.float32(2.0), "is not an integer"), ("1", "is not an integer"),
+     (np.array([1]), "is not an integer"), (np.array([0, 1]), "is not an integer"), (True, "is not an integer")],
+)
+def test_an_action_outside_the_space_is_an_error_in_every_env(factory, action, message):
+    """One rule (docs/envs.md): an action is an int, a numpy integer or a 0-d integer
+    array in ``range(n)``; anything else raises in every mode and changes nothing."""
     env = factory(num_cards=3)
     env.reset(seed=0)
-    with pytest.raises(IllegalActionError, match="outside the action space Discrete"):
+    with pytest.raises(IllegalActionError, match=message):
         env.step(action)
     assert env.unwrapped.game_state.round == 0 and env.agent_selection == "player_0"
+
+
+@pytest.mark.parametrize("action", [np.int64(1), np.uint8(1), np.array(1)])
+def test_numpy_integers_are_actions(action):
+    env = goofspiel_v0.raw_env(num_cards=3, prize_order="descending")
+    env.reset(seed=0)
+    env.step(action)
+    env.step(0)
+    assert env.game_state.bids == [(1, 0)]
+    par = goofspiel_v0.raw_parallel_env(num_cards=3)
+    par.reset(seed=0)
+    par.step({"player_0": action, "player_1": np.int32(0)})
+    assert par.game_state.bids == [(1, 0)]
+    with pytest.raises(IllegalActionError, match="is not an integer"):
+        par.step({"player_0": 1.0, "player_1": 0})
 
 
 def test_none_action_for_a_live_agent():

@@ -33,6 +33,10 @@ from env_helpers import (
     play_aec,
     play_parallel,
 )
+
+NO_ILLEGAL = {"illegal_action": False, "reason": ""}
+"""Every agent's info at every step of a game without an illegal move: the same keys and
+value types as after one (replay buffers stack infos)."""
 from gymnasium import spaces
 from pettingzoo import ParallelEnv
 
@@ -334,7 +338,7 @@ def test_aec_whole_games_keep_the_contract(case):
                 assert all(env.terminations.values())
                 check_final_rewards(case, env.rewards, state)
                 assert env.last()[1] == env.rewards[env.agent_selection]
-                assert all(info == {} for info in env.infos.values())
+                assert all(info == NO_ILLEGAL for info in env.infos.values())
             else:
                 assert not any(env.terminations.values())
                 assert set(env.rewards.values()) == {0.0}
@@ -354,13 +358,13 @@ def test_parallel_whole_games_keep_the_contract(case):
     for _ in range(2):
         observations, infos = case.reset(env, 6)
         state = env.game_state
-        assert env.agents == env.possible_agents and infos == {a: {} for a in env.agents}
+        assert env.agents == env.possible_agents and infos == {a: NO_ILLEGAL for a in env.agents}
         check_observations(env, observations, [f"player_{s}" for s in state.current_players()])
         steps = 0
         for _, (stepped, rewards, terms, truncs, infos) in play_parallel(env, observations, rng):
             steps += 1
             assert set(stepped) == set(rewards) == set(terms) == set(truncs) == set(infos) == set(env.possible_agents)
-            assert not any(truncs.values()) and all(info == {} for info in infos.values())
+            assert not any(truncs.values()) and all(info == NO_ILLEGAL for info in infos.values())
             check_observations(env, stepped, [f"player_{s}" for s in state.current_players()])
             if state.is_terminal():
                 check_final_rewards(case, rewards, state)
@@ -467,10 +471,16 @@ def step_until_illegal(case: Case, env: Any, rng: np.random.Generator) -> tuple[
 
 
 def check_outside_the_space_is_an_error(env: Any) -> None:
-    """In every AEC mode, an action outside ``Discrete(n)`` raises and changes nothing."""
+    """In every AEC mode, an action outside ``Discrete(n)`` raises and changes nothing:
+    out of range, or not an integer (a float, even 1.0, a bool, an array with a
+    dimension).  A numpy integer and a 0-d integer array are integers."""
     before = aec_snapshot(env)
-    for action in (env.action_space(env.agent_selection).n, -1):
+    for action in (env.action_space(env.agent_selection).n, -1, np.int64(-1)):
         with pytest.raises(IllegalActionError, match="outside the action space"):
+            env.step(action)
+        assert aec_snapshot(env) == before
+    for action in (1.0, np.float32(0.0), True, np.bool_(False), np.array([0]), np.array(0.0), "0", 0.5):
+        with pytest.raises(IllegalActionError, match="is not an integer"):
             env.step(action)
         assert aec_snapshot(env) == before
 
@@ -485,13 +495,13 @@ def test_env_illegal_action_ends_the_game(case):
     check_outside_the_space_is_an_error(env)
     offender, action, legal = step_until_illegal(case, env, np.random.default_rng(13))
     reason = f"{offender} played illegal action {action}; legal actions were {legal}"
-    info = {"agent": offender, "action": action, "legal": legal, "reason": reason}
+    info = {"illegal_action": True, "reason": reason}
     assert env.rewards == {a: -1.0 if a == offender else 0.0 for a in env.possible_agents}
     assert all(env.terminations.values()) and not any(env.truncations.values())
-    assert env.infos == {a: {"illegal_action": info} for a in env.possible_agents}
+    assert env.infos == {a: info for a in env.possible_agents}
     assert env.agent_selection == offender
     _, reward, term, _, last_info = env.last()
-    assert reward == -1.0 and term and last_info == {"illegal_action": info}
+    assert reward == -1.0 and term and last_info == info
     assert not any(env.observe(a)["action_mask"].any() for a in env.agents)
     stepped = [agent for agent, _ in play_aec(env, np.random.default_rng(0))]
     assert sorted(stepped) == env.possible_agents and env.agents == []
@@ -517,18 +527,12 @@ def test_parallel_env_illegal_actions_end_the_game(case):
             observations, _ = case.reset(par, None)
     else:
         raise AssertionError("200 steps without a masked-out action to play")
-    offences = [
-        {
-            "agent": a,
-            "action": actions[a],
-            "legal": np.flatnonzero(masks[a]).tolist(),
-            "reason": f"{a} played illegal action {actions[a]}; legal actions were {np.flatnonzero(masks[a]).tolist()}",
-        }
-        for a in offenders
-    ]
+    reason = "; ".join(
+        f"{a} played illegal action {actions[a]}; legal actions were {np.flatnonzero(masks[a]).tolist()}" for a in offenders
+    )
     assert rewards == {a: -1.0 if a in offenders else 0.0 for a in agents}
     assert terms == dict.fromkeys(agents, True) and truncs == dict.fromkeys(agents, False)
-    assert infos == {a: {"illegal_action": offences} for a in agents}
+    assert infos == {a: {"illegal_action": True, "reason": reason} for a in agents}
     assert set(observations) == set(agents) and not any(o["action_mask"].any() for o in observations.values())
     assert par.agents == []
     with pytest.raises(IllegalActionError, match="the game is over; call reset"):

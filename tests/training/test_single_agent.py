@@ -191,17 +191,32 @@ def test_illegal_action_loses_or_raises():
     env = SingleAgentEnv("sticks", "random", seat=0, num_sticks=2, max_take=3)
     env.reset(seed=0)
     obs, reward, terminated, _, info = env.step(2)  # take 3 of 2
-    assert terminated and reward == -1.0 and "illegal" in info["illegal_action"]
+    assert terminated and reward == -1.0
+    assert info == {"seat": 0, "opponents": "player_1: random", "illegal_action": True,
+                    "reason": "player_0 played illegal action 2; legal actions were [0, 1]"}
     with pytest.raises(RuntimeError, match="reset"):
         env.step(0)
     strict = SingleAgentEnv("sticks", "random", seat=0, num_sticks=2, max_take=3, illegal_action="raise")
     strict.reset(seed=0)
     before = strict.game_state.to_text()
-    with pytest.raises(IllegalActionError, match="not legal"):
+    with pytest.raises(IllegalActionError, match="played illegal action 2"):
         strict.step(2)
     assert strict.game_state.to_text() == before
-    with pytest.raises(IllegalActionError):
-        strict.step("one")
+
+
+@pytest.mark.parametrize("illegal_action", ["lose", "raise"])
+@pytest.mark.parametrize("action", [3, -1, np.int64(7), 1.0, np.float32(0.0), True, np.array([0]), "one"])
+def test_an_action_outside_the_space_raises_in_either_mode(illegal_action, action):
+    """Outside ``Discrete(3)`` (out of range, or not an integer) is a programming error,
+    as in the PettingZoo envs; only an in-space but illegal action can lose."""
+    env = SingleAgentEnv("sticks", "random", seat=0, num_sticks=5, max_take=3, illegal_action=illegal_action)
+    env.reset(seed=0)
+    before = env.game_state.to_text()
+    with pytest.raises(IllegalActionError, match="outside the action space Discrete"):
+        env.step(action)
+    assert env.game_state.to_text() == before
+    _, reward, terminated, _, info = env.step(np.array(1))  # a 0-d integer array is an action
+    assert not info["illegal_action"] and env.game_state.sticks < 5
 
 
 @pytest.mark.parametrize(
