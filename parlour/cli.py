@@ -1,13 +1,24 @@
-"""The ``parlour`` command: ``--version``, ``list``, ``demo``, ``policies``, ``arena``, ``play``, ``train``."""
+"""The ``parlour`` command: ``--version``, ``list``, ``demo``, ``policies``, ``arena``, ``play``, ``train``.
+
+Errors are one line on stderr, ``parlour COMMAND: error: ...``, with exit status 2 for
+bad command-line input (``UsageError``; argparse's own errors print the usage first) and
+1 for a failure (``Failure``: a damaged file, a game that failed, a missing extra; or an
+unexpected exception, named by its type).  Ctrl-C prints where things stand and exits
+with 130.  ``--debug`` or ``PARLOUR_DEBUG=1`` prints the traceback before that line.
+"""
 
 from __future__ import annotations
 
 import argparse
 import importlib.util
 import json
+import os
+import shlex
 import sys
 import time
+import traceback
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -34,6 +45,8 @@ def _demo(args: argparse.Namespace) -> int:
     """Random games of every game through the AEC env; a summary line per game."""
     from importlib import import_module
 
+    if args.seed < 0:
+        raise UsageError(f"--seed must be a non-negative integer, got {args.seed}")
     rng = np.random.default_rng(args.seed)
     print(f"parlour {parlour.__version__}: {args.games} random games of each game (seed {args.seed})\n")
     print(f"{'game':<12} {'games':>6} {'moves/game':>11} {'player_0 win':>13} {'player_1 win':>13} {'draw':>6} {'games/s':>9}")
@@ -74,6 +87,30 @@ def _demo(args: argparse.Namespace) -> int:
 
 class UsageError(Exception):
     """Bad command-line input: printed without a traceback, exit code 2."""
+
+
+class Failure(Exception):
+    """The command could not do its job (a damaged file, a game that failed, a missing
+    extra): printed without a traceback, exit code 1."""
+
+
+class Interrupted(Exception):
+    """Ctrl-C, with what the user should know (where a run stands, how to continue): exit code 130."""
+
+
+def _check_out(path: str | os.PathLike[str]) -> None:
+    """``UsageError`` unless ``--out`` can be a directory that this process can write in
+    (checked before the work, so that an hour of games is not lost on a typo)."""
+    target = Path(path)
+    if target.exists() and not target.is_dir():
+        raise UsageError(f"--out {str(path)!r} is a file, not a directory")
+    parent = target if target.exists() else target.absolute().parent
+    while not parent.exists():
+        parent = parent.parent
+    if not parent.is_dir():
+        raise UsageError(f"--out {str(path)!r} cannot be created: {str(parent)!r} is a file, not a directory")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise UsageError(f"--out {str(path)!r}: no permission to write in {str(parent)!r}")
 
 
 def parse_option_value(text: str) -> Any:
@@ -119,19 +156,11 @@ def _game(name: str, options: dict[str, Any]) -> Game:
         raise UsageError(f"bad game option for {name}: {error}") from None
 
 
-def _policies_text(game: Game) -> str:
-    """One line per policy that can play ``game``: its name and parameters."""
-    from parlour.baselines import REGISTRY, lookup
+def _playable(game: Game) -> list[str]:
+    """The names of the policies that can play ``game``."""
+    from parlour.baselines import REGISTRY
 
-    lines = []
-    for name in sorted(REGISTRY):
-        try:
-            cls = lookup(name, game)
-        except ValueError:
-            continue
-        if cls.unsupported(game) is None:
-            lines.append(f"  {name}: {cls.param_text()}")
-    return "\n".join(lines) or "  (none)"
+    return [name for name in sorted(REGISTRY) if _can_play(name, game)]
 
 
 def _can_play(name: str, game: Game) -> bool:
@@ -144,20 +173,24 @@ def _can_play(name: str, game: Game) -> bool:
 
 
 def _check_spec(spec: str, game: Game) -> None:
-    """Build the policy once; ``UsageError`` with the valid names or parameters if bad."""
+    """Build the policy once; ``UsageError`` (one line) with the policy's parameters, or
+    the policies that can play the game, if the spec is bad."""
     from parlour.baselines import REGISTRY, lookup, make_from_spec
 
     try:
         make_from_spec(spec, game)
         return
     except ValueError as error:
-        message = f"bad agent {spec!r}: {error}"
+        problem = str(error)
     name = spec.partition(":")[0].strip()
     if name in REGISTRY and _can_play(name, game):
-        hint = f"{name} takes these parameters (name:key=value,...):\n{lookup(name, game).describe()}"
+        params = lookup(name, game).param_text()
+        hint = "" if params in problem else f"; {name} takes these parameters: {params}"
     else:
-        hint = f"policies that can play {game.name}, with their parameters:\n{_policies_text(game)}"
-    raise UsageError(f"{message}\n\n{hint}\n\n(`parlour policies --game {game.name}` describes them)")
+        if name not in REGISTRY:
+            problem = f"unknown policy {name!r}"
+        hint = f"; policies that can play {game.name}: {', '.join(_playable(game)) or 'none'}"
+    raise UsageError(f"bad agent {spec!r}: {problem}{hint} (`parlour policies --game {game.name}` describes them)")
 
 
 # --- subcommands ---------------------------------------------------------------------------
@@ -209,6 +242,7 @@ def _arena(args: argparse.Namespace) -> int:
         raise UsageError(f"--seed must be a non-negative integer, got {args.seed}")
     plot = not args.no_plot
     if args.out is not None:
+        _check_out(args.out)
         if plot and importlib.util.find_spec("matplotlib") is None:
             print("note: matplotlib is not installed, so no PNG heatmap is drawn (pip install 'parlour[plot]')", file=sys.stderr)
             plot = False
@@ -219,8 +253,7 @@ def _arena(args: argparse.Namespace) -> int:
     try:
         result = play_match(game, agents, args.games, args.seed, workers=args.workers, progress=not args.quiet)
     except GameFailed as error:
-        print(f"parlour arena: {error}", file=sys.stderr)
-        return 1
+        raise Failure(str(error)) from error
     summary = summarize(result)
     print(to_markdown(summary))
     print()
@@ -268,9 +301,100 @@ MaskablePPO on Goofspiel with six cards against random, ``rudimentary`` (the rul
 of "Making the Tree Search") and itself."""
 
 
-def _train(args: argparse.Namespace) -> int:
-    from parlour.training.config import load_config, make_config, merge, parse_override
+TRAIN_FLAGS: dict[str, str] = {
+    "game": "--game",
+    "opponents": "--opponents",
+    "opponent_weights": "--weights",
+    "eval_opponents": "--eval-opponents",
+    "timesteps": "--timesteps",
+    "n_envs": "--n-envs",
+    "seed": "--seed",
+    "vec_env": "--vec-env",
+    "eval_every": "--eval-every",
+    "eval_games": "--eval-games",
+    "snapshot_every": "--snapshot-every",
+}
+"""Training settings that have a flag of their own (``game_options``: ``--option``)."""
+
+
+def _train_settings(args: argparse.Namespace, settings: dict[str, Any]) -> dict[str, str]:
+    """Apply ``--config``, the flags and ``--set`` (in rising precedence) to ``settings``.
+
+    Returns which option set each setting (``{"eval_every": "--eval-every 5000",
+    "ppo.n_steps": "--set ppo.n_steps=64"}``), for ``--resume`` to name what would change.
+    ``ValueError`` on bad text."""
+    from parlour.training.config import load_config, merge, parse_override
     from parlour.training.opponents import split_specs
+
+    sources: dict[str, str] = {}
+    if args.config is not None:
+        for key, value in load_config(args.config).items():
+            if isinstance(value, dict) and isinstance(settings.get(key), dict):  # [game_options], [ppo]
+                settings[key] = {**settings[key], **value}
+                sources.update({f"{key}.{sub}": f"--config {args.config}" for sub in value})
+            else:
+                settings[key] = value
+                sources[key] = f"--config {args.config}"
+    if args.option:
+        settings["game_options"] = {**settings.get("game_options", {}), **parse_options(args.option)}
+        sources.update({f"game_options.{item.partition('=')[0].strip()}": f"--option {item}" for item in args.option})
+    given = {
+        "game": args.game,
+        "opponents": split_specs(args.opponents) if args.opponents else None,
+        "opponent_weights": _weights(args.weights) if args.weights else None,
+        "eval_opponents": split_specs(args.eval_opponents) if args.eval_opponents else None,
+        "timesteps": args.timesteps,
+        "n_envs": args.n_envs,
+        "seed": args.seed,
+        "vec_env": args.vec_env,
+        "eval_every": args.eval_every,
+        "eval_games": args.eval_games,
+        "snapshot_every": args.snapshot_every,
+    }
+    texts = {"opponents": args.opponents, "opponent_weights": args.weights, "eval_opponents": args.eval_opponents}
+    for key, value in given.items():
+        if value is not None:
+            settings[key] = value
+            sources[key] = f"{TRAIN_FLAGS[key]} {texts.get(key, value)}"
+    for item in args.set or ():
+        key, value = parse_override(item)
+        merge(settings, key, value)
+        sources[key] = f"--set {item}"
+    return sources
+
+
+def _weights(text: str) -> list[float]:
+    try:
+        return [float(weight) for weight in text.split(",")]
+    except ValueError:
+        raise ValueError(f"--weights {text!r}: give numbers separated by commas, e.g. 1,1,2") from None
+
+
+def _resume_changes(saved: Any, given: Any, sources: dict[str, str]) -> list[str]:
+    """What the command line would change in a resumed run's saved configuration (all
+    but the timesteps), as ``"--eval-every 5000 changes eval_every (saved 10000, given 5000)"``."""
+    if saved.game != given.game:  # (the saved game options may mean nothing to the other game)
+        return [f"{sources['game']} changes game (saved {saved.game!r}, given {given.game!r})"]
+    games = [load_game(config.game, **config.game_options).config for config in (saved, given)]
+    changes = []
+    for key, source in sources.items():
+        head, _, sub = key.partition(".")
+        if head == "timesteps":
+            continue
+        if head == "game_options":  # compare the games' resolved options: defaults given explicitly are no change
+            old, new = (games[0], games[1]) if not sub else (games[0].get(sub), games[1].get(sub))
+        else:
+            old, new = getattr(saved, head), getattr(given, head)
+            if sub:
+                old, new = old.get(sub), new.get(sub)
+        if old != new:
+            changes.append(f"{source} changes {key} (saved {old!r}, given {new!r})")
+    return changes
+
+
+def _train(args: argparse.Namespace) -> int:
+    from parlour.training.config import load_config, make_config
+    from parlour.training.run_files import RunFiles
 
     if args.workers < 1:
         raise UsageError(f"--workers must be at least 1, got {args.workers}")
@@ -279,59 +403,67 @@ def _train(args: argparse.Namespace) -> int:
     if args.resume:
         if args.out is None:
             raise UsageError("--resume needs --out, the run directory to continue")
-        changed = [flag for flag in ("game", "option", "opponents", "weights", "eval_opponents", "n_envs", "seed", "vec_env",
-                                     "eval_every", "eval_games", "snapshot_every", "config", "set", "force")
-                   if getattr(args, flag) not in (None, False)]
-        if changed:
-            raise UsageError(f"--resume continues a run with its saved config.toml; only --timesteps may change, not {changed}")
-        return _run_training(None, args.out, args)
+        if args.force:
+            raise UsageError("--resume continues the run in --out and --force replaces it: give one or the other")
+        files = RunFiles(Path(args.out))
+        if not files.root.is_dir():
+            raise UsageError(f"cannot resume: there is no run directory {args.out!r}")
+        if not files.config.exists():
+            raise UsageError(f"cannot resume: {args.out!r} is not a training run (no config.toml)")
+        try:
+            saved = make_config(load_config(files.config))
+        except ValueError as error:
+            raise Failure(f"cannot resume {args.out!r}: {error}; repair it, or start a new run with another --out") from None
+        settings = saved.to_dict()
+        try:
+            sources = _train_settings(args, settings)
+            given = make_config(settings)
+            changes = _resume_changes(saved, given, sources)
+        except ValueError as error:
+            raise UsageError(str(error)) from None
+        if changes:
+            raise UsageError(
+                f"--resume continues the run with the settings in {str(files.config)!r}, where only --timesteps may change: "
+                + "; ".join(changes)
+            )
+        return _run_training(None, args.out, args, timesteps=given.timesteps if "timesteps" in sources else None)
     settings: dict[str, Any] = {}
-    if args.game is None and args.config is None and not args.resume:
+    if args.game is None and args.config is None:
         settings.update(json.loads(json.dumps(DEFAULT_TRAINING)))
         print(f"no --game given: the default run ({DEFAULT_TRAINING})", file=sys.stderr)
     try:
-        if args.config is not None:
-            settings.update(load_config(args.config))
-        if args.game is not None:
-            settings["game"] = args.game
-        if args.option:
-            settings["game_options"] = {**settings.get("game_options", {}), **parse_options(args.option)}
-        flags = {
-            "opponents": split_specs(args.opponents) if args.opponents else None,
-            "opponent_weights": [float(w) for w in args.weights.split(",")] if args.weights else None,
-            "eval_opponents": split_specs(args.eval_opponents) if args.eval_opponents else None,
-            "timesteps": args.timesteps,
-            "n_envs": args.n_envs,
-            "seed": args.seed,
-            "vec_env": args.vec_env,
-            "eval_every": args.eval_every,
-            "eval_games": args.eval_games,
-            "snapshot_every": args.snapshot_every,
-        }
-        settings.update({key: value for key, value in flags.items() if value is not None})
-        for item in args.set or ():
-            merge(settings, *parse_override(item))
+        _train_settings(args, settings)
         config = make_config(settings)
         _game(config.game, config.game_options)
     except ValueError as error:
         raise UsageError(str(error)) from None
     out = args.out or f"runs/{config.game}-{time.strftime('%Y%m%d-%H%M%S')}"
+    _check_out(out)
     return _run_training(config, out, args)
 
 
-def _run_training(config: Any, out: str, args: argparse.Namespace) -> int:
+def _run_training(config: Any, out: str, args: argparse.Namespace, timesteps: int | None = None) -> int:
     from parlour.baselines import references
+    from parlour.training.arena import GameFailed
+    from parlour.training.run_files import DamagedRun
     from parlour.training.train import Trainer
     from parlour.training.win_rates import learner_spec
 
+    def warn(text: str) -> None:
+        print(f"parlour train: warning: {text}", file=sys.stderr)
+
     try:
-        trainer = Trainer(config, out, resume=args.resume, force=args.force, progress=not args.quiet, timesteps=args.timesteps)
+        trainer = Trainer(config, out, resume=args.resume, force=args.force, progress=not args.quiet, timesteps=timesteps, warn=warn)
+    except DamagedRun as error:
+        raise Failure(str(error)) from None
     except (ValueError, FileExistsError) as error:
         raise UsageError(str(error)) from None
     except ImportError as error:
-        print(f"parlour train: {error}", file=sys.stderr)
-        return 1
-    result = trainer.run()
+        raise Failure(str(error)) from None
+    try:
+        result = trainer.run()
+    except KeyboardInterrupt as interrupt:
+        raise Interrupted(_where_the_run_stands(trainer)) from interrupt
     print(f"trained {result.steps:,} steps in {result.seconds:.0f} s; run directory {result.run_dir}")
     best = result.run_dir / "best.zip"
     refs = references(trainer.game)
@@ -345,7 +477,14 @@ def _run_training(config: Any, out: str, args: argparse.Namespace) -> int:
     opponents = list(dict.fromkeys(refs.final().values()))
     agents = [learner_spec(str(best), trainer.game), *opponents]
     print(f"\narena: the best model against {', '.join(opponents)} ({games} games per pairing)")
-    match = play_match(trainer.game, agents, games, seed=trainer.config.seed, workers=args.workers, progress=not args.quiet)
+    try:
+        match = play_match(trainer.game, agents, games, seed=trainer.config.seed, workers=args.workers, progress=not args.quiet)
+    except KeyboardInterrupt as interrupt:
+        options = [f"--option={key}={json.dumps(value)}" for key, value in trainer.config.game_options.items()]
+        command = ["parlour", "arena", "--game", trainer.game.name, *options, "--agents", *agents, "--games", str(games), "--seed", str(trainer.config.seed)]
+        raise Interrupted(f"in the final arena; the training is complete (run directory {result.run_dir}); to play the arena: {shlex.join(command)}") from interrupt
+    except GameFailed as error:
+        raise Failure(f"the final arena: {error}") from error
     summary = summarize(match)
     text = to_markdown(summary, focus=agents[0])
     print(text)
@@ -353,19 +492,39 @@ def _run_training(config: Any, out: str, args: argparse.Namespace) -> int:
     return 0
 
 
+def _where_the_run_stands(trainer: Any) -> str:
+    """After Ctrl-C: the run's last checkpoint and the command that continues it."""
+    from parlour.training.run_files import restart_hint
+
+    files = trainer.files
+    step = trainer.saved_step()
+    if step is None:
+        if files.config.exists():
+            return f"no checkpoint was written yet, so {str(files.root)!r} cannot be resumed; {restart_hint(files)}"
+        return f"nothing was saved in {str(files.root)!r} yet"
+    return (
+        f"the run in {str(files.root)!r} is saved at its checkpoint of step {step:,} of {trainer.total:,}; "
+        f"continue it with: parlour train --out {shlex.quote(str(files.root))} --resume"
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="parlour", description=parlour.__doc__.strip().splitlines()[0])
     parser.add_argument("--version", action="version", version=f"parlour {parlour.__version__}")
+    debug_help = "on an error, print the Python traceback too (also: PARLOUR_DEBUG=1 in the environment)"
+    parser.add_argument("--debug", action="store_true", help=debug_help)
+    common = argparse.ArgumentParser(add_help=False)  # --debug after the command too
+    common.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help=debug_help)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    sub.add_parser("list", help="the games, their env ids and options").set_defaults(run=_list)
-    demo = sub.add_parser("demo", help="play random games of every game and print a summary")
+    sub.add_parser("list", help="the games, their env ids and options", parents=[common]).set_defaults(run=_list)
+    demo = sub.add_parser("demo", help="play random games of every game and print a summary", parents=[common])
     demo.add_argument("--games", type=int, default=200, help="games per game (default 200)")
     demo.add_argument("--seed", type=int, default=0, help="master seed (default 0)")
     demo.set_defaults(run=_demo)
 
     games = sorted(GAMES)
     option_help = "game option key=value (repeatable), e.g. --option num_cards=6 --option prize_order=descending"
-    policies = sub.add_parser("policies", help="the baseline policies and their parameters")
+    policies = sub.add_parser("policies", help="the baseline policies and their parameters", parents=[common])
     policies.add_argument("--game", choices=games, help="only those that can play this game")
     policies.add_argument("--option", action="append", metavar="KEY=VALUE", help=option_help)
     policies.set_defaults(run=_policies)
@@ -376,6 +535,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Play every group of agents against each other with seat rotation; print ratings and "
         "pairwise results (see parlour.training.arena for the schedule and seeds).",
         epilog="agent specs: name or name:key=value,... (e.g. mcts:simulations=400); `parlour policies --game GAME` lists them",
+        parents=[common],
     )
     arena.add_argument("--game", choices=games, help="the game (default: the default arena's)")
     arena.add_argument("--agents", nargs="+", metavar="SPEC", help="two or more agent specs")
@@ -389,7 +549,7 @@ def build_parser() -> argparse.ArgumentParser:
     arena.add_argument("--quiet", action="store_true", help="no progress bar")
     arena.set_defaults(run=_arena)
 
-    play = sub.add_parser("play", help="play a game in the terminal against a policy")
+    play = sub.add_parser("play", help="play a game in the terminal against a policy", parents=[common])
     play.add_argument("game", choices=games, metavar="GAME", help=f"one of {', '.join(games)}")
     play.add_argument("--opponent", default="random", metavar="SPEC", help="policy spec for every other seat (default random)")
     play.add_argument("--seat", type=int, default=0, help="your seat, from 0 (default 0)")
@@ -404,6 +564,7 @@ def build_parser() -> argparse.ArgumentParser:
         "evaluate it periodically, keep the best model, checkpoint, and print its arena table at the end.",
         epilog="precedence: defaults < --config FILE.toml < flags < --set. "
         "opponent specs: as for the arena, plus 'self' for frozen snapshots of the learner.",
+        parents=[common],
     )
     train.add_argument("--game", choices=games, help="the game (default: the default run's)")
     train.add_argument("--option", action="append", metavar="KEY=VALUE", help=option_help)
@@ -420,13 +581,35 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--config", metavar="FILE.toml", help="settings file ([game_options] and [ppo] tables)")
     train.add_argument("--set", action="append", metavar="KEY=VALUE", help="override a setting, e.g. --set ppo.learning_rate=1e-4")
     train.add_argument("--out", metavar="DIR", help="run directory (default runs/GAME-TIMESTAMP)")
-    train.add_argument("--resume", action="store_true", help="continue the run in --out from its last checkpoint")
+    train.add_argument("--resume", action="store_true", help="continue the run in --out from its last intact checkpoint "
+                       "(with its saved settings; --timesteps may extend it)")
     train.add_argument("--force", action="store_true", help="replace an existing run directory")
     train.add_argument("--final-games", type=int, help="games per pairing in the final arena (0: none; default 100, fewer for the slow games)")
     train.add_argument("--workers", type=int, default=1, help="worker processes for the final arena (default 1)")
     train.add_argument("--quiet", action="store_true", help="no progress bars")
     train.set_defaults(run=_train)
     return parser
+
+
+def debug_wanted(args: argparse.Namespace) -> bool:
+    """``--debug``, or ``PARLOUR_DEBUG`` set to anything but empty, 0, false, no or off."""
+    value = os.environ.get("PARLOUR_DEBUG", "").strip().lower()
+    return bool(getattr(args, "debug", False)) or value not in ("", "0", "false", "no", "off")
+
+
+def error_line(error: BaseException) -> tuple[int, str]:
+    """The exit status and the one line that reports ``error`` (after ``parlour COMMAND: ``)."""
+    if isinstance(error, Interrupted):
+        code, text = 130, f"interrupted; {error}"
+    elif isinstance(error, KeyboardInterrupt):
+        code, text = 130, "interrupted"
+    elif isinstance(error, UsageError):
+        code, text = 2, f"error: {error}"
+    elif isinstance(error, (Failure, ImportError, OSError)):
+        code, text = 1, f"error: {error}"
+    else:
+        code, text = 1, f"error: {type(error).__name__}: {error} (unexpected; --debug or PARLOUR_DEBUG=1 shows the traceback)"
+    return code, " ".join(line.strip() for line in text.splitlines() if line.strip())
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -439,9 +622,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"--games must be at least 1, got {args.games}")
     try:
         return args.run(args)
-    except UsageError as error:
-        print(f"parlour {args.command}: error: {error}", file=sys.stderr)
-        return 2
+    except (Exception, KeyboardInterrupt) as error:
+        code, line = error_line(error)
+        if debug_wanted(args):
+            traceback.print_exc()
+        elif code == 130 and sys.stderr.isatty():
+            print(file=sys.stderr)  # off the line that the prompt, a progress bar or ^C left open
+        print(f"parlour {args.command}: {line}", file=sys.stderr)
+        return code
 
 
 if __name__ == "__main__":

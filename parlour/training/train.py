@@ -17,7 +17,9 @@ frozen into ``snapshots/`` and every environment's opponent pool is told about i
 from __future__ import annotations
 
 import functools
+import json
 import shutil
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -40,6 +42,7 @@ from parlour.games.base import Game
 from parlour.training.config import TrainConfig
 from parlour.training.opponents import OpponentPool, parse_opponents
 from parlour.training.run_files import (
+    Checkpoint,
     RunFiles,
     copy_atomic,
     read_checkpoint,
@@ -47,6 +50,7 @@ from parlour.training.run_files import (
     write_atomic,
     write_checkpoint,
     write_evaluations,
+    write_pointer,
 )
 from parlour.training.single_agent import SingleAgentEnv
 from parlour.training.win_rates import quick_opponents, rates_deterministic, win_rates
@@ -84,8 +88,17 @@ class TrainResult:
     seconds: float
 
 
+def _warn(text: str) -> None:
+    print(f"warning: {text}", file=sys.stderr)
+
+
 class Trainer:
-    """One training run in ``out`` (see the module docstring)."""
+    """One training run in ``out`` (see the module docstring).
+
+    ``log`` gets the progress lines (evaluations), ``warn`` what a resume passed over
+    (a damaged checkpoint); ``timesteps`` extends a resumed run (and is saved in its
+    config.toml).  Construction checks everything it can (the configuration, the specs,
+    the run directory, a resumed run's checkpoint) before anything is written."""
 
     def __init__(
         self,
@@ -96,12 +109,18 @@ class Trainer:
         progress: bool = True,
         log: Callable[[str], None] = print,
         timesteps: int | None = None,
+        warn: Callable[[str], None] = _warn,
     ) -> None:
         require_train_extra()
         self.files = RunFiles(Path(out))
         self.progress = progress
         self.log = log
+        self.warn = warn
         root = self.files.root
+        if root.exists() and not root.is_dir():
+            raise ValueError(f"run directory {str(root)!r} is a file, not a directory")
+        self.checkpoint: Checkpoint | None = None
+        self.extended = False
         if resume:
             if not self.files.config.exists():
                 raise ValueError(f"cannot resume: {str(root)!r} is not a training run (no config.toml)")
@@ -110,9 +129,11 @@ class Trainer:
             if config is not None:
                 raise ValueError("a resumed run uses its saved config.toml; pass timesteps= to extend it")
             self.config = make_config(load_config(self.files.config))
-            if timesteps is not None:
+            if timesteps is not None and timesteps != self.config.timesteps:
                 self.config.timesteps = timesteps  # the only setting a resume may change
                 self.config.validate()
+                self.extended = True
+            self.checkpoint = read_checkpoint(self.files)  # DamagedRun if nothing is intact
         else:
             if config is None:
                 raise ValueError("a new run needs a configuration")
@@ -138,6 +159,13 @@ class Trainer:
                 )
             shutil.rmtree(root)
 
+    def saved_step(self) -> int | None:
+        """The step of the checkpoint ``checkpoint.json`` names now (None: none yet)."""
+        try:
+            return int(json.loads(self.files.pointer.read_text())["step"])
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+
     # -- the run ---------------------------------------------------------------------
 
     def run(self) -> TrainResult:
@@ -152,13 +180,24 @@ class Trainer:
         torch.set_num_threads(config.torch_threads)
         uses_self = any(spec == "self" for spec in config.opponents)
         if self.resume:
-            step, model_path, state = read_checkpoint(files)
-            snapshots = list(state["snapshots"])
+            checkpoint = self.checkpoint
+            assert checkpoint is not None
+            step, state = checkpoint.step, checkpoint.state
+            if checkpoint.damaged:
+                self.warn(
+                    f"{'; '.join(checkpoint.damaged)}; resuming from {checkpoint.folder}, the newest intact checkpoint "
+                    f"(step {step:,}): the steps after it are trained again and the damaged files replaced"
+                )
+                write_pointer(files, checkpoint.folder, step)
+            if self.extended:
+                write_atomic(files.config, config.to_toml())  # a plain --resume continues to the new total
+            # Snapshots live in snapshots/ (the saved paths may be relative to another working directory).
+            snapshots = [str(files.snapshots / Path(path).name) for path in state["snapshots"]]
             rows = read_evaluations(files, up_to=step)
             write_evaluations(files, rows)
             vec_env = make_vec_env(config, snapshots)
             with preserved_global_rng():
-                model = MaskablePPO.load(model_path, env=vec_env, device="cpu", tensorboard_log=str(files.tensorboard))
+                model = MaskablePPO.load(checkpoint.model, env=vec_env, device="cpu", tensorboard_log=str(files.tensorboard))
             set_global_rng_state(state["rng"])
             best_score = state["best_score"]
             self.log(f"resuming {files.root} at step {step:,} of {self.total:,}")
@@ -187,6 +226,7 @@ class Trainer:
             rows, best_score = self._evaluate(model, 0, -np.inf)  # the untrained start of the curve
             self._checkpoint(model, rows, snapshots, best_score, global_rng_state())
         bar = _progress_bar(self.total, model.num_timesteps, self.progress)
+        finished = False
         try:
             while model.num_timesteps < self.total:
                 segment = model.num_timesteps // self.segment_steps
@@ -199,10 +239,16 @@ class Trainer:
                 new_rows, best_score = self._evaluate(model, model.num_timesteps, best_score)
                 rows.extend(new_rows)
                 self._checkpoint(model, rows, snapshots, best_score, rng)
+            finished = True
         finally:
             if bar is not None:
                 bar.close()
-            vec_env.close()
+            try:
+                vec_env.close()
+            except Exception:
+                if finished:
+                    raise
+                # interrupted (Ctrl-C reaches SubprocVecEnv's workers too): the interruption is what to report
         self._plot(rows)
         best_step = _best_step(rows)
         return TrainResult(files.root, model.num_timesteps, rows, best_step, time.perf_counter() - start)

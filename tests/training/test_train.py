@@ -1,7 +1,10 @@
 """Training runs: a CI-sized run saves, reloads and plays; kill-and-resume continues
 exactly; damaged files are rejected with clear messages; the CLI."""
 
+import json
 import os
+import shlex
+import shutil
 import signal
 import subprocess
 import sys
@@ -86,33 +89,92 @@ def test_resume_is_exact(tmp_path):
     assert resumed.evaluations == whole.evaluations
 
 
-def test_kill_and_resume_continues_where_it_stopped(tmp_path):
+TRAIN = ["train", "--game", "sticks", "--opponents", "random,self", "--timesteps", "1536", "--n-envs", "2",
+         "--eval-every", "256", "--eval-games", "10", "--snapshot-every", "256", "--eval-opponents", "random",
+         "--set", "ppo.n_steps=64", "--set", "ppo.batch_size=64", "--set", "ppo.n_epochs=2", "--set", "ppo.net_arch=[32]",
+         "--final-games", "0", "--quiet"]
+"""A CI-sized run through the command line: six segments of 256 steps."""
+
+
+@pytest.fixture(scope="module")
+def whole(tmp_path_factory):
+    """The run of ``TRAIN``, never interrupted."""
+    run = tmp_path_factory.mktemp("whole") / "run"
+    assert main([*TRAIN, "--out", str(run)]) == 0
+    return run
+
+
+def start_training(run, stderr=subprocess.DEVNULL):
+    """``parlour TRAIN --out run`` in another process (with Python's own Ctrl-C handling,
+    even if this process was started with SIGINT ignored), once its first checkpoint is written."""
+    code = ("import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+            f"from parlour.cli import main; sys.exit(main({[*TRAIN, '--out', str(run)]!r}))")
+    process = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.DEVNULL, stderr=stderr, text=True)
+    deadline = time.time() + 120
+    while not (run / "checkpoint.json").exists() and time.time() < deadline and process.poll() is None:
+        time.sleep(0.05)
+    if process.poll() is not None:
+        process.communicate()
+        pytest.fail("the run finished (or failed) before it could be stopped")
+    return process
+
+
+def test_kill_and_resume_continues_where_it_stopped(tmp_path, whole):
     """A real kill: a training process is SIGKILLed after its first checkpoint; the
     resumed run ends with the same step count, model and evaluation log as one that
     was never interrupted, and TensorBoard keeps one run directory."""
     run = tmp_path / "killed"
-    args = ["train", "--game", "sticks", "--opponents", "random,self", "--timesteps", "1536", "--n-envs", "2",
-            "--eval-every", "256", "--eval-games", "10", "--snapshot-every", "256", "--eval-opponents", "random",
-            "--set", "ppo.n_steps=64", "--set", "ppo.batch_size=64", "--set", "ppo.n_epochs=2", "--set", "ppo.net_arch=[32]",
-            "--final-games", "0", "--quiet"]
-    code = f"import sys; from parlour.cli import main; sys.exit(main({[*args, '--out', str(run)]!r}))"
-    process = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    process = start_training(run)
     try:
-        deadline = time.time() + 120
-        while not (run / "checkpoint.json").exists() and time.time() < deadline and process.poll() is None:
-            time.sleep(0.05)
-        assert process.poll() is None, "the run finished before it could be killed"
         os.kill(process.pid, signal.SIGKILL)
     finally:
         process.wait()
     stopped = read_evaluations(RunFiles(run))
     assert 0 < len(stopped) < 7
     assert main(["train", "--out", str(run), "--resume", "--final-games", "0", "--quiet"]) == 0
-    assert main([*args, "--out", str(tmp_path / "whole")]) == 0
-    assert read_evaluations(RunFiles(run)) == read_evaluations(RunFiles(tmp_path / "whole"))
+    assert read_evaluations(RunFiles(run)) == read_evaluations(RunFiles(whole))
     assert [r["step"] for r in read_evaluations(RunFiles(run))] == [256 * k for k in range(7)]
-    assert same_params(run / "last.zip", tmp_path / "whole" / "last.zip")
+    assert same_params(run / "last.zip", whole / "last.zip")
     assert [p.name for p in (run / "tb").iterdir()] == ["ppo_0"]
+
+
+def test_ctrl_c_says_how_to_resume(tmp_path, whole):
+    """A real Ctrl-C (SIGINT): no traceback, one line with the last checkpoint and the
+    command that continues the run, exit status 130; that command ends the run exactly
+    as an uninterrupted one."""
+    run = tmp_path / "interrupted"
+    process = start_training(run, stderr=subprocess.PIPE)
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=120)
+    assert process.returncode == 130, err
+    assert "Traceback" not in err
+    step = json.loads((run / "checkpoint.json").read_text())["step"]
+    resume = f"parlour train --out {shlex.quote(str(run))} --resume"
+    assert err.splitlines() == [
+        f"parlour train: interrupted; the run in {str(run)!r} is saved at its checkpoint of step {step:,} of 1,536; "
+        f"continue it with: {resume}"
+    ]
+    assert main([*shlex.split(resume)[1:], "--final-games", "0", "--quiet"]) == 0
+    assert read_evaluations(RunFiles(run)) == read_evaluations(RunFiles(whole))
+    assert same_params(run / "last.zip", whole / "last.zip")
+
+
+def test_ctrl_c_in_the_final_arena(tmp_path, monkeypatch, capsys):
+    import parlour.training.arena
+
+    def interrupt(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(parlour.training.arena, "play_match", interrupt)
+    run = tmp_path / "run"
+    args = ["train", "--game", "sticks", "--option", "num_sticks=9", "--opponents", "random", "--timesteps", "128", "--n-envs", "2",
+            "--eval-every", "128", "--eval-games", "2", "--eval-opponents", "random", "--set", "ppo.n_steps=64",
+            "--set", "ppo.batch_size=64", "--set", "ppo.net_arch=[8]", "--final-games", "4", "--quiet", "--out", str(run)]
+    assert main(args) == 130
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and len(err.splitlines()) == 1
+    assert "training is complete" in err
+    assert f"parlour arena --game sticks --option=num_sticks=9 --agents ppo:{run / 'best.zip'}" in err
 
 
 def test_resume_from_the_first_checkpoint(tmp_path):
@@ -126,16 +188,119 @@ def test_resume_from_the_first_checkpoint(tmp_path):
     assert same_params(tmp_path / "whole" / "last.zip", tmp_path / "cut" / "last.zip")
 
 
-def test_truncated_checkpoint_is_rejected(tmp_path):
+SMALL_RUN = ["train", "--game", "sticks", "--opponents", "random", "--timesteps", "512", "--n-envs", "2", "--eval-every", "256",
+             "--eval-games", "6", "--eval-opponents", "random", "--set", "ppo.n_steps=64", "--set", "ppo.batch_size=64",
+             "--set", "ppo.net_arch=[16]", "--final-games", "0", "--quiet"]
+
+
+@pytest.fixture(scope="module")
+def small_run(tmp_path_factory):
+    """A finished run with checkpoints at steps 256 and 512 (copy it before changing it)."""
+    run = tmp_path_factory.mktemp("small") / "run"
+    assert main([*SMALL_RUN, "--out", str(run)]) == 0
+    return run
+
+
+def contents(folder):
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def truncate(path):
+    path.write_bytes(path.read_bytes()[: len(path.read_bytes()) // 2])
+
+
+@pytest.mark.parametrize(
+    ("damage", "damaged", "resumed_at"),
+    [
+        (lambda run: truncate(run / "checkpoints" / "step_000000512" / "model.zip"),
+         "checkpoints/step_000000512/model.zip is corrupt or truncated (SHA-256 mismatch)", 256),
+        (lambda run: (run / "checkpoints" / "step_000000512" / "state.pkl").unlink(),
+         "checkpoints/step_000000512/state.pkl is missing", 256),
+        (lambda run: (run / "checkpoint.json").write_text("{not json"), "checkpoint.json is damaged", 512),
+        (lambda run: truncate(run / "checkpoint.json"), "checkpoint.json is damaged", 512),
+        (lambda run: (run / "checkpoint.json").unlink(), None, 512),
+    ],
+    ids=["truncated-model", "missing-state", "corrupt-pointer", "truncated-pointer", "missing-pointer"],
+)
+def test_resume_passes_over_a_damaged_checkpoint(damage, damaged, resumed_at, small_run, tmp_path, capsys):
+    """A damaged latest checkpoint (or checkpoint.json): the resume says which file and
+    continues from the newest intact checkpoint, ending where the undamaged run ended."""
     run = tmp_path / "run"
-    Trainer(small_config(timesteps=256, opponents=["random"]), run, progress=False, log=lambda _: None).run()
-    model = sorted((run / "checkpoints").glob("step_*/model.zip"))[-1]  # the latest, step 256
-    model.write_bytes(model.read_bytes()[:1000])
-    with pytest.raises(ValueError, match="corrupt or truncated"):
-        Trainer(None, run, resume=True, progress=False).run()
-    (run / "checkpoint.json").write_text("{not json")
-    with pytest.raises(ValueError, match="checkpoint.json is corrupt"):
-        Trainer(None, run, resume=True, progress=False).run()
+    shutil.copytree(small_run, run)
+    damage(run)
+    assert main(["train", "--out", str(run), "--resume", "--final-games", "0", "--quiet"]) == 0
+    captured = capsys.readouterr()
+    assert "Traceback" not in captured.err
+    assert f"resuming {run} at step {resumed_at}" in captured.out
+    if damaged is not None:
+        assert captured.err.count("\n") == 1 and f"{run}/{damaged}" in captured.err
+        assert f"resuming from {run}/checkpoints/step_{resumed_at:09d}, the newest intact checkpoint" in captured.err
+    assert read_evaluations(RunFiles(run)) == read_evaluations(RunFiles(small_run))
+    assert same_params(run / "last.zip", small_run / "last.zip")
+    assert main(["train", "--out", str(run), "--resume", "--final-games", "0", "--quiet"]) == 0
+    assert capsys.readouterr().err == ""  # repaired: checkpoint.json names an intact checkpoint
+
+
+def test_resume_refuses_when_no_checkpoint_is_intact(small_run, tmp_path, capsys):
+    """Nothing intact: one line naming the damaged files and the command that starts
+    over; nothing in the run directory is changed."""
+    run = tmp_path / "run"
+    shutil.copytree(small_run, run)
+    truncate(run / "checkpoints" / "step_000000512" / "model.zip")
+    (run / "checkpoints" / "step_000000256" / "state.pkl").write_bytes(b"junk")
+    before = contents(run)
+    assert main(["train", "--out", str(run), "--resume", "--quiet"]) == 1
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and len(err.splitlines()) == 1
+    assert err.startswith(f"parlour train: error: run {str(run)!r} cannot be resumed, no checkpoint is intact: ")
+    assert f"{run}/checkpoints/step_000000512/model.zip is corrupt or truncated" in err
+    assert f"{run}/checkpoints/step_000000256/state.pkl is corrupt or truncated" in err
+    assert f"parlour train --config {run}/config.toml --out {run}-new" in err and "--force" in err
+    assert contents(run) == before
+    (run / "config.toml").write_text("timesteps = ")  # the settings themselves damaged
+    assert main(["train", "--out", str(run), "--resume", "--quiet"]) == 1
+    err = capsys.readouterr().err
+    assert len(err.splitlines()) == 1 and "config.toml' is not valid TOML" in err and "Traceback" not in err
+
+
+def test_resume_of_a_run_stopped_before_its_first_checkpoint(tmp_path, capsys):
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "config.toml").write_text(small_config().to_toml())
+    assert main(["train", "--out", str(run), "--resume", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert len(err.splitlines()) == 1 and "no checkpoint to resume from" in err and f"--config {run}/config.toml" in err
+
+
+def test_resume_accepts_unchanged_settings_and_names_changed_ones(small_run, tmp_path, capsys):
+    run = tmp_path / "run"
+    shutil.copytree(small_run, run)
+    same = ["--eval-every", "256", "--seed", "0", "--opponents", "random", "--n-envs", "2", "--option", "num_sticks=10",
+            "--set", "ppo.n_steps=64", "--set", "ppo.learning_rate=0.0003", "--game", "sticks"]
+    assert main(["train", "--out", str(run), "--resume", *same, "--final-games", "0", "--quiet"]) == 0
+    assert "Traceback" not in capsys.readouterr().err
+    before = contents(run)
+    changed = ["--eval-every", "5000", "--option", "max_take=2", "--set", "ppo.n_steps=32", "--seed", "0"]
+    assert main(["train", "--out", str(run), "--resume", *changed, "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert len(err.splitlines()) == 1
+    assert "only --timesteps may change" in err
+    assert "--eval-every 5000 changes eval_every (saved 256, given 5000)" in err
+    assert "--option max_take=2 changes game_options.max_take (saved 3, given 2)" in err
+    assert "--set ppo.n_steps=32 changes ppo.n_steps (saved 64, given 32)" in err
+    assert "seed" not in err
+    assert contents(run) == before
+
+
+def test_resume_extends_a_run_and_remembers_it(small_run, tmp_path):
+    """``--resume --timesteps N`` extends the run and saves N, so that a plain
+    ``--resume`` after an interruption continues to N as well; snapshot paths are
+    found from any working directory."""
+    run = tmp_path / "run"
+    shutil.copytree(small_run, run)
+    assert main(["train", "--out", str(run), "--resume", "--timesteps", "768", "--final-games", "0", "--quiet"]) == 0
+    assert load_config(run / "config.toml")["timesteps"] == 768
+    assert [r["step"] for r in read_evaluations(RunFiles(run))] == [0, 256, 512, 768]
 
 
 def test_refuses_to_overwrite_a_run(tmp_path):
@@ -250,16 +415,32 @@ def test_bad_config_file(tmp_path):
         merge({}, "ppo_lr", 1)
 
 
-def test_cli_train_errors(tmp_path, capsys):
-    assert main(["train", "--resume"]) == 2
-    assert "--resume needs --out" in capsys.readouterr().err
-    assert main(["train", "--out", str(tmp_path), "--resume", "--seed", "3"]) == 2
-    assert "only --timesteps may change" in capsys.readouterr().err
-    assert main(["train", "--game", "sticks", "--opponents", "nobody", "--out", str(tmp_path / "x")]) == 2
-    assert "unknown policy 'nobody'" in capsys.readouterr().err
-    assert main(["train", "--game", "sticks", "--set", "ppo.gamma=high", "--out", str(tmp_path / "y")]) == 2
-    assert "ppo.gamma must be a float" in capsys.readouterr().err
-    assert not (tmp_path / "x").exists() and not (tmp_path / "y").exists()
+@pytest.mark.parametrize(
+    ("args", "text"),
+    [
+        (["--opponents", "nobody"], "unknown policy 'nobody'"),
+        (["--opponents", "random,random", "--weights", "1"], "1 opponent weights [1.0] for 2 opponents"),
+        (["--eval-opponents", "ppo"], "needs a model file"),
+        (["--eval-opponents", "ppo:{tmp}/missing.zip"], "does not exist"),
+        (["--set", "ppo.batch_size=4096"], "larger than a rollout"),
+    ],
+)
+def test_cli_train_errors(args, text, tmp_path, capsys):
+    """Errors found by the trainer (with the train extra): one line, status 2, nothing written."""
+    args = [arg.format(tmp=tmp_path) for arg in args]
+    assert main(["train", "--game", "sticks", *args, "--out", str(tmp_path / "x")]) == 2
+    err = capsys.readouterr().err
+    assert len(err.splitlines()) == 1 and err.startswith("parlour train: error: ") and text in err
+    assert not (tmp_path / "x").exists()
+
+
+def test_cli_model_file_errors(small_run, tmp_path, capsys):
+    truncated = tmp_path / "truncated.zip"
+    truncated.write_bytes((small_run / "best.zip").read_bytes()[:2000])
+    for spec, text in [(f"ppo:{truncated}", "corrupt or truncated"), (f"ppo:{tmp_path}/missing.zip", "does not exist")]:
+        assert main(["arena", "--game", "sticks", "--agents", spec, "random", "--quiet"]) == 2
+        err = capsys.readouterr().err
+        assert len(err.splitlines()) == 1 and text in err, err
 
 
 def test_cli_train_prints_the_arena_table(tmp_path, capsys):
