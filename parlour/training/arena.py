@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import signal
 import sys
 import time
 from collections.abc import Iterable, Sequence
@@ -200,7 +201,9 @@ _WORKER: dict[str, Any] = {}
 
 
 def _init_worker(game: Game, agents: Sequence[AgentLike]) -> None:
-    """Run once in each worker process: rebuild the game's policies."""
+    """Run once in each worker process: rebuild the game's policies.  Ctrl-C is the
+    parent's to handle (it stops the workers), so the workers ignore it."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     _WORKER["game"] = game
     _WORKER["policies"] = build_agents(game, agents)
     _WORKER["labels"] = agent_labels(agents)
@@ -342,23 +345,16 @@ def _play_parallel(
     bar: _Progress,
 ) -> list[GameRecord]:
     import multiprocessing
-    from concurrent.futures import FIRST_EXCEPTION, ProcessPoolExecutor, wait
 
     size = max(1, min(64, math.ceil(len(specs) / (workers * 8))))
     context = multiprocessing.get_context("spawn")
     records: list[GameRecord] = []
-    with ProcessPoolExecutor(workers, mp_context=context, initializer=_init_worker, initargs=(game, list(agents))) as pool:
-        pending = {pool.submit(_play_chunk, chunk) for chunk in _chunks(specs, size)}
-        while pending:
-            done, pending = wait(pending, return_when=FIRST_EXCEPTION)
-            for future in done:
-                error = future.exception()
-                if error is not None:
-                    for other in pending:
-                        other.cancel()
-                    raise error
-                chunk_records, chunk_timing = future.result()
-                records.extend(chunk_records)
-                timing += chunk_timing
-                bar.update(len(chunk_records))
+    # Leaving the block terminates the workers at once, whatever ended it: the last
+    # result, a failed game, or Ctrl-C (which the workers ignore, so that only this
+    # process reports it), instead of waiting for the games still queued.
+    with context.Pool(workers, initializer=_init_worker, initargs=(game, list(agents))) as pool:
+        for chunk_records, chunk_timing in pool.imap_unordered(_play_chunk, list(_chunks(specs, size))):
+            records.extend(chunk_records)
+            timing += chunk_timing
+            bar.update(len(chunk_records))
     return records

@@ -1,7 +1,11 @@
 """The arena: schedule, seeds, worker-independence, ratings, reports and the CLI."""
 
 import json
+import os
+import signal
+import subprocess
 import sys
+import time
 from collections import Counter
 
 import numpy as np
@@ -212,6 +216,28 @@ def test_more_seats_than_two_compare_every_pair_in_a_game():
 def test_a_failing_policy_is_named():
     with pytest.raises(GameFailed, match=r"game 0 \(seat 0: illegal, seat 1: random\).*IllegalActionError"):
         play_match(STICKS, [Illegal(STICKS), "random"], 2, seed=0, progress=False)
+
+
+def test_a_failing_policy_is_named_from_a_worker_too():
+    with pytest.raises(GameFailed, match=r"seat 0: illegal, seat 1: random.*IllegalActionError"):
+        play_match(STICKS, [Illegal(STICKS), "random"], 40, seed=0, workers=2, progress=False)
+
+
+@pytest.mark.slow
+def test_ctrl_c_stops_a_multi_worker_arena_at_once(tmp_path):
+    """A real SIGINT to the process group (what Ctrl-C in a terminal sends): the workers
+    ignore it and are stopped by the parent, which prints one line and exits 130 without
+    waiting for the games still queued."""
+    command = [sys.executable, "-m", "parlour.cli", "arena", "--game", "double_card", "--agents", "original-tournament",
+               "original-tournament:time_limit=0.5", "--games", "200", "--workers", "2", "--quiet"]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    time.sleep(6)  # the workers are up and playing
+    os.killpg(process.pid, signal.SIGINT)
+    start = time.perf_counter()
+    _, err = process.communicate(timeout=60)
+    assert time.perf_counter() - start < 15
+    assert process.returncode == 130, err
+    assert "Traceback" not in err and err.strip().splitlines()[-1] == "parlour arena: interrupted"
 
 
 def test_progress_goes_to_stderr_only_when_asked(capsys):
