@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 import parlour
+from parlour.errors import DamagedFileError
 from parlour.games import GAMES, Game, load_game
 from parlour.registration import env_id
 
@@ -180,6 +181,8 @@ def _check_spec(spec: str, game: Game) -> None:
     try:
         make_from_spec(spec, game)
         return
+    except DamagedFileError as error:
+        raise Failure(str(error)) from None
     except ValueError as error:
         problem = str(error)
     name = spec.partition(":")[0].strip()
@@ -605,7 +608,7 @@ def error_line(error: BaseException) -> tuple[int, str]:
         code, text = 130, "interrupted"
     elif isinstance(error, UsageError):
         code, text = 2, f"error: {error}"
-    elif isinstance(error, (Failure, ImportError, OSError)):
+    elif isinstance(error, (Failure, DamagedFileError, ImportError, OSError)):
         code, text = 1, f"error: {error}"
     else:
         code, text = 1, f"error: {type(error).__name__}: {error} (unexpected; --debug or PARLOUR_DEBUG=1 shows the traceback)"

@@ -28,3 +28,10 @@ class IllegalActionError(ValueError):
         if self.legal is not None:
             message = f"{message}; legal actions are {self.legal}"
         super().__init__(message)
+
+
+class DamagedFileError(ValueError):
+    """A file the user saved cannot be read: missing, truncated, corrupt, or not the
+    kind of file expected (a model file of another game, say).  The message names the
+    file.  A ``ValueError`` so callers that already catch bad values keep working; the
+    command line reports it as a failure (exit status 1), not as bad usage."""

@@ -19,6 +19,7 @@ pytest.importorskip("sb3_contrib", reason="needs the train extra")
 
 from parlour.baselines import make_from_spec
 from parlour.cli import main
+from parlour.errors import DamagedFileError
 from parlour.games import load_game
 from parlour.training.arena import play_match
 from parlour.training.config import (
@@ -322,7 +323,7 @@ def test_model_file_errors(tmp_path):
         make_from_spec(f"ppo:{tmp_path / 'missing.zip'}", sticks)
     truncated = tmp_path / "truncated.zip"
     truncated.write_bytes((run / "best.zip").read_bytes()[:2000])
-    with pytest.raises(ValueError, match="corrupt or truncated"):
+    with pytest.raises(DamagedFileError, match="corrupt or truncated"):
         make_from_spec(f"ppo:{truncated}", sticks)
     with pytest.raises(ValueError, match="trained for 'sticks', not 'goofspiel'"):
         make_from_spec(f"ppo:{run / 'best.zip'}", load_game("goofspiel"))
@@ -331,7 +332,7 @@ def test_model_file_errors(tmp_path):
     foreign = tmp_path / "foreign.zip"
     with zipfile.ZipFile(foreign, "w") as archive:
         archive.writestr("data", "{}")
-    with pytest.raises(ValueError, match="not written by parlour"):
+    with pytest.raises(DamagedFileError, match="not written by parlour"):
         make_from_spec(f"ppo:{foreign}", sticks)
     with pytest.raises(ValueError, match="needs a model file"):
         make_from_spec("ppo", sticks)
@@ -437,8 +438,8 @@ def test_cli_train_errors(args, text, tmp_path, capsys):
 def test_cli_model_file_errors(small_run, tmp_path, capsys):
     truncated = tmp_path / "truncated.zip"
     truncated.write_bytes((small_run / "best.zip").read_bytes()[:2000])
-    for spec, text in [(f"ppo:{truncated}", "corrupt or truncated"), (f"ppo:{tmp_path}/missing.zip", "does not exist")]:
-        assert main(["arena", "--game", "sticks", "--agents", spec, "random", "--quiet"]) == 2
+    for spec, text, code in [(f"ppo:{truncated}", "corrupt or truncated", 1), (f"ppo:{tmp_path}/missing.zip", "does not exist", 2)]:
+        assert main(["arena", "--game", "sticks", "--agents", spec, "random", "--quiet"]) == code  # damaged: a failure; missing: usage
         err = capsys.readouterr().err
         assert len(err.splitlines()) == 1 and text in err, err
 

@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 
 from parlour.atomic import replace_atomic
+from parlour.errors import DamagedFileError
 from parlour.baselines.policy import Param, Policy, register
 from parlour.games import load_game
 from parlour.games.base import Game
@@ -105,7 +106,8 @@ def save_model(model: Any, path: str | os.PathLike, game: Game, extra: dict[str,
 
 
 def read_model_meta(path: str | os.PathLike) -> dict[str, Any]:
-    """The ``parlour.json`` of a model file; ``ValueError`` if missing, truncated or foreign."""
+    """The ``parlour.json`` of a model file; ``ValueError`` if it is missing,
+    ``DamagedFileError`` (a ``ValueError``) if it is truncated, corrupt or foreign."""
     path = Path(path)
     if not path.is_file():
         raise ValueError(f"model file {str(path)!r} does not exist")
@@ -113,16 +115,16 @@ def read_model_meta(path: str | os.PathLike) -> dict[str, Any]:
         with zipfile.ZipFile(path) as archive:
             names = archive.namelist()
             if META_ENTRY not in names:
-                raise ValueError(
+                raise DamagedFileError(
                     f"model file {str(path)!r} was not written by parlour (no {META_ENTRY}); "
                     "train it with `parlour train` or save it with parlour.baselines.learned.ppo.save_model"
                 )
             bad = archive.testzip()
             if bad is not None:
-                raise ValueError(f"model file {str(path)!r} is corrupt (entry {bad!r} fails its checksum)")
+                raise DamagedFileError(f"model file {str(path)!r} is corrupt (entry {bad!r} fails its checksum)")
             return json.loads(archive.read(META_ENTRY))
     except (zipfile.BadZipFile, EOFError, OSError, json.JSONDecodeError) as error:
-        raise ValueError(f"model file {str(path)!r} is corrupt or truncated ({error})") from None
+        raise DamagedFileError(f"model file {str(path)!r} is corrupt or truncated ({error})") from None
 
 
 def check_model_game(meta: dict[str, Any], game: Game, path: str | os.PathLike) -> None:
@@ -169,7 +171,7 @@ def load_model(path: str | os.PathLike, game: Game) -> Any:
             with preserved_global_rng():
                 model = MaskablePPO.load(path, device="cpu")
         except Exception as error:  # SB3 raises many kinds for a damaged archive
-            raise ValueError(f"model file {str(path)!r} cannot be loaded: {error}") from None
+            raise DamagedFileError(f"model file {str(path)!r} cannot be loaded: {error}") from None
         for stale in [k for k in _models if k[0] == key[0]]:  # an older version of the file
             del _models[stale]
         while len(_models) >= MODEL_CACHE_SIZE:
