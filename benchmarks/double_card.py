@@ -1,5 +1,5 @@
-"""Double Card: seed 002's node-count experiment (its Fig. 1) and the arena runs of
-docs/double_card.md.
+"""Double Card: the node-count experiment of Shao and Ding's COMP 6721 report (its Fig. 1),
+the arena runs and the speed figures of docs/double_card.md.
 
 ``python benchmarks/double_card.py nodes [--games 5] [--depths 2 3 4]``
     Plays whole games (h1 alpha-beta at depth 2 for both seats, from random 2-move
@@ -31,6 +31,15 @@ docs/double_card.md.
     depth on every move of whole games from random 2-move openings (the first games are
     those of ``nodes --deep``); CPU seconds per move (``time.process_time``), median,
     90th percentile, maximum, and the moves over the 6 s tournament budget.
+``python benchmarks/double_card.py speed [--runs 5]``
+    Throughput, in CPU seconds (``time.process_time``) so that other jobs on the machine
+    inflate it less, median of ``--runs`` runs: random playouts on the rules layer
+    (games/s, steps/s) and through the AEC ``env()`` (the driver of
+    ``benchmarks/playouts.py``); legal-move generations/s and clone + apply/s over 40
+    positions of quiet random games (two thirds of them recycling); ms per move and
+    nodes/s of alpha-beta at depth 3 with h2 (the seed's: no table, no ordering; and
+    ordered by evaluation, where h2's incremental cache serves siblings) and of
+    ``double-card-best`` at depth 4 (windows; h1), over 8 positions of random openings.
 ``python benchmarks/double_card.py arena NAME``
     One of the arena runs of the docs (``h1-vs-h2``, ``depths``, ``best``), with random
     2-move openings drawn from the arena's per-cycle seed so deterministic players meet
@@ -44,9 +53,11 @@ import statistics
 import time
 
 import numpy as np
+from playouts import Uniform, aec_playouts, rules_playouts  # the same driver
 
 from parlour.baselines import make
 from parlour.baselines.players.double_card import h1
+from parlour.envs import double_card_v0
 from parlour.games.base import make_rng
 from parlour.games.double_card import DoubleCardGame
 
@@ -186,6 +197,103 @@ def deep(games: int, depth: int, seed: int, verbose: bool = False) -> None:
           f"max {times[-1]:.2f}; {sum(t > 6 for t in times)} moves over 6 s")
 
 
+def _cpu_median(fn, runs: int) -> float:
+    """Median CPU seconds of ``fn()`` over ``runs`` runs (after one warm-up)."""
+    fn()
+    times = []
+    for _ in range(runs):
+        t0 = time.process_time()
+        fn()
+        times.append(time.process_time() - t0)
+    return statistics.median(times)
+
+
+def _quiet_positions(count: int, seed: int) -> list:
+    """Positions of random games that avoid ending moves while they can (max_moves 60),
+    so that a third of them are in the recycling phase."""
+    game = DoubleCardGame(max_moves=60)
+    rng = np.random.default_rng(seed)
+    out = []
+    while len(out) < count:
+        state = game.new_initial_state()
+        while not state.is_terminal() and len(out) < count:
+            if rng.random() < 0.25:
+                out.append(state.clone())
+            legal = list(state.legal_actions(state.to_move))
+            rng.shuffle(legal)
+            for action in legal:
+                child = state.clone()
+                child.apply(action)
+                if not child.is_terminal():
+                    break
+            state = child
+    return out
+
+
+def speed(runs: int, seed: int) -> None:
+    game = DoubleCardGame()
+    print(f"Double Card speed, CPU seconds, median of {runs} runs\n")
+    print("| measure | value |")
+    print("|---|---:|")
+    games = 300
+    steps = rules_playouts(game, games, Uniform(1))
+    seconds = _cpu_median(lambda: rules_playouts(game, games, Uniform(1)), runs)
+    print(f"| random playouts/s, rules layer | {games / seconds:,.0f} |")
+    print(f"| steps/s, rules layer | {steps / seconds:,.0f} |", flush=True)
+    env = double_card_v0.env()
+    env_games = 60
+    steps = aec_playouts(env, env_games, Uniform(1))
+    seconds = _cpu_median(lambda: aec_playouts(env, env_games, Uniform(1)), runs)
+    print(f"| random playouts/s, AEC env() | {env_games / seconds:,.0f} |")
+    print(f"| steps/s, AEC env() | {steps / seconds:,.0f} |", flush=True)
+    states = _quiet_positions(40, seed)
+    repeat = 50
+
+    def generate():
+        for _ in range(repeat):
+            for s in states:
+                s.legal_actions(s.to_move)
+
+    seconds = _cpu_median(generate, runs)
+    recycling = sum(s.phase in ("pick", "place") for s in states)
+    print(f"| legal-move generations/s ({recycling} of {len(states)} positions recycling) | "
+          f"{repeat * len(states) / seconds:,.0f} |")
+    children = [(s, s.legal_actions(s.to_move)) for s in states]
+
+    def clone_apply():
+        n = 0
+        for s, legal in children:
+            for action in legal[::3]:
+                s.clone().apply(action)
+                n += 1
+        return n
+
+    n = clone_apply()
+    seconds = _cpu_median(clone_apply, runs)
+    print(f"| clone + apply/s | {n / seconds:,.0f} |", flush=True)
+    opening = OpeningDoubleCard()
+    roots = [opening.new_initial_state(seed + k) for k in range(8)]
+    for label, spec, params in (
+        ("alpha-beta depth 3, h2 (the seed's)", "alphabeta", dict(SEED, depth=3, evaluation="h2", tt=False, eval_cache=False)),
+        ("alpha-beta depth 3, h2, ordered by evaluation", "alphabeta", dict(depth=3, evaluation="h2", ordering="evaluation")),
+        ("double-card-best depth 4 (windows)", "double-card-best", dict(depth=4, time_limit=None)),
+        ("double-card-best depth 4 (h1)", "double-card-best", dict(depth=4, time_limit=None, evaluation="h1")),
+    ):
+        per_move, nodes_s = [], []
+        for root in roots:
+            def run(root=root, spec=spec, params=params):
+                policy = make(spec, opening, seed=0, **params)
+                policy.search(root.clone(), root.to_move)
+                return policy.stats["nodes"]
+
+            nodes_count = run()
+            seconds = _cpu_median(run, runs)
+            per_move.append(seconds)
+            nodes_s.append(nodes_count / seconds)
+        print(f"| {label}: ms/move (median of {len(roots)} positions) | {1000 * statistics.median(per_move):.1f} |")
+        print(f"| {label}: nodes/s | {statistics.median(nodes_s):,.0f} |", flush=True)
+
+
 ARENAS = {
     "h1-vs-h2": [
         ("depth 2", ["alphabeta:depth=2,evaluation=h1,tt=false,ordering=none,iterative=false",
@@ -244,6 +352,9 @@ def main() -> None:
     d.add_argument("--depth", type=int, default=6)
     d.add_argument("--seed", type=int, default=0)
     d.add_argument("--verbose", action="store_true", help="one line per move")
+    sp = sub.add_parser("speed")
+    sp.add_argument("--runs", type=int, default=5)
+    sp.add_argument("--seed", type=int, default=0)
     a = sub.add_parser("arena")
     a.add_argument("name", choices=sorted(ARENAS))
     a.add_argument("--workers", type=int, default=2)
@@ -255,6 +366,8 @@ def main() -> None:
             deep(args.deep_games, args.deep, args.seed)
     elif args.command == "deep":
         deep(args.games, args.depth, args.seed, args.verbose)
+    elif args.command == "speed":
+        speed(args.runs, args.seed)
     else:
         arena(args.name, args.workers, args.seed)
 

@@ -1,12 +1,14 @@
-"""Sets of small integers as int bitmasks: the card hands of Goofspiel and Tides of Time.
+"""Sets of small integers as int bitmasks: the card hands of Goofspiel and Tides of Time,
+the boards of Tribolo and Double Card.
 
-Bit ``i`` stands for card ``i + 1``.  ``set_bits`` is memoised because hands are
-enumerated on every step of every search.
+Bit ``i`` stands for card ``i + 1`` (hands) or cell ``i`` (boards).  ``set_bits`` is
+memoised because hands are enumerated on every step of every search; ``iter_bits`` is
+for wide masks (a 96-cell board) that are rarely seen twice.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 _BITS: dict[int, tuple[int, ...]] = {}
 
@@ -25,6 +27,15 @@ def set_bits(mask: int) -> tuple[int, ...]:
         if mask < 1 << 18:
             _BITS[mask] = out
     return out
+
+
+def iter_bits(mask: int) -> Iterator[int]:
+    """Indices of the set bits of ``mask``, ascending, one at a time, not memoised: for
+    masks of any width (bitboards) that rarely repeat, where a memo would only grow."""
+    while mask:
+        low = mask & -mask
+        yield low.bit_length() - 1
+        mask ^= low
 
 
 def mask_of(cards: Sequence[int]) -> int:

@@ -1,14 +1,18 @@
-"""Double Card players: the seed's h1 and h2 (features, incremental h2 = full recount),
-the generic searchers on the game, the seed's tournament player and ours."""
+"""Double Card players: Shao and Ding's h1 and h2 (features, incremental h2 = full
+recount, whatever positions come in between), the generic searchers on the game, their
+tournament player and ours (docs/double_card.md)."""
 
 import numpy as np
 import pytest
 
 from parlour.baselines import make
 from parlour.baselines.engines.alphabeta import LOSES, WINS
+from parlour.baselines.engines.heuristics import evaluation_names, get_evaluation
 from parlour.baselines.players.double_card import (
     SEED_WEIGHTS,
     DoubleCardBest,
+    LineCounts,
+    _line_features,
     h1,
     h1_features,
     h2,
@@ -18,8 +22,6 @@ from parlour.baselines.players.double_card import (
     seed_depth,
     windows,
 )
-from parlour.baselines.engines.heuristics import evaluation_names, get_evaluation
-from parlour.baselines.players.double_card import _line_features
 from parlour.games.double_card import LINES, DoubleCardGame
 
 SETUP_24 = [
@@ -79,7 +81,7 @@ def test_h2_incremental_equals_full_recount(seed):
     rng = np.random.default_rng(seed)
     game = DoubleCardGame(max_moves=60)
     state = game.new_initial_state(moves=SETUP_24 if seed % 2 else [])
-    h2(state)  # prime the cache
+    h2(state)  # the shared cache now holds this board
     while not state.is_terminal():
         child = state.clone()
         for _ in range(int(rng.integers(1, 4))):  # sometimes several plies between evaluations
@@ -88,6 +90,27 @@ def test_h2_incremental_equals_full_recount(seed):
             child.apply(int(rng.choice(child.legal_actions(child.to_move))))
         assert h2_features(child) == h2_features_full(child)
         state = child
+
+
+def test_h2_cache_is_keyed_by_the_board():
+    """Positions of unrelated games, in any order, with a shared or a fresh cache: the
+    cache only decides how many lines are recounted, never the counts."""
+    rng = np.random.default_rng(11)
+    games = [DoubleCardGame(max_moves=60).new_initial_state(moves=SETUP_24), DoubleCardGame(first_player="dots").new_initial_state()]
+    mine = LineCounts()
+    for _ in range(60):
+        k = int(rng.integers(2))
+        if games[k].is_terminal():
+            games[k] = DoubleCardGame().new_initial_state()
+        state = games[k]
+        state.apply(int(rng.choice(state.legal_actions(state.to_move))))
+        expected = h2_features_full(state)
+        assert h2_features(state) == expected  # the shared cache, after the other game's position
+        assert h2_features(state, mine) == expected
+        assert h2_features(state, LineCounts()) == expected  # from the empty board
+        assert mine.memory[:3] == (state.occ, state.red, state.filled)
+    memory = mine.memory
+    assert h2_features(state, mine) == expected and mine.memory is memory  # the same board: nothing recounted
 
 
 @pytest.mark.parametrize("evaluation", [h1, h2, windows])

@@ -1,5 +1,6 @@
-"""Double Card rules: every test vector of the rules file, recycling, the move limit,
-notation and bad input (rules file: ../shared/rules/double_card.md; docs/double_card.md)."""
+"""Double Card rules: every test vector of the rules specification the game was built
+from (its rules are documented in docs/double_card.md), recycling, the move limit,
+notation, the board's bitboards and bad input."""
 
 import numpy as np
 import pytest
@@ -7,8 +8,13 @@ import pytest
 from parlour.errors import IllegalActionError
 from parlour.games.double_card import (
     CELLS,
+    EMPTY,
     NUM_ACTIONS,
     PICK_BASE,
+    R_DOT,
+    R_RING,
+    W_DOT,
+    W_RING,
     DoubleCardGame,
     parse_notation,
 )
@@ -42,7 +48,7 @@ def start(moves, **config):
     return DoubleCardGame(**config).new_initial_state(moves=moves)
 
 
-# --- the rules file's test vectors -------------------------------------------------------
+# --- the specification's test vectors -----------------------------------------------------
 
 
 def test_vector_1_empty_board_has_60_moves():
@@ -206,7 +212,9 @@ def test_position_without_legal_recycling_move_is_a_draw():
     assert state.returns().tolist() == [0.0, 0.0]
     probe = state.clone()
     probe.winner = -1
-    assert probe._picks() == []  # the only free card is D12-E12, moved last
+    assert probe.legal_actions(probe.to_move) == []  # the only free card is D12-E12, moved last
+    assert probe.pick_error(state.last) == "that card was the opponent's last move and may not be taken"
+    assert "hanging" in probe.pick_error(probe.text_to_action("A 1 A 2") - PICK_BASE)
 
 
 def _quiet_game(config, seed):
@@ -385,6 +393,67 @@ def test_hanging_text_rejected():
     lines[-3] = " 2" + lines[-3][2:]
     with pytest.raises(ValueError, match="hanging"):
         DoubleCardGame().state_from_text("\n".join(lines))
+
+
+def test_placement_error_says_why_and_agrees_with_legal_actions():
+    state = start(["0 5 A 1"])  # A1 Ro, B1 W*
+    assert state.placement_error(1, 0) == "cell A 1 is occupied"
+    assert state.placement_error(1, 9) == "cell C 2 would hang over the empty C 1"
+    assert state.placement_error(1, 7) == "its right cell would be off the board (column H is the last)"
+    assert state.placement_error(2, 88) == "its top cell would be off the board (row 12 is the last)"
+    assert state.placement_error(2, 16) == "cell A 3 would hang over the empty A 2"
+    assert state.placement_error(1, 8) is None
+    recycling = start(SETUP_24)
+    recycling.apply(recycling.text_to_action("E 9 E 10"))
+    assert "recycle_rule=same_cells" in recycling.placement_error(2, 8 * 8 + 4)
+    for position in (state, start(SETUP_24[:20]), recycling):
+        legal = [a for a in range(PICK_BASE) if position.placement_error(a // CELLS + 1, a % CELLS) is None]
+        assert legal == position.legal_actions(position.to_move)
+
+
+def test_bitboards_heights_and_surface_follow_the_board():
+    # row 1: Ro W* (A1 B1, placement 5); C1-C2: Wo under R* (placement 2); D1: empty
+    state = start(["0 5 A 1", "0 2 C 1"])
+    assert state.seg[:4] == [R_RING, W_DOT, W_RING, EMPTY] and state.seg[8 + 2] == R_DOT
+    assert state.occ == 0b111 | 1 << 10
+    assert state.red == 0b001 | 1 << 10 and state.filled == 0b010 | 1 << 10
+    assert state.hanch == 1 and state.vanch == 1 << 2 and state.cards == 2
+    assert state.heights == [1, 1, 2, 0, 0, 0, 0, 0]
+    assert state.surface == 1 << 8 | 1 << 9 | 1 << 18 | 0b11111000
+    state.play("0 1 A 2")
+    assert state.heights[:3] == [2, 2, 2] and state.cards == 3
+
+
+def _planes_by_cell(state, player):
+    """The observation written cell by cell from the segments and the cards."""
+    obs = np.zeros((12, 96), dtype=np.float32)
+    for cell, code in enumerate(state.seg):
+        obs[0, cell] = code in (R_DOT, R_RING)
+        obs[1, cell] = code in (W_DOT, W_RING)
+        obs[2, cell] = code in (R_DOT, W_DOT)
+        obs[3, cell] = code in (R_RING, W_RING)
+    for anchor, other in state.card_cells():
+        obs[4 if other == anchor + 1 else 5, anchor] = 1
+    if state.last >= 0:
+        obs[6, [state.last, state.partner(state.last)]] = 1
+    if state.taken is not None:
+        anchor, p = state.taken
+        obs[7, [anchor, anchor + 1 if p % 2 else anchor + 8]] = 1
+        obs[9] = 1
+    obs[8] = player == state.game.colors_seat
+    obs[10] = state.cards == 24 or state.taken is not None
+    obs[11] = state.moves / state.game.max_moves
+    return obs.reshape(12, 12, 8)
+
+
+def test_observation_planes():
+    taken = start(SETUP_24, first_player="dots")
+    taken.apply(taken.text_to_action("D 1 D 2"))
+    for state in (DoubleCardGame().new_initial_state(), start(["0 5 A 1", "0 2 C 1"]), start(SETUP_24), taken):
+        for player in (0, 1):
+            obs = state.observation_tensor(player)
+            assert obs.dtype == np.float32 and obs.shape == (12, 12, 8)
+            assert np.array_equal(obs, _planes_by_cell(state, player))
 
 
 def test_rgb_array():

@@ -1,9 +1,11 @@
-"""Double Card players: the seed's heuristics h1 and h2, its tournament player, and ours.
+"""Double Card players: Shao and Ding's heuristics h1 and h2, their tournament player,
+and ours (all documented in docs/double_card.md).
 
-Seed 002 (Shao and Ding, "Heuristic Minimax search with Alpha-Beta pruning for the
-Double Card game", COMP 6721 report) scores a position for the searching player Max by
-counting *alive* two- and three-in-a-rows (runs of equal colour, or of equal dot,
-that an empty cell next to them could still extend to four):
+Jun Shao and Zhiyi Ding ("Heuristic Minimax search with Alpha-Beta pruning for the
+Double Card game", a COMP 6721 project report, Concordia University, winter 2019) score a
+position for the searching player Max by counting *alive* two- and three-in-a-rows (runs
+of equal colour, or of equal dot, that an empty cell next to them could still extend to
+four):
 
     h = w1 * threes(own) + w2 * twos(own) + w3 * threes(opp) + w4 * twos(opp)
 
@@ -15,11 +17,11 @@ with ``(w1, w2, w3, w4) = (5, 0.2, -10, -0.2)``; "own" is the searcher's objecti
   two cells either side horizontally and diagonally, the cell and two below vertically.
   Each run is counted once, whichever start cell finds it.
 * ``h2`` counts the same features on every line of the board, kept per line and updated
-  incrementally: a state remembers (``state.aux``) the per-line counts of the position
-  it was last evaluated in and which cells changed since (``state.dirty``), so only the
-  lines through those cells are counted again (the seed's e(s) = e'(s) + e(parent),
-  without its error-prone tree of visited states).
-* ``h1-w1`` and ``h1-w3``: h1 with the other weights of the seed's Table 1,
+  incrementally by a :class:`LineCounts` cache on the evaluation's side: it remembers
+  the bitboards and per-line counts of the position it evaluated last, finds the cells
+  that differ by XOR of the bitboards, and recounts only the lines through them (the
+  report's e(s) = e'(s) + e(parent), without its error-prone tree of visited states).
+* ``h1-w1`` and ``h1-w3``: h1 with the other weights of the report's Table 1,
   (5, 0.2, -5, -0.2) and (5, 0.2, -15, -0.2).
 * ``windows`` (ours, the best we found): every 4-cell window of the board that holds
   only one colour (or only one dot kind) plus empty cells, weighted by how full it is,
@@ -27,22 +29,22 @@ with ``(w1, w2, w3, w4) = (5, 0.2, -10, -0.2)``; "own" is the searcher's objecti
 
 An evaluation returns one value per seat: each seat's own ``h`` (from its objective),
 squashed by ``h / (|h| + 50)`` into (-1, 1) so a proven win outranks any heuristic.
-``alphabeta`` reads only the searcher's value, so it is exactly the seed's alpha-beta;
+``alphabeta`` reads only the searcher's value, so it is exactly the report's alpha-beta;
 ``minimax`` backs up max^n vectors, where each seat maximises its own ``h`` (the
 heuristic is not zero-sum because w3 != -w1).
 
-Policies: ``original-tournament`` (alpha-beta, h1, the seed's depth schedule, 6 s per move,
-no transposition table, as the seed played its tournament) and ``double-card-best``
-(alpha-beta with transposition table and iterative deepening under a time budget, with
-the ``windows`` evaluation; moves ordered by :func:`placement_hints` -- the rest by
-the change in the window weights they cause -- then killer moves and history, with
-three exact shortcuts: a win on the spot is searched alone (and the last one found at
-each depth is tried before the moves are generated), a move that completes only the
-opponent's line is skipped, and so, with at least two plies left, is a move that leaves
-the opponent a win on the spot (an open three of its kind not covered); principal
-variation search (Marsland and Campbell 1982); leaf evaluations cached by board, the
-seed's table of visited states).  The ``windows`` evaluation and the hints share base-5 window codes so
-that all 222 windows of a position are one numpy gather.
+Policies: ``original-tournament`` (alpha-beta, h1, the report's depth schedule, 6 s per
+move, no transposition table, as its authors played their tournament) and
+``double-card-best`` (alpha-beta with transposition table and iterative deepening under a
+time budget, with the ``windows`` evaluation; moves ordered by :func:`placement_hints`
+-- the rest by the change in the window weights they cause -- then killer moves and
+history, with three exact shortcuts: a win on the spot is searched alone (and the last
+one found at each depth is tried before the moves are generated), a move that completes
+only the opponent's line is skipped, and so, with at least two plies left, is a move
+that leaves the opponent a win on the spot (an open three of its kind not covered);
+principal variation search (Marsland and Campbell 1982); leaf evaluations cached by
+board, the report's table of visited states).  The ``windows`` evaluation and the hints
+share base-5 window codes so that all 222 windows of a position are one numpy gather.
 """
 
 from __future__ import annotations
@@ -56,15 +58,20 @@ from parlour.baselines.engines.heuristics import register_evaluation
 from parlour.baselines.policy import Param, register
 from parlour.baselines.references import References, register_references
 from parlour.games.base import Game, State
+from parlour.games.bitmask import iter_bits
 from parlour.games.double_card import (
     CARDS,
     CELLS,
     COLS,
+    COLUMN_A,
+    FULL,
+    LAST_COLUMN,
     LINES,
     LINES_OF,
     PICK_BASE,
     PLACEMENTS,
     ROWS,
+    TOP_ROW,
     WINDOWS,
 )
 
@@ -74,8 +81,6 @@ SQUASH = 50.0
 # feature of a segment code: colour (1 red, 2 white) and dot (1 filled, 2 empty); 0 = empty
 _COLOUR = (0, 1, 1, 2, 2)
 _DOT = (0, 1, 2, 1, 2)
-
-_NUM_LINES = len(LINES)
 
 
 def _squash(h: float) -> float:
@@ -126,35 +131,64 @@ def _line_features(seg: list[int], line: tuple[int, ...]) -> tuple[int, int, int
     return c3, c2, d3, d2
 
 
-def h2_features(state: Any) -> tuple[int, int, int, int]:
-    """Whole-board alive runs, from the cached per-line counts and the dirty cells."""
-    cache = state.aux
-    dirty = state.dirty
-    seg = state.seg
-    if cache is None or cache[0] != "h2":
-        per_line = [_line_features(seg, line) for line in LINES]
-        totals = [sum(f[k] for f in per_line) for k in range(4)]
-    elif dirty:
-        per_line = list(cache[1])
-        totals = list(cache[2])
-        lines = set()
-        while dirty:
-            low = dirty & -dirty
-            lines.update(LINES_OF[low.bit_length() - 1])
-            dirty ^= low
-        for index in lines:
-            old = per_line[index]
+_LINE_BITS_OF = [sum(1 << index for index in LINES_OF[cell]) for cell in range(CELLS)]
+"""Per cell: the lines through it, as a bitmask over the indices of ``LINES``."""
+_NO_RUNS = (0, 0, 0, 0)
+
+
+class LineCounts:
+    """h2's cache: the board (``occ``, ``red``, ``filled``) evaluated last, the alive-run
+    counts of each of its lines and their totals.
+
+    :meth:`features` recounts only the lines through the cells where the position it is
+    given differs from that board (XOR of the bitboards), then remembers the new board.
+    The counts depend on the board alone, so any position may follow any other (another
+    game, another policy, another thread): a distant one costs more recounting, never a
+    wrong count.  The memory is one tuple, replaced whole, so a reader never sees half an
+    update.  It starts from the empty board, whose lines hold no runs.
+    """
+
+    __slots__ = ("memory",)
+
+    def __init__(self) -> None:
+        self.memory: tuple[int, int, int, tuple, tuple[int, int, int, int]] = (
+            0, 0, 0, (_NO_RUNS,) * len(LINES), _NO_RUNS)
+
+    def features(self, state: Any) -> tuple[int, int, int, int]:
+        """(colour threes, colour twos, dot threes, dot twos) of the alive runs on the board."""
+        occ, red, filled = state.occ, state.red, state.filled
+        c_occ, c_red, c_filled, per_line, totals = self.memory
+        changed = (occ ^ c_occ) | (red ^ c_red) | (filled ^ c_filled)
+        if not changed:
+            return totals
+        lines = 0
+        for cell in iter_bits(changed):
+            lines |= _LINE_BITS_OF[cell]
+        seg = state.seg
+        per_line = list(per_line)
+        c3, c2, d3, d2 = totals
+        for index in iter_bits(lines):
             new = _line_features(seg, LINES[index])
+            old = per_line[index]
             if new != old:
                 per_line[index] = new
-                for k in range(4):
-                    totals[k] += new[k] - old[k]
-    else:
-        return cache[2]
-    result = tuple(totals)
-    state.aux = ("h2", per_line, result)
-    state.dirty = 0
-    return result
+                c3 += new[0] - old[0]
+                c2 += new[1] - old[1]
+                d3 += new[2] - old[2]
+                d2 += new[3] - old[3]
+        totals = (c3, c2, d3, d2)
+        self.memory = (occ, red, filled, tuple(per_line), totals)
+        return totals
+
+
+_LINE_COUNTS = LineCounts()
+"""The cache of the registered ``h2`` (searchers call ``evaluation(state)``)."""
+
+
+def h2_features(state: Any, cache: LineCounts | None = None) -> tuple[int, int, int, int]:
+    """Whole-board alive runs, counted incrementally from ``cache`` (default: the one
+    the registered ``h2`` uses)."""
+    return (cache or _LINE_COUNTS).features(state)
 
 
 def h2_features_full(state: Any) -> tuple[int, int, int, int]:
@@ -165,25 +199,26 @@ def h2_features_full(state: Any) -> tuple[int, int, int, int]:
 
 @register_evaluation("double_card", "h1")
 def h1(state: State) -> np.ndarray:
-    """The seed's h1: alive runs found from the surface and lateral cells."""
+    """The report's h1: alive runs found from the surface and lateral cells."""
     return _per_seat(state, *h1_features(state))
 
 
 @register_evaluation("double_card", "h1-w1")
 def h1_weights1(state: State) -> np.ndarray:
-    """h1 with the seed's Table 1 weights W1 = (5, 0.2, -5, -0.2)."""
+    """h1 with the report's Table 1 weights W1 = (5, 0.2, -5, -0.2)."""
     return _per_seat(state, *h1_features(state), weights=(5.0, 0.2, -5.0, -0.2))
 
 
 @register_evaluation("double_card", "h1-w3")
 def h1_weights3(state: State) -> np.ndarray:
-    """h1 with the seed's Table 1 weights W3 = (5, 0.2, -15, -0.2)."""
+    """h1 with the report's Table 1 weights W3 = (5, 0.2, -15, -0.2)."""
     return _per_seat(state, *h1_features(state), weights=(5.0, 0.2, -15.0, -0.2))
 
 
 @register_evaluation("double_card", "h2")
 def h2(state: State) -> np.ndarray:
-    """The seed's h2: the same features on every line, updated from the cells changed."""
+    """The report's h2: the same features on every line, recounted only on the lines
+    through the cells that changed since the last evaluation (:class:`LineCounts`)."""
     return _per_seat(state, *h2_features(state))
 
 
@@ -214,25 +249,20 @@ _SCAN = _build_scan()
 
 
 def h1_features(state: Any) -> tuple[int, int, int, int]:
-    """Count alive 2- and 3-runs touching a surface or lateral cell (seed 002's h1).
+    """Count alive 2- and 3-runs touching a surface or lateral cell (the report's h1).
 
     From each start cell the scan looks two cells each way (vertically: two below); a run
     is the maximal group of equal feature values around the start cell inside that span;
     it is alive if a cell just outside it (the 7-cell ray) is on the board and empty.
     A run is counted once (by its direction, kind and first cell)."""
     seg = state.seg
-    heights = state.heights
-    starts = set()
-    for col in range(COLS):
-        h = heights[col]
-        if h:
-            starts.add((h - 1) * COLS + col)
-        for row in range(h):
-            if (col > 0 and heights[col - 1] <= row) or (col < COLS - 1 and heights[col + 1] <= row):
-                starts.add(row * COLS + col)
+    occ = state.occ
+    empty = ~occ & FULL
+    top = occ & ~(occ >> COLS)  # the top segment of each column
+    lateral = occ & (empty << 1 & ~COLUMN_A | empty >> 1 & ~LAST_COLUMN)  # an empty cell beside it
     seen = set()
     counts = [0, 0, 0, 0]  # colour3, colour2, dot3, dot2
-    for start in starts:
+    for start in iter_bits(top | lateral):
         for d, ray in _SCAN[start]:
             for kind, table in ((0, _COLOUR), (2, _DOT)):
                 value = table[seg[start]]
@@ -316,9 +346,11 @@ def windows(state: State) -> np.ndarray:
     and a threat of the side to move counts double (it is its turn)."""
     codes = window_codes(state)[:-1]
     surface = np.zeros(ROWS * COLS + 1, dtype=bool)
-    for col, height in enumerate(state.heights):
-        if height < ROWS:
-            surface[height * COLS + col] = True
+    cells = state.surface
+    while cells:  # by hand, not iter_bits: the generator and a list index cost 10% of this evaluation
+        low = cells & -cells
+        surface[low.bit_length() - 1] = True
+        cells ^= low
     playable = surface[_WINDOW_INDEX5[_ROWS_RANGE, _MISSING[codes]]]
     colour_threats = int(np.count_nonzero(playable & _W_COLOUR3[codes]))
     dot_threats = int(np.count_nonzero(playable & _W_DOT3[codes]))
@@ -415,9 +447,8 @@ def placement_hints(state: Any, actions: list[int], decisive: float = _WIN_HINT,
         opponent_three = (_W_DOT3 if colours_move else _W_COLOUR3)[codes[:-1]]
         if opponent_three.any():
             threes = np.flatnonzero(opponent_three)
-            heights = state.heights
-            open_cells = {c for c in _WINDOW_INDEX[threes, _MISSING[codes[threes]]].tolist()
-                          if heights[c % COLS] == c // COLS < ROWS - 1}
+            playable = state.surface & ~TOP_ROW  # any segment can go there: the bottom of a vertical card
+            open_cells = {c for c in _WINDOW_INDEX[threes, _MISSING[codes[threes]]].tolist() if playable >> c & 1}
             if open_cells:
                 cells = _MOVE_CELLS[moves]
                 gives = np.zeros(len(actions), dtype=bool)
@@ -435,7 +466,7 @@ def placement_hints(state: Any, actions: list[int], decisive: float = _WIN_HINT,
 
 
 def seed_depth(move_number: int) -> int:
-    """The seed's tournament schedule, in moves, for the move about to be played (1-based)."""
+    """The report's tournament schedule, in moves, for the move about to be played (1-based)."""
     if move_number <= 2:
         return 2
     if move_number <= 10:
@@ -447,19 +478,8 @@ def seed_depth(move_number: int) -> int:
     return 2
 
 
-class _PrimedAlphaBeta(AlphaBetaSearch):
-    """Alpha-beta that, with h2, evaluates the root first, so h2's per-line cache is
-    inherited by every state of the search (each leaf then recounts only the lines it
-    changed)."""
-
-    def search(self, state: State, player: int) -> int:
-        if self.config["evaluation"] == "h2" and not state.is_terminal():
-            self.evaluate(state)
-        return super().search(state, player)
-
-
 @register
-class OriginalTournament(_PrimedAlphaBeta):
+class OriginalTournament(AlphaBetaSearch):
     name = "original-tournament"
     summary = "seed 002's tournament player: alpha-beta with h1 and the seed's depth schedule, 6 s per move"
     source = "seed 002 (Shao and Ding, COMP 6721 Double Card report), section 3.5"
@@ -488,7 +508,7 @@ class OriginalTournament(_PrimedAlphaBeta):
 
 
 @register
-class DoubleCardBest(_PrimedAlphaBeta):
+class DoubleCardBest(AlphaBetaSearch):
     """Ours: the generic alpha-beta with this game's hints (wins, blocks and threats
     first; wins on the spot searched alone, moves that lose on the spot or hand the
     opponent one skipped), the recent win tried first, and an evaluation cache keyed
@@ -534,7 +554,7 @@ class DoubleCardBest(_PrimedAlphaBeta):
         action = self.recent_wins.get(depth)
         if action is None or (state.cards >= CARDS and state.taken is None):  # recycling: take a card first
             return None
-        if state._placement_error(action // CELLS + 1, action % CELLS) is not None:
+        if state.placement_error(action // CELLS + 1, action % CELLS) is not None:
             return None
         child = state.clone()
         child.apply(action)
@@ -543,7 +563,7 @@ class DoubleCardBest(_PrimedAlphaBeta):
     def leaf_key(self, state: State) -> tuple:
         """The board and the side to move: all that h1, h2 and windows read, so leaves
         reached by the same placements in another order share one evaluation (the
-        seed's table of visited states; the full key also holds the last-moved card)."""
+        report's table of visited states; the full key also holds the last-moved card)."""
         return (state.occ, state.red, state.filled, state.to_move)
 
 

@@ -1,0 +1,312 @@
+"""Double Card's notation: moves in the assignment's notation and the text form of a
+position (both documented in docs/double_card.md).
+
+Moves: ``0 P C R`` (a regular move: placement ``P`` anchored on column ``C``, row
+``R``, e.g. ``0 5 A 2``); ``C1 R1 C2 R2 P C R`` (a recycling move: the two cells of the
+card taken, then where it goes, e.g. ``F 2 F 3 3 A 2``); its two sub-steps alone are
+``C1 R1 C2 R2`` (take) and ``P C R`` (place).
+
+The functions read a state through its public attributes and depend on :mod:`.board`
+only; the state's ``action_to_text``, ``text_to_action`` and ``to_text`` and the game's
+``state_from_text`` call them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from parlour.games.double_card.board import (
+    CARDS,
+    CELLS,
+    COLS,
+    COLUMN_A,
+    COLUMN_LETTERS,
+    HORIZONTAL,
+    NUM_ACTIONS,
+    PICK_BASE,
+    PLACEMENT_OF,
+    ROW_1,
+    ROWS,
+    SEG_FROM_TEXT,
+    SEG_OTHER,
+    SEG_TEXT,
+    cell_name,
+    other_cell,
+)
+
+if TYPE_CHECKING:
+    from parlour.games.double_card.rules import DoubleCardGame, DoubleCardState
+
+_CELL = r"([A-Ha-h])\s+(\d{1,2})"
+_REGULAR = re.compile(r"0\s+(\d)\s+" + _CELL)
+_TAKE = re.compile(_CELL + r"\s+" + _CELL)
+_PLACE = re.compile(r"(\d)\s+" + _CELL)
+_RECYCLE = re.compile(_CELL + r"\s+" + _CELL + r"\s+(\d)\s+" + _CELL)
+_HELP = "expected '0 P C R' (regular, e.g. '0 5 A 2') or 'C1 R1 C2 R2 P C R' (recycling, e.g. 'F 2 F 3 3 A 2')"
+
+
+def _cell(text: str, col: str, row: str) -> int:
+    r = int(row)
+    if not 1 <= r <= ROWS:
+        raise ValueError(f"malformed move {text!r}: row {row} is not 1..{ROWS}")
+    return (r - 1) * COLS + COLUMN_LETTERS.index(col.upper())
+
+
+def _placement(text: str, p: str) -> int:
+    if not 1 <= int(p) <= 8:
+        raise ValueError(f"malformed move {text!r}: placement {p} is not 1..8")
+    return int(p)
+
+
+def parse_notation(text: str) -> tuple[str, tuple]:
+    """Parse a move: ``("regular", (p, anchor))``, ``("take", ((c1, c2),))``,
+    ``("place", (p, anchor))`` or ``("recycle", ((c1, c2), p, anchor))``.
+
+    ``anchor`` is the named cell; a placement's fit on the board is checked by the state.
+    """
+    if not isinstance(text, str):
+        raise ValueError(f"a move must be a string in notation; {_HELP}; got {text!r}")
+    s = " ".join(text.split())
+    if m := _REGULAR.fullmatch(s):
+        return "regular", (_placement(text, m[1]), _cell(text, m[2], m[3]))
+    if m := _RECYCLE.fullmatch(s):
+        cells = (_cell(text, m[1], m[2]), _cell(text, m[3], m[4]))
+        return "recycle", (cells, _placement(text, m[5]), _cell(text, m[6], m[7]))
+    if m := _TAKE.fullmatch(s):
+        return "take", ((_cell(text, m[1], m[2]), _cell(text, m[3], m[4])),)
+    if m := _PLACE.fullmatch(s):
+        return "place", (_placement(text, m[1]), _cell(text, m[2], m[3]))
+    raise ValueError(f"malformed move {text!r}; {_HELP}")
+
+
+def _taken_cells(state: DoubleCardState) -> tuple[int, int]:
+    t_anchor, t_p = state.taken
+    return t_anchor, other_cell(t_anchor, HORIZONTAL[t_p])
+
+
+def action_text(state: DoubleCardState, action: int) -> str:
+    """``'0 5 A 2'`` (regular), ``'F 2 F 3'`` (take), ``'F 2 F 3 3 A 2'`` (place after a take)."""
+    if isinstance(action, bool) or not isinstance(action, (int, np.integer)) or not 0 <= action < NUM_ACTIONS:
+        raise ValueError(f"double_card actions are 0..{NUM_ACTIONS - 1}, got {action!r}")
+    action = int(action)
+    if action >= PICK_BASE:
+        anchor = action - PICK_BASE
+        other = state.partner(anchor)
+        if other < anchor:  # no card anchored here: name the anchor only
+            return f"take {cell_name(anchor)}"
+        return f"{cell_name(anchor)} {cell_name(other)}"
+    p, anchor = action // CELLS + 1, action % CELLS
+    if state.taken is not None:
+        t_anchor, t_other = _taken_cells(state)
+        return f"{cell_name(t_anchor)} {cell_name(t_other)} {p} {cell_name(anchor)}"
+    return f"0 {p} {cell_name(anchor)}"
+
+
+def action_from_text(state: DoubleCardState, text: str) -> int:
+    """The action for a move in notation, for the current sub-step.
+
+    Accepts ``0 P C R`` (a regular move), ``C1 R1 C2 R2`` (take a card),
+    ``P C R`` (place the card taken) and the whole recycling move
+    ``C1 R1 C2 R2 P C R`` (its take before the take, its placement after).
+    """
+    kind, parts = parse_notation(text)
+    phase = state.phase
+    if phase == "over":
+        raise ValueError(f"the game is over; no move {text!r} can be played")
+    if kind == "regular":
+        if phase != "regular":
+            raise ValueError(
+                f"{text!r} is a regular move, but all {CARDS} cards are on the board: "
+                f"recycle with 'C1 R1 C2 R2 P C R', e.g. 'F 2 F 3 3 A 2'"
+                if phase == "pick" else
+                f"{text!r} is a regular move, but a card was taken: place it with 'P C R' or the whole recycling move"
+            )
+        p, anchor = parts
+        return (p - 1) * CELLS + anchor
+    if phase == "regular":
+        raise ValueError(
+            f"{text!r} is a recycling move, but only {state.cards} of {CARDS} cards are on the board: "
+            f"play a regular move '0 P C R', e.g. '0 5 A 2'"
+        )
+    if kind == "place":
+        if phase != "place":
+            raise ValueError(f"{text!r} places a card, but none was taken: start with the card's cells 'C1 R1 C2 R2'")
+        p, anchor = parts
+        return (p - 1) * CELLS + anchor
+    cells = parts[0]
+    if phase == "pick":
+        if state.partner(cells[0]) != cells[1]:
+            raise ValueError(f"{text!r}: cells {cell_name(cells[0])} and {cell_name(cells[1])} do not hold one card")
+        return PICK_BASE + min(cells)
+    t_anchor, t_other = _taken_cells(state)
+    if kind == "take":
+        raise ValueError(
+            f"{text!r} takes a card, but the card from {cell_name(t_anchor)} {cell_name(t_other)} "
+            f"was already taken: place it with 'P C R'"
+        )
+    if sorted(cells) != [t_anchor, t_other]:
+        raise ValueError(f"{text!r}: the card being recycled came from {cell_name(t_anchor)} {cell_name(t_other)}")
+    p, anchor = parts[1], parts[2]
+    return (p - 1) * CELLS + anchor
+
+
+# --- the text form of a position -------------------------------------------------------------
+
+
+def status_text(state: DoubleCardState) -> str:
+    """``player_0 to move``, ``player_1 to place the card taken from D 1 (placement 6)``,
+    ``player_0 wins`` or ``draw``."""
+    if state.winner == 2:
+        return "draw"
+    if state.winner >= 0:
+        return f"player_{state.winner} wins"
+    if state.taken is not None:
+        t_anchor, t_p = state.taken
+        return f"player_{state.to_move} to place the card taken from {cell_name(t_anchor)} (placement {t_p})"
+    return f"player_{state.to_move} to move"
+
+
+def position_text(state: DoubleCardState) -> str:
+    """Header, then rows 12 down to 1: each cell is its segment (``R*`` ``Ro`` ``W*``
+    ``Wo`` or ``..``) and a link: ``>`` the card continues to the right, ``^`` it
+    continues upwards, a space otherwise."""
+    last = "none" if state.last < 0 else f"{cell_name(state.last)} {cell_name(state.partner(state.last))}"
+    header = (
+        f"double_card | move {state.moves}/{state.game.max_moves} | player_0 {state.objective(0)} | "
+        f"{status_text(state)} | last {last}"
+    )
+    lines = [header]
+    seg, hanch, vanch = state.seg, state.hanch, state.vanch
+    for row in range(ROWS - 1, -1, -1):
+        tokens = []
+        for cell in range(row * COLS, row * COLS + COLS):
+            link = ">" if hanch >> cell & 1 else "^" if vanch >> cell & 1 else " "
+            tokens.append(SEG_TEXT[seg[cell]] + link)
+        lines.append(f"{row + 1:>2} " + " ".join(tokens).rstrip())
+    lines.append("   " + " ".join(f"{c}  " for c in COLUMN_LETTERS).rstrip())
+    return "\n".join(lines)
+
+
+_HEADER = re.compile(
+    r"double_card \| move (?P<moves>\d+)/(?P<max>\d+) \| player_0 (?P<obj>colors|dots) \| "
+    r"(?P<status>player_(?P<seat>[01]) to move|player_(?P<pseat>[01]) to place the card taken from "
+    r"(?P<tc>[A-H]) (?P<tr>\d{1,2}) \(placement (?P<tp>[1-8])\)|player_(?P<wseat>[01]) wins|draw) \| "
+    r"last (?P<last>none|[A-H] \d{1,2})(?: [A-H] \d{1,2})?"
+)
+
+
+def _board(lines: list[str]) -> tuple[list[int], int, int]:
+    """Segments and card anchors (horizontal, vertical) of the 12 board lines, row 12
+    first; checks the cells' syntax, that every card has a real face, that each segment
+    is in one card and that none hangs."""
+    seg, hanch, vanch = [0] * CELLS, 0, 0
+    for i, line in enumerate(lines):
+        row = ROWS - 1 - i
+        prefix = f"{row + 1:>2} "
+        if not line.startswith(prefix):
+            raise ValueError(f"malformed double_card row {line!r}: expected it to start with {prefix!r}")
+        body = line[len(prefix):].ljust(COLS * 4 - 1)
+        if len(body) != COLS * 4 - 1:
+            raise ValueError(f"malformed double_card row {line!r}: expected {COLS} cells of 3 characters")
+        for col in range(COLS):
+            token = body[col * 4 : col * 4 + 3]
+            if col < COLS - 1 and body[col * 4 + 3] != " ":
+                raise ValueError(f"malformed double_card row {line!r}: cells must be separated by one space")
+            seg_text, link = token[:2], token[2]
+            if seg_text not in SEG_FROM_TEXT or link not in " >^":
+                raise ValueError(f"malformed cell {token!r} in row {row + 1}: expected one of R* Ro W* Wo .. followed by '>', '^' or ' '")
+            cell = row * COLS + col
+            seg[cell] = SEG_FROM_TEXT[seg_text]
+            if link == ">":
+                hanch |= 1 << cell
+            elif link == "^":
+                vanch |= 1 << cell
+    covered = 0  # each occupied cell in exactly one card with a real face
+    for anchor in range(CELLS):
+        bit = 1 << anchor
+        if not (hanch | vanch) & bit:
+            continue
+        horizontal = bool(hanch & bit)
+        if horizontal and anchor % COLS == COLS - 1 or not horizontal and anchor // COLS == ROWS - 1:
+            raise ValueError(f"card at {cell_name(anchor)} runs off the board")
+        other = other_cell(anchor, horizontal)
+        pair = bit | 1 << other
+        if covered & pair:
+            raise ValueError(f"card at {cell_name(anchor)} overlaps another card")
+        covered |= pair
+        key = (horizontal, seg[anchor])
+        if key not in PLACEMENT_OF or SEG_OTHER[PLACEMENT_OF[key]] != seg[other]:
+            raise ValueError(f"card at {cell_name(anchor)} {cell_name(other)} is not a Double Card face "
+                             f"({SEG_TEXT[seg[anchor]]} {SEG_TEXT[seg[other]]})")
+    occ = sum(1 << cell for cell in range(CELLS) if seg[cell])
+    if occ != covered:
+        stray = [cell_name(c) for c in range(CELLS) if (occ ^ covered) >> c & 1]
+        raise ValueError(f"segments at {stray} belong to no card (mark a card's bottom-left cell with '>' or '^')")
+    hanging = occ & ~(occ << COLS | ROW_1)
+    if hanging:
+        col = min(c for c in range(COLS) if hanging >> c & COLUMN_A)
+        raise ValueError(f"column {COLUMN_LETTERS[col]} has a segment hanging over an empty cell")
+    return seg, hanch, vanch
+
+
+def parse_position(game: DoubleCardGame, text: str, from_board: Callable[..., Any]) -> DoubleCardState:
+    """The position that :func:`position_text` printed as ``text``, built by
+    ``from_board(game, seg, hanch, vanch, moves=..., to_move=..., last=..., taken=...,
+    winner=...)``; a ``ValueError`` naming the first inconsistency otherwise (a stray
+    segment, an impossible face, a hanging cell, a card count that does not fit the move
+    number, a line on the board of a game in progress, the wrong player to move)."""
+    if not isinstance(text, str):
+        raise ValueError(f"a double_card position must be text, got {text!r}")
+    lines = text.strip("\n").split("\n")
+    if len(lines) != ROWS + 2:
+        raise ValueError(f"malformed double_card position: expected a header, {ROWS} rows and the column line; got {len(lines)} lines")
+    header = _HEADER.fullmatch(lines[0].strip())
+    if not header:
+        raise ValueError(f"malformed double_card header {lines[0]!r}; expected e.g. "
+                         f"'double_card | move 0/40 | player_0 colors | player_0 to move | last none'")
+    if int(header["max"]) != game.max_moves:
+        raise ValueError(f"position is for max_moves={header['max']}, this game has max_moves={game.max_moves}")
+    if header["obj"] != game.config["first_player"]:
+        raise ValueError(f"position has player_0 playing {header['obj']}, this game has first_player={game.config['first_player']!r}")
+    seg, hanch, vanch = _board(lines[1 : ROWS + 1])
+    cards = (hanch | vanch).bit_count()
+    moves = int(header["moves"])
+    if moves > game.max_moves:
+        raise ValueError(f"move {moves} is past max_moves={game.max_moves}")
+    last = -1
+    if header["last"] != "none":
+        col, row = header["last"].split()[:2]
+        last = _cell(header["last"], col, row)
+        if not (hanch | vanch) >> last & 1:
+            raise ValueError(f"last moved card {header['last']} is not the bottom-left cell of a card")
+    status = header["status"]
+    taken, winner, to_move = None, -1, moves % 2
+    if header["pseat"] is not None:
+        taken = (_cell(status, header["tc"], header["tr"]), int(header["tp"]))
+        to_move = int(header["pseat"])
+        if cards != CARDS - 1:
+            raise ValueError(f"a card is being recycled, so {CARDS - 1} cards must be on the board, not {cards}")
+    elif header["seat"] is not None:
+        to_move = int(header["seat"])
+    else:
+        winner = 2 if status == "draw" else int(header["wseat"])
+    if winner < 0 and to_move != moves % 2:
+        raise ValueError(f"after {moves} moves player_{moves % 2} is to move, not player_{to_move}")
+    expected = CARDS - 1 if taken is not None else min(moves, CARDS)
+    if cards != expected or taken is not None and moves < CARDS:
+        raise ValueError(f"{cards} cards on the board do not fit move {moves} (expected {expected})")
+    state = from_board(game, seg, hanch, vanch, moves=moves, to_move=to_move, last=last, taken=taken, winner=winner)
+    if winner < 0:
+        if moves >= game.max_moves:
+            raise ValueError(f"move {moves} reached max_moves={game.max_moves}: the game must be over")
+        if any(state.lines()):
+            raise ValueError("the board has a line of four but the game is not over")
+        if taken is None and cards >= CARDS and last >= 0 and not state.legal_actions(to_move):
+            raise ValueError("the player to move has no legal recycling move: the game must be a draw")
+    if position_text(state) != "\n".join(line.rstrip() for line in lines).strip("\n"):
+        raise ValueError(f"malformed double_card position; did you mean:\n{position_text(state)}")
+    return state

@@ -1,0 +1,508 @@
+"""Double Card's rules: legal moves, the move, wins, returns and the observation.
+
+The rules, the action ids and the observation planes are documented in
+docs/double_card.md; the board's layout and tables are in :mod:`.board`, the move
+notation and the text form of a position in :mod:`.notation`, the image in
+:mod:`.render`.
+
+A recycling move is two steps by the same seat (take a card, then place it), so that
+the action space stays ``Discrete(864)``; the move counter counts it once.  Wins are
+found incrementally: before a placement no line existed, so only the 4-cell windows
+through the two cells just filled can hold one (taking a card away cannot make one).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from parlour.errors import IllegalActionError
+from parlour.games.base import (
+    Game,
+    GameInfo,
+    Option,
+    PerfectInfoState,
+    State,
+    check_choice,
+    check_int,
+)
+from parlour.games.bitmask import iter_bits
+from parlour.games.double_card import notation, render
+from parlour.games.double_card.board import (
+    CARDS,
+    CELLS,
+    COLS,
+    COLUMN_A,
+    COLUMN_LETTERS,
+    EMPTY,
+    FULL,
+    HORIZONTAL,
+    LAST_COLUMN,
+    NUM_ACTIONS,
+    OBJECTIVES,
+    PICK_BASE,
+    PLACEMENT_OF,
+    R_DOT,
+    R_RING,
+    RECYCLE_RULES,
+    ROW_1,
+    ROWS,
+    SEG_ANCHOR,
+    SEG_OTHER,
+    TOP_ROW,
+    W_DOT,
+    WINDOWS,
+    cell_name,
+    other_cell,
+)
+
+NUM_PLANES = 12
+"""Observation planes (channels first, ``(12, 12 rows, 8 columns)``, row 0 = row 1)."""
+
+_BASES_AND_KINDS = tuple(((p - 1) * CELLS, p & 1) for p in range(1, 9))  # (first id, horizontal?)
+_NOT_LAST_COLUMN = FULL & ~LAST_COLUMN
+_BELOW_TOP_ROW = FULL & ~TOP_ROW
+
+
+class DoubleCardGame(Game):
+    name = "double_card"
+    summary = "Double Card: two players place two-cell cards on an 8 x 12 board, then recycle them; four in a row of a colour or of a dot kind wins."
+    options = {
+        "max_moves": Option(40, "moves (regular + recycling) before a draw: 40 (the seed's tournament) or 60 (the assignment)"),
+        "recycle_rule": Option("same_cells", "what a recycled card may not do: same_cells (not back onto its two cells), same_placement, none"),
+        "first_player": Option("colors", "objective of the first mover (player_0): colors or dots"),
+    }
+    start_options = {
+        "moves": "list of moves in the assignment's notation ('0 5 A 2', 'F 2 F 3 3 A 2') played from the empty board",
+    }
+    rgb_render = True
+
+    def _configure(self, values: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "max_moves": check_int("max_moves", values["max_moves"], 1, 1000),
+            "recycle_rule": check_choice("recycle_rule", values["recycle_rule"], RECYCLE_RULES),
+            "first_player": check_choice("first_player", values["first_player"], OBJECTIVES),
+        }
+
+    def _info(self) -> GameInfo:
+        max_moves = self.config["max_moves"]
+        return self._game_info(
+            num_players=2,
+            num_actions=NUM_ACTIONS,
+            perfect_information=True,
+            zero_sum=True,
+            has_chance=False,
+            max_game_length=max_moves + max(0, max_moves - CARDS),
+        )
+
+    @property
+    def max_moves(self) -> int:
+        return self.config["max_moves"]
+
+    @property
+    def recycle_rule(self) -> str:
+        return self.config["recycle_rule"]
+
+    @property
+    def colors_seat(self) -> int:
+        """The seat that plays colors (player_0 is the first mover)."""
+        return 0 if self.config["first_player"] == "colors" else 1
+
+    @property
+    def observation_shape(self) -> tuple[int, ...]:
+        return (NUM_PLANES, ROWS, COLS)
+
+    def new_initial_state(self, seed: int | np.random.Generator | None = None, **start: Any) -> DoubleCardState:
+        """The empty board, player_0 to move; ``moves=[...]`` plays those moves first.
+
+        No chance: ``seed`` is accepted for the protocol and ignored.
+        """
+        self._check_start(start)
+        state = DoubleCardState(self)
+        if "moves" in start:
+            moves = start["moves"]
+            if isinstance(moves, str) or not isinstance(moves, Sequence):
+                raise ValueError(f"start option moves must be a list of moves in notation, got {moves!r}")
+            for index, move in enumerate(moves):
+                if not isinstance(move, str):
+                    raise ValueError(f"start option moves[{index}] must be a string such as '0 5 A 2', got {move!r}")
+                try:
+                    state.play(move)
+                except ValueError as error:
+                    raise ValueError(f"start option moves[{index}] = {move!r}: {error}") from None
+        return state
+
+    def state_from_text(self, text: str) -> DoubleCardState:
+        return notation.parse_position(self, text, DoubleCardState.from_board)
+
+
+class DoubleCardState(State):
+    """One position.
+
+    ``seg``: segment code per cell (:mod:`.board`); bitboards ``occ``, ``red``,
+    ``filled`` (the cells holding a segment, a red one, a filled dot) and ``hanch`` /
+    ``vanch`` (the anchors, bottom-left cells, of horizontal / vertical cards: the card
+    identity); ``moves``: moves played; ``to_move``; ``last``: anchor of the card
+    moved last (-1 before the first move); ``taken``: ``(anchor, placement)`` of the
+    card being recycled between the two sub-steps, else ``None``; ``winner``: -1 while
+    playing, 0 or 1, 2 for a draw.
+
+    Kept for speed although derivable, and written only by ``_place`` and ``_take``:
+    ``seg`` (it is ``occ``/``red``/``filled`` cell by cell; the evaluations and the text
+    read segments cell by cell, and rebuilding the list costs several times the copy
+    ``clone`` makes) and ``occ`` (``hanch | hanch << 1 | vanch | vanch << 8``; every
+    move generation and win test reads it).  Derived when asked: ``cards`` (a popcount
+    of the anchors), ``heights`` and ``surface`` (from ``occ``: columns have no gaps;
+    move generation works on ``surface``), and the phase (from ``moves``: the first 24
+    moves place the 24 cards, every later one recycles one, so outside a recycling
+    move ``cards == min(moves, 24)``).
+    """
+
+    __slots__ = ("game", "seg", "occ", "red", "filled", "hanch", "vanch", "moves", "to_move", "last", "taken", "winner")
+
+    def __init__(self, game: DoubleCardGame) -> None:
+        self.game = game
+        self.seg = [EMPTY] * CELLS
+        self.occ = self.red = self.filled = self.hanch = self.vanch = 0
+        self.moves = 0
+        self.to_move = 0
+        self.last = -1
+        self.taken: tuple[int, int] | None = None
+        self.winner = -1
+
+    @classmethod
+    def from_board(cls, game: DoubleCardGame, seg: Sequence[int], hanch: int, vanch: int, *, moves: int = 0,
+                   to_move: int = 0, last: int = -1, taken: tuple[int, int] | None = None, winner: int = -1) -> DoubleCardState:
+        """A position from its segments and card anchors, as given (the text parser checks
+        that they are consistent); the bitboards are derived from ``seg``."""
+        state = cls(game)
+        state.seg = list(seg)
+        for cell, code in enumerate(state.seg):
+            if code:
+                state.occ |= 1 << cell
+                state.red |= (code <= R_RING) << cell
+                state.filled |= (code in (R_DOT, W_DOT)) << cell
+        state.hanch, state.vanch = hanch, vanch
+        state.moves, state.to_move, state.last, state.taken, state.winner = moves, to_move, last, taken, winner
+        return state
+
+    # --- derived -----------------------------------------------------------------------
+
+    @property
+    def cards(self) -> int:
+        """Cards on the board."""
+        return (self.hanch | self.vanch).bit_count()
+
+    @property
+    def heights(self) -> list[int]:
+        """Segments per column, A to H (a column has no gaps)."""
+        occ = self.occ
+        return [(occ >> col & COLUMN_A).bit_count() for col in range(COLS)]
+
+    @property
+    def surface(self) -> int:
+        """Bitboard of the cells a segment may go on now: empty, in row 1 or on a segment."""
+        occ = self.occ
+        return (occ << COLS | ROW_1) & ~occ & FULL
+
+    @property
+    def phase(self) -> str:
+        """``"regular"``, ``"pick"`` (first sub-step of recycling), ``"place"`` (second), ``"over"``."""
+        if self.winner >= 0:
+            return "over"
+        if self.taken is not None:
+            return "place"
+        return "regular" if self.moves < CARDS else "pick"
+
+    def objective(self, seat: int) -> str:
+        return "colors" if seat == self.game.colors_seat else "dots"
+
+    # --- protocol -----------------------------------------------------------------------
+
+    def clone(self) -> DoubleCardState:
+        new = DoubleCardState.__new__(DoubleCardState)
+        new.game = self.game
+        new.seg = self.seg[:]
+        new.occ, new.red, new.filled, new.hanch, new.vanch = self.occ, self.red, self.filled, self.hanch, self.vanch
+        new.moves, new.to_move, new.last, new.taken, new.winner = self.moves, self.to_move, self.last, self.taken, self.winner
+        return new
+
+    def key(self) -> tuple:
+        return (self.occ, self.red, self.filled, self.hanch, self.to_move, self.moves, self.last, self.taken)
+
+    def current_players(self) -> tuple[int, ...]:
+        return () if self.winner >= 0 else (self.to_move,)
+
+    def is_terminal(self) -> bool:
+        return self.winner >= 0
+
+    def returns(self) -> np.ndarray:
+        result = np.zeros(2)
+        if 0 <= self.winner <= 1:
+            result[self.winner], result[1 - self.winner] = 1.0, -1.0
+        return result
+
+    def info_state(self, player: int) -> PerfectInfoState:
+        return PerfectInfoState(player, self.clone())
+
+    def legal_actions(self, player: int) -> list[int]:
+        if self.winner >= 0 or player != self.to_move:
+            return []
+        if self.taken is None and self.moves >= CARDS:
+            return self._picks()
+        return self._placements()
+
+    def _placements(self) -> list[int]:
+        """Placement ids legal now (regular move or the place sub-step), ascending: a
+        horizontal card needs two surface cells side by side, a vertical one a surface
+        cell below row 12."""
+        surface = self.surface
+        horizontal = surface & surface >> 1 & _NOT_LAST_COLUMN
+        vertical = surface & _BELOW_TOP_ROW
+        anchors = (list(iter_bits(vertical)), list(iter_bits(horizontal)))
+        taken = self.taken
+        if taken is None or self.game.recycle_rule == "none":
+            return [base + a for base, h in _BASES_AND_KINDS for a in anchors[h]]
+        forbid_anchor, forbid_p = taken
+        same_cells = self.game.recycle_rule == "same_cells"
+        actions = []
+        for p, (base, h) in enumerate(_BASES_AND_KINDS, 1):
+            if h == HORIZONTAL[forbid_p] and (same_cells or p == forbid_p):
+                actions += [base + a for a in anchors[h] if a != forbid_anchor]
+            else:
+                actions += [base + a for a in anchors[h]]
+        return actions
+
+    def _picks(self) -> list[int]:
+        """Take ids legal now: cards not moved last with nothing on top of them."""
+        occ = self.occ
+        free = self.hanch & ~(occ >> COLS | occ >> (COLS + 1)) | self.vanch & ~(occ >> (2 * COLS))
+        if self.last >= 0:
+            free &= ~(1 << self.last)
+        return [PICK_BASE + anchor for anchor in iter_bits(free)]
+
+    def placement_error(self, p: int, anchor: int) -> str | None:
+        """Why placement ``p`` (1-8) at ``anchor`` is illegal on this board, or ``None``:
+        the cells, their support and the recycle rule (not the phase: ``apply`` checks
+        that first)."""
+        horizontal = HORIZONTAL[p]
+        if horizontal and anchor & 7 == COLS - 1:
+            return f"its right cell would be off the board (column {COLUMN_LETTERS[COLS - 1]} is the last)"
+        if not horizontal and anchor >= CELLS - COLS:
+            return "its top cell would be off the board (row 12 is the last)"
+        occ = self.occ
+        cells = (3 if horizontal else 1) << anchor  # a vertical card holds up its own top cell
+        if cells & ~occ & (occ << COLS | ROW_1) != cells:  # not both empty and supported
+            for cell in iter_bits(cells):
+                height = (occ >> (cell & 7) & COLUMN_A).bit_count()
+                if height > cell >> 3:
+                    return f"cell {cell_name(cell)} is occupied"
+                if height < cell >> 3:
+                    return f"cell {cell_name(cell)} would hang over the empty {cell_name(cell - COLS)}"
+        if self.taken is not None:
+            forbid_anchor, forbid_p = self.taken
+            rule = self.game.recycle_rule
+            if rule == "same_cells" and anchor == forbid_anchor and HORIZONTAL[p] == HORIZONTAL[forbid_p]:
+                return "the recycled card may not go back onto the same two cells (recycle_rule=same_cells)"
+            if rule == "same_placement" and anchor == forbid_anchor and p == forbid_p:
+                return "the recycled card may not go back with the same placement (recycle_rule=same_placement)"
+        return None
+
+    def pick_error(self, anchor: int) -> str | None:
+        """Why taking the card anchored at ``anchor`` is illegal on this board, or
+        ``None`` (not the phase: ``apply`` checks that first)."""
+        low = 1 << anchor
+        if not (self.hanch | self.vanch) & low:
+            return f"no card has its bottom-left cell at {cell_name(anchor)}"
+        if anchor == self.last:
+            return "that card was the opponent's last move and may not be taken"
+        above = [anchor + COLS, anchor + COLS + 1] if self.hanch & low else [anchor + 2 * COLS]
+        for cell in above:
+            if self.occ >> cell & 1:
+                return f"taking it would leave {cell_name(cell)} hanging"
+        return None
+
+    def apply(self, action) -> None:
+        player, action = self._single_action(action)
+        picking = self.taken is None and self.moves >= CARDS
+        if not 0 <= action < NUM_ACTIONS:
+            reason = f"outside 0..{NUM_ACTIONS - 1}"
+        elif action >= PICK_BASE:
+            reason = self.pick_error(action - PICK_BASE) if picking else (
+                f"taking a card is only allowed when recycling starts a move (now: {self.phase} phase)")
+        elif picking:
+            reason = "all 24 cards are on the board: a recycling move starts by taking a card"
+        else:
+            reason = self.placement_error(action // CELLS + 1, action % CELLS)
+        if reason is not None:
+            raise IllegalActionError(
+                f"double_card: action {action} ({self._describe(action)}) is illegal for seat {player}: {reason}",
+                action=action,
+                player=player,
+                legal=self.legal_actions(player),
+            )
+        if action >= PICK_BASE:
+            self._take(action - PICK_BASE)
+        else:
+            self._place(action // CELLS + 1, action % CELLS)
+
+    def _take(self, anchor: int) -> None:
+        low = 1 << anchor
+        horizontal = bool(self.hanch & low)
+        other = other_cell(anchor, horizontal)
+        self.taken = (anchor, PLACEMENT_OF[(horizontal, self.seg[anchor])])
+        self.seg[anchor] = self.seg[other] = EMPTY
+        keep = ~(low | 1 << other)
+        self.occ &= keep
+        self.red &= keep
+        self.filled &= keep
+        self.hanch &= ~low
+        self.vanch &= ~low
+
+    def _place(self, p: int, anchor: int) -> None:
+        horizontal = HORIZONTAL[p]
+        other = anchor + 1 if horizontal else anchor + COLS
+        a_seg = SEG_ANCHOR[p]
+        seg = self.seg
+        seg[anchor], seg[other] = a_seg, SEG_OTHER[p]
+        low, high = 1 << anchor, 1 << other
+        self.occ |= low | high
+        self.red |= low if a_seg <= R_RING else high  # one red and one filled segment per card
+        self.filled |= low if a_seg & 1 else high  # R_DOT = 1, W_DOT = 3
+        if horizontal:
+            self.hanch |= low
+        else:
+            self.vanch |= low
+        self.moves += 1
+        self.last = anchor
+        self.taken = None
+        mover = self.to_move
+        self.to_move = 1 - mover
+        colour, dot = self._lines_through(anchor, other)
+        if colour or dot:
+            if colour and dot:
+                self.winner = mover
+            else:
+                self.winner = self.game.colors_seat if colour else 1 - self.game.colors_seat
+        elif self.moves >= self.game.max_moves:
+            self.winner = 2
+        elif self.moves >= CARDS and not self._picks():
+            self.winner = 2  # no legal recycling move
+
+    def _lines_through(self, a: int, b: int) -> tuple[bool, bool]:
+        """(a colour line, a dot line) among the windows through cells ``a`` and ``b``."""
+        occ, red, filled = self.occ, self.red, self.filled
+        colour = dot = False
+        for cell in (a, b):
+            for w in WINDOWS[cell]:
+                if occ & w == w:
+                    r = red & w
+                    if r == 0 or r == w:
+                        colour = True
+                    f = filled & w
+                    if f == 0 or f == w:
+                        dot = True
+        return colour, dot
+
+    def lines(self) -> tuple[bool, bool]:
+        """(any colour line, any dot line) on the whole board (slow; for tests)."""
+        colour = dot = False
+        for cell in range(CELLS):
+            c, d = self._lines_through(cell, cell)
+            colour |= c
+            dot |= d
+        return colour, dot
+
+    def play(self, move: str) -> None:
+        """Apply one whole move in notation (a recycling move's two sub-steps at once)."""
+        kind, _ = notation.parse_notation(move)
+        action = self.text_to_action(move)
+        if kind == "recycle" and self.phase == "pick":
+            backup = self.clone()
+            self.apply(action)
+            try:
+                self.apply(self.text_to_action(move))
+            except ValueError:
+                for name in DoubleCardState.__slots__:
+                    setattr(self, name, getattr(backup, name))
+                raise
+        else:
+            self.apply(action)
+
+    # --- cards -------------------------------------------------------------------------
+
+    def card_cells(self) -> list[tuple[int, int]]:
+        """Every card on the board as (bottom-left cell, other cell), by bottom-left cell."""
+        hanch = self.hanch
+        return [(a, a + 1 if hanch >> a & 1 else a + COLS) for a in iter_bits(hanch | self.vanch)]
+
+    def partner(self, cell: int) -> int:
+        """The other cell of the card covering ``cell`` (-1 if empty)."""
+        if self.hanch >> cell & 1:
+            return cell + 1
+        if cell % COLS and self.hanch >> (cell - 1) & 1:
+            return cell - 1
+        if self.vanch >> cell & 1:
+            return cell + COLS
+        if cell >= COLS and self.vanch >> (cell - COLS) & 1:
+            return cell - COLS
+        return -1
+
+    def placement_of(self, anchor: int) -> int:
+        """The placement (1-8) of the card whose bottom-left cell is ``anchor``."""
+        return PLACEMENT_OF[(bool(self.hanch >> anchor & 1), self.seg[anchor])]
+
+    # --- observation, notation, text, image ---------------------------------------------
+
+    def observation_tensor(self, player: int) -> np.ndarray:
+        """Planes (channels, row, column), row 0 = row 1, float32 in [0, 1]:
+
+        0 red, 1 white, 2 filled dot, 3 empty circle (segments);
+        4 bottom-left cell of a horizontal card, 5 bottom-left cell of a vertical card
+        (with the segment planes this gives every card's two cells);
+        6 the two cells of the card moved last; 7 the cells the card being recycled was
+        taken from (second sub-step only); 8 all ones if ``player`` plays colors (zeros:
+        dots); 9 all ones in the second sub-step of a recycling move (place);
+        10 all ones once all 24 cards are on the board (recycling); 11 moves played /
+        ``max_moves`` everywhere.
+        """
+        occ, red, filled = self.occ, self.red, self.filled
+        boards = [red, occ & ~red, filled, occ & ~filled, self.hanch, self.vanch, 0, 0]
+        if self.last >= 0:
+            boards[6] = 1 << self.last | 1 << self.partner(self.last)
+        if self.taken is not None:
+            t_anchor, t_p = self.taken
+            boards[7] = 1 << t_anchor | 1 << other_cell(t_anchor, HORIZONTAL[t_p])
+        raw = b"".join(board.to_bytes(CELLS // 8, "little") for board in boards)
+        obs = np.empty((NUM_PLANES, CELLS), dtype=np.float32)
+        obs[:8] = np.unpackbits(np.frombuffer(raw, dtype=np.uint8), bitorder="little").reshape(8, CELLS)
+        obs[8] = player == self.game.colors_seat
+        obs[9] = self.taken is not None
+        obs[10] = self.taken is not None or self.moves >= CARDS
+        obs[11] = min(1.0, self.moves / self.game.max_moves)
+        return obs.reshape(NUM_PLANES, ROWS, COLS)
+
+    def _describe(self, action: int) -> str:
+        try:
+            return repr(self.action_to_text(action))
+        except ValueError:
+            return "not an action"
+
+    def action_to_text(self, action: int) -> str:
+        """``'0 5 A 2'`` (regular), ``'F 2 F 3'`` (take), ``'F 2 F 3 3 A 2'`` (place after a take)."""
+        return notation.action_text(self, action)
+
+    def text_to_action(self, text: str) -> int:
+        """The action for a move in notation, for the current sub-step (see
+        :func:`.notation.action_from_text`)."""
+        return notation.action_from_text(self, text)
+
+    def to_text(self) -> str:
+        """The text form (:func:`.notation.position_text`)."""
+        return notation.position_text(self)
+
+    def to_rgb_array(self) -> np.ndarray:
+        """The board as an image (:func:`.render.rgb_array`)."""
+        return render.rgb_array(self)
