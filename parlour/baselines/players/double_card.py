@@ -481,18 +481,18 @@ def seed_depth(move_number: int) -> int:
 @register
 class OriginalTournament(AlphaBetaSearch):
     name = "original-tournament"
-    summary = "seed 002's tournament player: alpha-beta with h1 and the seed's depth schedule, 6 s per move"
-    source = "seed 002 (Shao and Ding, COMP 6721 Double Card report), section 3.5"
+    summary = "the original report's tournament player: alpha-beta with h1 and its depth schedule, 6 s per move"
+    source = 'Jun Shao and Zhiyi Ding, "Heuristic Minimax search with Alpha-Beta pruning for the Double Card game" (COMP 6721 report, Concordia University, 2019), section 3.5'
     games = ("double_card",)
     params = {
         **AlphaBetaSearch.params,
-        "depth": Param(None, "fixed depth in moves (None: the seed's schedule)", int),
+        "depth": Param(None, "fixed depth in moves (None: the report's schedule)", int),
         "time_limit": Param(6.0, "seconds per move (the tournament's 6 s; none: no limit)", optional_seconds),
-        "ordering": Param("none", "move ordering (the seed had none)", str, ("history", "evaluation", "none")),
-        "tt": Param(False, "transposition table (the seed dropped it for the tournament)", bool),
+        "ordering": Param("none", "move ordering (the report's player had none)", str, ("history", "evaluation", "none")),
+        "tt": Param(False, "transposition table (the report's player dropped it for the tournament)", bool),
         "evaluation": Param("h1", "evaluation at the depth limit", str),
-        "killers": Param(False, "killer moves (the seed had none)", bool),
-        "eval_cache": Param(False, "cache leaf evaluations (the seed dropped its table)", bool),
+        "killers": Param(False, "killer moves (the report's player had none)", bool),
+        "eval_cache": Param(False, "cache leaf evaluations (the report's player dropped its table)", bool),
     }
 
     def search(self, state: State, player: int) -> int:
@@ -517,7 +517,7 @@ class DoubleCardBest(AlphaBetaSearch):
     name = "double-card-best"
     summary = ("alpha-beta with transposition table, move hints (wins, blocks, threats first), killer moves, history, "
                "principal variation search, an evaluation cache and iterative deepening under a time budget, windows evaluation")
-    source = "parlour (improves on seed 002's players)"
+    source = "parlour (improves on the players of Shao and Ding's Double Card report)"
     games = ("double_card",)
     params = {
         **AlphaBetaSearch.params,

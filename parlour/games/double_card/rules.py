@@ -70,7 +70,7 @@ class DoubleCardGame(Game):
     name = "double_card"
     summary = "Double Card: two players place two-cell cards on an 8 x 12 board, then recycle them; four in a row of a colour or of a dot kind wins."
     options = {
-        "max_moves": Option(40, "moves (regular + recycling) before a draw: 40 (the seed's tournament) or 60 (the assignment)"),
+        "max_moves": Option(40, "moves (regular + recycling) before a draw: 40 (the original report's tournament) or 60 (the course assignment)"),
         "recycle_rule": Option("same_cells", "what a recycled card may not do: same_cells (not back onto its two cells), same_placement, none"),
         "first_player": Option("colors", "objective of the first mover (player_0): colors or dots"),
     }
