@@ -16,6 +16,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 import numpy as np
+from helpers import DOUBLE_CARD_SETUP_24  # noqa: F401  (re-exported for the env tests)
 from pettingzoo.test import api_test, parallel_api_test, parallel_seed_test, seed_test
 
 KNOWN_WARNINGS = (
@@ -24,13 +25,6 @@ KNOWN_WARNINGS = (
     r"Observation space for each agent probably should be",  # likewise
     r"Observation numpy array is all zeros",  # Double Card's empty board seen by the "dots" seat
 )
-
-DOUBLE_CARD_SETUP_24 = [
-    "0 3 B 1", "0 6 E 1", "0 6 E 3", "0 2 H 1", "0 6 D 1", "0 2 B 2", "0 6 B 4", "0 2 G 1",
-    "0 5 G 3", "0 2 A 1", "0 8 G 4", "0 6 A 3", "0 6 C 2", "0 6 G 6", "0 4 E 5", "0 8 C 4",
-    "0 2 A 5", "0 4 E 7", "0 6 E 9", "0 8 G 8", "0 6 C 6", "0 2 A 7", "0 6 C 8", "0 8 A 9",
-]
-"""24 cards and no winner: every move from here is a recycling move (two sub-steps)."""
 
 TIDES_DECK = [15, 6, 10, 11, 18, 2, 5, 7, 8, 14, 1, 3, 4, 9, 12, 13, 16, 17]
 """A Tides of Time deal: cards 15 6 10 11 18 to player_0, 2 5 7 8 14 to player_1."""

@@ -132,3 +132,12 @@ def record_against_random(game: Game, make_policy: Callable[[int], object], game
         value = play(game, policies, seed + i).returns()[seat]
         results[0 if value > 0 else 1 if value == 0 else 2] += 1
     return tuple(results)
+
+
+DOUBLE_CARD_SETUP_24 = [
+    "0 3 B 1", "0 6 E 1", "0 6 E 3", "0 2 H 1", "0 6 D 1", "0 2 B 2", "0 6 B 4", "0 2 G 1",
+    "0 5 G 3", "0 2 A 1", "0 8 G 4", "0 6 A 3", "0 6 C 2", "0 6 G 6", "0 4 E 5", "0 8 C 4",
+    "0 2 A 5", "0 4 E 7", "0 6 E 9", "0 8 G 8", "0 6 C 6", "0 2 A 7", "0 6 C 8", "0 8 A 9",
+]
+"""Double Card after 24 regular moves without a line (found with a seeded random search):
+24 cards and no winner: every move from here is a recycling move (two sub-steps)."""

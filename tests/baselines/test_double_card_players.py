@@ -4,6 +4,7 @@ tournament player and ours (docs/double_card.md)."""
 
 import numpy as np
 import pytest
+from helpers import DOUBLE_CARD_SETUP_24
 
 from parlour.baselines import make
 from parlour.baselines.engines.alphabeta import LOSES, WINS
@@ -23,12 +24,6 @@ from parlour.baselines.players.double_card import (
     windows,
 )
 from parlour.games.double_card import LINES, DoubleCardGame
-
-SETUP_24 = [
-    "0 3 B 1", "0 6 E 1", "0 6 E 3", "0 2 H 1", "0 6 D 1", "0 2 B 2", "0 6 B 4", "0 2 G 1",
-    "0 5 G 3", "0 2 A 1", "0 8 G 4", "0 6 A 3", "0 6 C 2", "0 6 G 6", "0 4 E 5", "0 8 C 4",
-    "0 2 A 5", "0 4 E 7", "0 6 E 9", "0 8 G 8", "0 6 C 6", "0 2 A 7", "0 6 C 8", "0 8 A 9",
-]
 
 
 def start(moves, **config):
@@ -80,7 +75,7 @@ def test_seed_weights_sign_per_objective():
 def test_h2_incremental_equals_full_recount(seed):
     rng = np.random.default_rng(seed)
     game = DoubleCardGame(max_moves=60)
-    state = game.new_initial_state(moves=SETUP_24 if seed % 2 else [])
+    state = game.new_initial_state(moves=DOUBLE_CARD_SETUP_24 if seed % 2 else [])
     h2(state)  # the shared cache now holds this board
     while not state.is_terminal():
         child = state.clone()
@@ -96,7 +91,7 @@ def test_h2_cache_is_keyed_by_the_board():
     """Positions of unrelated games, in any order, with a shared or a fresh cache: the
     cache only decides how many lines are recounted, never the counts."""
     rng = np.random.default_rng(11)
-    games = [DoubleCardGame(max_moves=60).new_initial_state(moves=SETUP_24), DoubleCardGame(first_player="dots").new_initial_state()]
+    games = [DoubleCardGame(max_moves=60).new_initial_state(moves=DOUBLE_CARD_SETUP_24), DoubleCardGame(first_player="dots").new_initial_state()]
     mine = LineCounts()
     for _ in range(60):
         k = int(rng.integers(2))
@@ -154,7 +149,7 @@ def test_players_take_an_immediate_win(spec):
 
 def test_players_play_recycling_moves():
     game = DoubleCardGame()
-    state = game.new_initial_state(moves=SETUP_24)
+    state = game.new_initial_state(moves=DOUBLE_CARD_SETUP_24)
     for spec in ("alphabeta:depth=2,evaluation=h2", "original-tournament:time_limit=1", "double-card-best:time_limit=0.3", "mcts:simulations=50"):
         from parlour.baselines import make_from_spec
 
@@ -172,7 +167,7 @@ def test_seed_tournament_uses_the_schedule_in_plies():
     state = game.new_initial_state(moves=["0 4 A 1"])
     policy.act(state.info_state(1))
     assert policy.stats["depth"] == 2  # move 2: depth 2
-    state = game.new_initial_state(moves=SETUP_24)
+    state = game.new_initial_state(moves=DOUBLE_CARD_SETUP_24)
     policy.act(state.info_state(0))
     assert policy.stats["depth"] == 4  # move 25: depth 2 moves = 4 plies (take, place)
     assert policy.config["depth"] is None  # the schedule is restored after each search
@@ -195,9 +190,9 @@ SEARCH_POSITIONS = [  # (moves, depth in plies, evaluations): regular play, recy
     (QUIET_5, 2, ("h1", "windows")),
     (WIN_IN_ONE, 2, ("h1", "windows")),
     (QUIET_6, 3, ("h1",)),
-    (SETUP_24[:22], 3, ("h1", "windows")),
-    (SETUP_24, 3, ("h1", "windows")),
-    (SETUP_24, 4, ("windows",)),
+    (DOUBLE_CARD_SETUP_24[:22], 3, ("h1", "windows")),
+    (DOUBLE_CARD_SETUP_24, 3, ("h1", "windows")),
+    (DOUBLE_CARD_SETUP_24, 4, ("windows",)),
 ]
 
 
@@ -304,7 +299,7 @@ def test_placement_hints_equal_a_full_recount(seed):
             checked += 1
         state.apply(int(rng.choice(actions)))
     assert checked > 300
-    assert placement_hints(start(SETUP_24), start(SETUP_24).legal_actions(0)) is None  # picks: no hints
+    assert placement_hints(start(DOUBLE_CARD_SETUP_24), start(DOUBLE_CARD_SETUP_24).legal_actions(0)) is None  # picks: no hints
 
 
 def test_winning_move_is_hinted_first():

@@ -4,6 +4,7 @@ notation, the board's bitboards and bad input."""
 
 import numpy as np
 import pytest
+from helpers import DOUBLE_CARD_SETUP_24
 
 from parlour.errors import IllegalActionError
 from parlour.games.double_card import (
@@ -19,13 +20,8 @@ from parlour.games.double_card import (
     parse_notation,
 )
 
-# 24 regular moves without a line (found with a seeded random search); player_0 to recycle.
-# Legal takes: D1-D2, B4-B5, C8-C9, G8-G9, E9-E10; A9-A10 was moved last.
-SETUP_24 = [
-    "0 3 B 1", "0 6 E 1", "0 6 E 3", "0 2 H 1", "0 6 D 1", "0 2 B 2", "0 6 B 4", "0 2 G 1",
-    "0 5 G 3", "0 2 A 1", "0 8 G 4", "0 6 A 3", "0 6 C 2", "0 6 G 6", "0 4 E 5", "0 8 C 4",
-    "0 2 A 5", "0 4 E 7", "0 6 E 9", "0 8 G 8", "0 6 C 6", "0 2 A 7", "0 6 C 8", "0 8 A 9",
-]
+# DOUBLE_CARD_SETUP_24: player_0 to recycle.  Legal takes: D1-D2, B4-B5, C8-C9, G8-G9,
+# E9-E10; A9-A10 was moved last.
 # A pyramid: every card but the last (D12-E12) has a card on top of it.
 PYRAMID_24 = [
     "0 6 A 1", "0 8 B 1", "0 4 C 1", "0 2 D 1", "0 2 E 1", "0 6 F 1", "0 4 G 1", "0 2 H 1",
@@ -122,34 +118,34 @@ def test_anti_diagonal_dot_line():
 
 
 def test_recycling_starts_after_24_cards():
-    state = start(SETUP_24)
+    state = start(DOUBLE_CARD_SETUP_24)
     assert state.phase == "pick" and state.cards == 24 and state.moves == 24
     assert texts(state) == ["D 1 D 2", "B 4 B 5", "C 8 C 9", "G 8 G 9", "E 9 E 10"]
     assert all(a >= PICK_BASE for a in state.legal_actions(0))
 
 
 def test_last_moved_card_cannot_be_taken():
-    state = start(SETUP_24)
+    state = start(DOUBLE_CARD_SETUP_24)
     action = state.text_to_action("A 9 A 10")
     with pytest.raises(IllegalActionError, match="last move"):
         state.apply(action)
 
 
 def test_taking_a_supporting_card_is_illegal():
-    state = start(SETUP_24)
+    state = start(DOUBLE_CARD_SETUP_24)
     action = state.text_to_action("E 1 E 2")  # E3-E4 rests on it
     with pytest.raises(IllegalActionError, match="hanging"):
         state.apply(action)
 
 
 def test_cells_that_are_not_one_card():
-    state = start(SETUP_24)
+    state = start(DOUBLE_CARD_SETUP_24)
     with pytest.raises(ValueError, match="do not hold one card"):
         state.text_to_action("D 2 D 3")
 
 
 def test_recycling_is_two_sub_steps_by_the_same_seat_and_one_move():
-    state = start(SETUP_24)
+    state = start(DOUBLE_CARD_SETUP_24)
     state.apply(state.text_to_action("D 1 D 2"))
     assert state.phase == "place" and state.to_move == 0 and state.moves == 24 and state.cards == 23
     assert all(a < PICK_BASE for a in state.legal_actions(0))
@@ -159,7 +155,7 @@ def test_recycling_is_two_sub_steps_by_the_same_seat_and_one_move():
 
 
 def test_place_text_is_the_whole_recycling_move():
-    state = start(SETUP_24)
+    state = start(DOUBLE_CARD_SETUP_24)
     state.apply(state.text_to_action("G 8 G 9"))
     action = state.text_to_action("4 F 1")
     assert state.action_to_text(action) == "G 8 G 9 4 F 1"
@@ -171,7 +167,7 @@ def test_place_text_is_the_whole_recycling_move():
     [("same_cells", False, False), ("same_placement", False, True), ("none", True, True)],
 )
 def test_recycle_rule_same_cells_and_alternatives(rule, same_face_ok, other_face_ok):
-    state = start(SETUP_24, recycle_rule=rule)
+    state = start(DOUBLE_CARD_SETUP_24, recycle_rule=rule)
     state.apply(state.text_to_action("E 9 E 10"))  # W* under Ro: placement 6
     assert state.taken == (8 * 8 + 4, 6)
     legal = state.legal_actions(0)
@@ -193,13 +189,13 @@ def test_recycled_card_may_overlap_one_of_its_cells_in_another_direction():
 
 
 def test_recycling_move_that_wins():
-    state = start(SETUP_24)
+    state = start(DOUBLE_CARD_SETUP_24)
     state.play("D 1 D 2 2 F 1")
     assert state.winner == 0 and state.returns().tolist() == [1.0, -1.0]
 
 
 def test_recycling_move_that_completes_the_opponents_line():
-    state = start(SETUP_24)
+    state = start(DOUBLE_CARD_SETUP_24)
     state.play("B 4 B 5 4 F 1")
     assert state.winner == 1
 
@@ -241,10 +237,10 @@ def test_draw_at_the_move_limit(max_moves):
 
 
 def test_a_win_on_the_last_move_counts():
-    state = start(SETUP_24, max_moves=25)
+    state = start(DOUBLE_CARD_SETUP_24, max_moves=25)
     state.play("D 1 D 2 2 F 1")
     assert state.winner == 0
-    state = start(SETUP_24, max_moves=25)
+    state = start(DOUBLE_CARD_SETUP_24, max_moves=25)
     state.play("D 1 D 2 4 F 1")
     assert state.winner == 2
 
@@ -284,7 +280,7 @@ def test_move_in_the_wrong_phase_is_a_clear_error():
         state.text_to_action("F 2 F 3 3 A 2")
     with pytest.raises(IllegalActionError, match="only allowed when recycling"):
         state.apply(PICK_BASE)
-    late = start(SETUP_24)
+    late = start(DOUBLE_CARD_SETUP_24)
     with pytest.raises(ValueError, match="all 24 cards are on the board"):
         late.text_to_action("0 5 A 2")
     with pytest.raises(IllegalActionError, match="recycling move starts by taking"):
@@ -297,7 +293,7 @@ def test_move_in_the_wrong_phase_is_a_clear_error():
 
 
 def test_play_is_atomic_for_recycling_moves():
-    state = start(SETUP_24)
+    state = start(DOUBLE_CARD_SETUP_24)
     before = state.to_text()
     with pytest.raises(ValueError):
         state.play("D 1 D 2 2 A 12")
@@ -355,7 +351,7 @@ def test_card_identity_and_last_card():
 
 
 def test_text_form_example_parses_back():
-    state = start(SETUP_24)
+    state = start(DOUBLE_CARD_SETUP_24)
     state.apply(state.text_to_action("D 1 D 2"))
     text = state.to_text()
     assert text.splitlines()[0] == (
@@ -380,7 +376,7 @@ def test_text_form_example_parses_back():
     ],
 )
 def test_bad_text_is_a_clear_error(mutate, message):
-    text = start(SETUP_24).to_text()
+    text = start(DOUBLE_CARD_SETUP_24).to_text()
     with pytest.raises(ValueError, match=message):
         DoubleCardGame().state_from_text(mutate(text))
 
@@ -403,10 +399,10 @@ def test_placement_error_says_why_and_agrees_with_legal_actions():
     assert state.placement_error(2, 88) == "its top cell would be off the board (row 12 is the last)"
     assert state.placement_error(2, 16) == "cell A 3 would hang over the empty A 2"
     assert state.placement_error(1, 8) is None
-    recycling = start(SETUP_24)
+    recycling = start(DOUBLE_CARD_SETUP_24)
     recycling.apply(recycling.text_to_action("E 9 E 10"))
     assert "recycle_rule=same_cells" in recycling.placement_error(2, 8 * 8 + 4)
-    for position in (state, start(SETUP_24[:20]), recycling):
+    for position in (state, start(DOUBLE_CARD_SETUP_24[:20]), recycling):
         legal = [a for a in range(PICK_BASE) if position.placement_error(a // CELLS + 1, a % CELLS) is None]
         assert legal == position.legal_actions(position.to_move)
 
@@ -447,9 +443,9 @@ def _planes_by_cell(state, player):
 
 
 def test_observation_planes():
-    taken = start(SETUP_24, first_player="dots")
+    taken = start(DOUBLE_CARD_SETUP_24, first_player="dots")
     taken.apply(taken.text_to_action("D 1 D 2"))
-    for state in (DoubleCardGame().new_initial_state(), start(["0 5 A 1", "0 2 C 1"]), start(SETUP_24), taken):
+    for state in (DoubleCardGame().new_initial_state(), start(["0 5 A 1", "0 2 C 1"]), start(DOUBLE_CARD_SETUP_24), taken):
         for player in (0, 1):
             obs = state.observation_tensor(player)
             assert obs.dtype == np.float32 and obs.shape == (12, 12, 8)
@@ -457,7 +453,7 @@ def test_observation_planes():
 
 
 def test_rgb_array():
-    state = start(SETUP_24)
+    state = start(DOUBLE_CARD_SETUP_24)
     image = state.to_rgb_array()
     assert image.dtype == np.uint8 and image.shape == (12 * 24, 8 * 24, 3)
     assert not np.array_equal(image, DoubleCardGame().new_initial_state().to_rgb_array())
