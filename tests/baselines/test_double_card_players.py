@@ -10,7 +10,7 @@ from parlour.baselines import make
 from parlour.baselines.engines.alphabeta import LOSES, WINS
 from parlour.baselines.engines.heuristics import evaluation_names, get_evaluation
 from parlour.baselines.players.double_card import (
-    SEED_WEIGHTS,
+    REPORT_WEIGHTS,
     DoubleCardBest,
     LineCounts,
     _line_features,
@@ -20,7 +20,7 @@ from parlour.baselines.players.double_card import (
     h2_features,
     h2_features_full,
     placement_hints,
-    seed_depth,
+    tournament_depth,
     windows,
 )
 from parlour.games.double_card import LINES, DoubleCardGame
@@ -68,7 +68,7 @@ def test_seed_weights_sign_per_objective():
     assert h2(state)[0] > 0 > h2(state)[1]
     flipped = start(["0 4 A 1", "0 8 B 1", "0 4 C 1"], first_player="dots")
     assert h2(flipped)[1] > 0 > h2(flipped)[0]
-    assert SEED_WEIGHTS == (5.0, 0.2, -10.0, -0.2)
+    assert REPORT_WEIGHTS == (5.0, 0.2, -10.0, -0.2)
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -118,8 +118,8 @@ def test_evaluations_strictly_inside_returns(evaluation):
         state.apply(int(rng.choice(state.legal_actions(state.to_move))))
 
 
-def test_seed_depth_schedule():
-    assert [seed_depth(m) for m in (1, 2, 3, 10, 11, 21, 22, 24, 25, 40)] == [2, 2, 3, 3, 4, 4, 5, 5, 2, 2]
+def test_tournament_depth_schedule():
+    assert [tournament_depth(m) for m in (1, 2, 3, 10, 11, 21, 22, 24, 25, 40)] == [2, 2, 3, 3, 4, 4, 5, 5, 2, 2]
 
 
 @pytest.mark.parametrize(

@@ -75,7 +75,7 @@ from parlour.games.double_card import (
     WINDOWS,
 )
 
-SEED_WEIGHTS = (5.0, 0.2, -10.0, -0.2)
+REPORT_WEIGHTS = (5.0, 0.2, -10.0, -0.2)
 SQUASH = 50.0
 
 # feature of a segment code: colour (1 red, 2 white) and dot (1 filled, 2 empty); 0 = empty
@@ -87,7 +87,7 @@ def _squash(h: float) -> float:
     return h / (abs(h) + SQUASH)
 
 
-def _per_seat(state: Any, colour3: float, colour2: float, dot3: float, dot2: float, weights=SEED_WEIGHTS) -> np.ndarray:
+def _per_seat(state: Any, colour3: float, colour2: float, dot3: float, dot2: float, weights=REPORT_WEIGHTS) -> np.ndarray:
     w1, w2, w3, w4 = weights
     h_colours = w1 * colour3 + w2 * colour2 + w3 * dot3 + w4 * dot2
     h_dots = w1 * dot3 + w2 * dot2 + w3 * colour3 + w4 * colour2
@@ -465,7 +465,7 @@ def placement_hints(state: Any, actions: list[int], decisive: float = _WIN_HINT,
 # --- policies --------------------------------------------------------------------------------
 
 
-def seed_depth(move_number: int) -> int:
+def tournament_depth(move_number: int) -> int:
     """The report's tournament schedule, in moves, for the move about to be played (1-based)."""
     if move_number <= 2:
         return 2
@@ -496,7 +496,7 @@ class OriginalTournament(AlphaBetaSearch):
     }
 
     def search(self, state: State, player: int) -> int:
-        moves = self.config["depth"] or seed_depth(state.moves + 1)
+        moves = self.config["depth"] or tournament_depth(state.moves + 1)
         # A recycling move is two sub-steps (take, place): two plies per move.
         plies = moves if state.cards < CARDS and state.taken is None else 2 * moves - (state.taken is not None)
         saved = self.config["depth"]

@@ -71,7 +71,7 @@ from parlour.games.tides_of_time import (
     score_masks,
 )
 
-SEED = "a C# article building a minimax and alpha-beta bot for round 1 of Tides of Time (for the AI TensorFlow Challenge), bugs fixed"
+ORIGINAL_SOURCE = "a C# article building a minimax and alpha-beta bot for round 1 of Tides of Time (for the AI TensorFlow Challenge), bugs fixed"
 INF = 10_000
 
 # --- the article's sequential tree, one opponent hand: alpha-beta ------------------------------
@@ -328,7 +328,7 @@ def _check_keep(policy: Policy) -> None:
 class OriginalAlphaBeta(Policy):
     name = "original-alphabeta"
     summary = "the C# article's bot: alpha-beta over the sequential pick tree; first pick: every opponent hand solved, most chosen card"
-    source = SEED
+    source = ORIGINAL_SOURCE
     games = ("tides_of_time",)
     params = {
         "objective": Param("own", "leaf value: the bot's round score (as in the C# article) or the round score difference", str, ("own", "difference")),
