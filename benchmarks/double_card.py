@@ -10,7 +10,7 @@ the arena runs and the speed figures of docs/double_card.md.
         children of the last level (no evaluation needed to count them); at depth 4 in
         the first moves this enumerates ~200,000 positions per move, so with
         ``--estimate`` depth 4 is instead the product of the sampled branching factors;
-      - alpha-beta as the seed ran it (no table, no ordering, one search to depth d);
+      - alpha-beta as the original report ran it (no table, no ordering, one search to depth d);
       - alpha-beta with a transposition table and a cache of leaf evaluations (keyed by
         the full state; no ordering, one search);
       - ours: ``double-card-best`` with h1 (table, move hints, killers, history,
@@ -37,7 +37,7 @@ the arena runs and the speed figures of docs/double_card.md.
     (games/s, steps/s) and through the AEC ``env()`` (the driver of
     ``benchmarks/playouts.py``); legal-move generations/s and clone + apply/s over 40
     positions of quiet random games (two thirds of them recycling); ms per move and
-    nodes/s of alpha-beta at depth 3 with h2 (the seed's: no table, no ordering; and
+    nodes/s of alpha-beta at depth 3 with h2 (the report's: no table, no ordering; and
     ordered by evaluation, where h2's incremental cache serves siblings) and of
     ``double-card-best`` at depth 4 (windows; h1), over 8 positions of random openings.
 ``python benchmarks/double_card.py arena NAME``
@@ -109,10 +109,10 @@ def _estimate(state, depth: int, rng) -> float:
     return float(np.mean(samples))
 
 
-SEED = dict(ordering="none", iterative=False, killers=False, pvs=False)
+PLAIN = dict(ordering="none", iterative=False, killers=False, pvs=False)
 VARIANTS = {
-    "alpha-beta": ("alphabeta", dict(SEED, tt=False, eval_cache=False)),
-    "alpha-beta + TT": ("alphabeta", dict(SEED, tt=True, eval_cache=True)),
+    "alpha-beta": ("alphabeta", dict(PLAIN, tt=False, eval_cache=False)),
+    "alpha-beta + TT": ("alphabeta", dict(PLAIN, tt=True, eval_cache=True)),
     "ours (TT, ordering, ID)": ("double-card-best", dict(time_limit=None)),
     "ours, one search (no ID)": ("double-card-best", dict(time_limit=None, iterative=False)),
     "ours without the leaf cache": ("double-card-best", dict(time_limit=None, eval_cache=False)),
@@ -274,7 +274,7 @@ def speed(runs: int, seed: int) -> None:
     opening = OpeningDoubleCard()
     roots = [opening.new_initial_state(seed + k) for k in range(8)]
     for label, spec, params in (
-        ("alpha-beta depth 3, h2 (the seed's)", "alphabeta", dict(SEED, depth=3, evaluation="h2", tt=False, eval_cache=False)),
+        ("alpha-beta depth 3, h2 (the report's)", "alphabeta", dict(PLAIN, depth=3, evaluation="h2", tt=False, eval_cache=False)),
         ("alpha-beta depth 3, h2, ordered by evaluation", "alphabeta", dict(depth=3, evaluation="h2", ordering="evaluation")),
         ("double-card-best depth 4 (windows)", "double-card-best", dict(depth=4, time_limit=None)),
         ("double-card-best depth 4 (h1)", "double-card-best", dict(depth=4, time_limit=None, evaluation="h1")),
@@ -316,7 +316,7 @@ ARENAS = {
         ("evaluations at depth 3", ["alphabeta:depth=3,evaluation=h2", "alphabeta:depth=3,evaluation=windows"], 100),
     ],
     "best": [
-        ("ours vs the seed's players", ["double-card-best", "original-tournament",
+        ("ours vs the report's players", ["double-card-best", "original-tournament",
                                         "alphabeta:depth=3,evaluation=h2"], 30),
     ],
 }
