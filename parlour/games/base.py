@@ -69,6 +69,10 @@ class Game(abc.ABC):
     """True if states have ``to_rgb_array() -> uint8 (H, W, 3)`` (``render_mode="rgb_array"``)."""
     start_options: ClassVar[dict[str, str]] = {}
     """Keyword arguments ``new_initial_state`` accepts for a fixed start, with help."""
+    notation: ClassVar[str] = "a move is written as in the list of legal moves"
+    """How a person writes a move (``parlour play``'s ``help``): a sentence or two that
+    each game states for itself; :meth:`notation_help` fills in ``{option}`` fields from
+    the configuration."""
 
     info: GameInfo
 
@@ -96,6 +100,10 @@ class Game(abc.ABC):
         """A :class:`GameInfo` of ``facts``; ``name`` and ``simultaneous`` come from the
         class, which stores them once."""
         return GameInfo(name=self.name, simultaneous=self.simultaneous, **facts)
+
+    def notation_help(self) -> str:
+        """:attr:`notation` for this configuration (its ``{option}`` fields filled in)."""
+        return self.notation.format(**self.config)
 
     @property
     def num_players(self) -> int:
@@ -213,6 +221,27 @@ class State(abc.ABC):
     def to_text(self) -> str:
         """Compact, human-readable text of the whole state; ``game.state_from_text`` reads it."""
 
+    # ----- what a person sees (``parlour play``); optional, with generic defaults ------
+
+    def view_text(self, seat: int) -> str:
+        """The position as the person at ``seat`` sees it in the terminal (the text of a
+        ``PerfectInfoState``).  Default: :meth:`to_text`; a game adds what helps a person
+        (board labels, which symbol is theirs) without changing the text form."""
+        return self.to_text()
+
+    def legal_moves_text(self, player: int) -> str:
+        """The legal moves of ``player`` in notation, for a person: by default separated
+        by spaces, or by commas when a move's text holds a space.  A game with many moves
+        may summarise them instead, as long as every legal move can be read off."""
+        texts = [self.action_to_text(a) for a in self.legal_actions(player)]
+        return (", " if any(" " in t for t in texts) else " ").join(texts)
+
+    def skipped_seats(self, mover: int) -> tuple[int, ...]:
+        """Called on the position right after ``mover``'s move: the seats the turn
+        passed over because they had no legal move, in turn order (Tribolo).  Default:
+        none (in most games a turn is never skipped)."""
+        return ()
+
     def key(self) -> Hashable:
         """A hashable value equal for equal positions (transposition tables, memos).
 
@@ -274,6 +303,8 @@ def integer_action(action: object) -> int | None:
 
 def as_action(action: object, player: int, state: State) -> int:
     """``action`` as a plain int, or ``IllegalActionError`` if it is not an integer."""
+    if type(action) is int:  # the hot path of every apply, without a call
+        return action
     value = integer_action(action)
     if value is None:
         raise IllegalActionError(
@@ -326,7 +357,9 @@ class PerfectInfoState:
         return hash((self.player, self._state.to_text()))
 
     def __str__(self) -> str:
-        return self._state.to_text()
+        """What the seat sees: the position's :meth:`State.view_text` (by default its
+        text form)."""
+        return self._state.view_text(self.player)
 
 
 def check_choice(name: str, value: object, allowed: tuple[str, ...]) -> str:

@@ -99,6 +99,10 @@ class GoofspielGame(Game):
         "imperfect_info": Option(False, "True: a player sees only its own bids and who won each round"),
         "hands": Option(None, f"custom starting hands: one list of N distinct cards in 1..{MAX_CARD} per player"),
     }
+    notation = (
+        "a move is the card you bid, written as its value (e.g. '5'), one of the cards in your "
+        "hand. Every player bids at once; the single highest bid takes the prize and any pot"
+    )
     start_options = {
         "prizes": "the prize order for this game: a permutation of 1..N",
         "hands": "starting hands: one list of N distinct cards in 1..num_actions per player",
@@ -603,8 +607,10 @@ class GoofspielInfoState:
             shown = ", ".join(f"{name(s)} {'?' if b is None else b + 1}" for s, b in enumerate(bids))
             if winner >= 0:
                 outcome = f"{name(winner)} {'take' if winner == me else 'takes'} {stake}"
+            elif game.discard_ties:
+                outcome = "tie: prize discarded"
             else:
-                outcome = "tie: prize discarded" if game.discard_ties else f"tie: {stake} carried over"
+                outcome = f"tie: {stake} carried over" if r + 1 < n else f"tie: {stake} lost (no round left)"
             lines.append(f"  {r + 1}. prize {prize_r}: bids {shown} -> {outcome}")
         return "\n".join(lines)
 

@@ -38,6 +38,14 @@ class SticksGame(Game):
         "misere": Option(True, "True: taking the last stick loses; False: it wins"),
     }
     start_options = {"sticks": "pile size to start from, 1..num_sticks"}
+    notation = (
+        "a move is how many sticks you take: a number from 1 to {max_take}, and never more "
+        "than are left"
+    )
+
+    def notation_help(self) -> str:
+        last = "loses" if self.misere else "wins"
+        return f"{super().notation_help()}. Whoever takes the last stick {last}."
 
     def _configure(self, values: dict[str, Any]) -> dict[str, Any]:
         return {
@@ -91,7 +99,8 @@ class SticksGame(Game):
         if not match:
             raise ValueError(
                 f"malformed sticks position {text!r}; expected e.g. "
-                f"'7 sticks | player_1 to move' or '0 sticks | player_0 took the last stick'"
+                f"'7 sticks | player_1 to move', '1 stick | player_0 to move' or "
+                f"'0 sticks | player_0 took the last stick'"
             )
         sticks, seat, verb = int(match["sticks"]), int(match["seat"]), match["verb"]
         if sticks > self.num_sticks or seat > 1:
@@ -106,15 +115,17 @@ class SticksGame(Game):
             )
         to_move = seat if sticks else 1 - seat
         state = SticksState(self, sticks, to_move)
-        if state.to_text() != text.strip():
+        if state.to_text() not in (text.strip(), _OLD_ONE.sub("1 stick ", text.strip())):
             raise ValueError(f"malformed sticks position {text!r}; did you mean {state.to_text()!r}?")
         return state
 
 
 _TEXT = re.compile(
-    r"(?P<sticks>\d+) sticks \| player_(?P<seat>\d) (?P<verb>to move|took the last stick)"
+    r"(?P<sticks>\d+) sticks? \| player_(?P<seat>\d) (?P<verb>to move|took the last stick)"
     r"(?: \| player_\d wins)?"
 )
+_OLD_ONE = re.compile(r"^1 sticks ")
+"""One stick left was once written ``1 sticks``; ``state_from_text`` still reads that form."""
 
 
 def losing_position(sticks: int, max_take: int, misere: bool) -> bool:
@@ -202,7 +213,7 @@ class SticksState(State):
 
     def to_text(self) -> str:
         if self.sticks:
-            return f"{self.sticks} sticks | player_{self.to_move} to move"
+            return f"{self.sticks} stick{'s' if self.sticks != 1 else ''} | player_{self.to_move} to move"
         return (
             f"0 sticks | player_{1 - self.to_move} took the last stick | "
             f"player_{self.winner()} wins"

@@ -281,6 +281,17 @@ class TidesOfTimeGame(Game):
         "zero_ties_win": Option(True, "a tie at 0 vs 0 is a tie the King's Nest wins (False: it is not)"),
         "maze_counts_sets": Option(False, "the Maze scores 13 per set of five suits (as the C# article's code does) instead of 13 once"),
     }
+    notation = (
+        "a move is a card, written as its number 1..18 or its full name in any case, e.g. '16' or "
+        "'the molehill'. In a pick it is a card of your hand{relics}. Both players choose at once"
+    )
+
+    def notation_help(self) -> str:
+        relics = (
+            "; after rounds 1 and 2 you first choose the relic you keep, then the card you "
+            "discard, both among the cards you drafted that round"
+        )
+        return self.notation.format(relics=relics if self.config["rounds"] == 3 else "")
     start_options = {
         "deck": "the 18 card numbers in dealing order: 5 to player_0, 5 to player_1, then the pile top first",
     }

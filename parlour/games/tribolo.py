@@ -200,6 +200,13 @@ class TriboloGame(Game):
         "start_cells": Option(12, "cells each player owns at the start, placed at random (>= 1)"),
         "returns": Option("win_loss", "win_loss: leaders share +1, the others share -1 | cell_share: own/owned - 1/3"),
     }
+    notation = (
+        "a move is an empty cell, written as its column letter and row number as the board "
+        "labels them, e.g. 'c2' (column c, row 2; row 1 is the top line); 'x,y' counted from 0 "
+        "also works. The cell is legal when, in at least one of the 8 directions, the cells "
+        "next to it are a run of one opponent's cells closed by a cell of yours: every such "
+        "run becomes yours. A player with no legal move is skipped."
+    )
 
     def _configure(self, values: dict[str, Any]) -> dict[str, Any]:
         width = check_int("width", values["width"], 1, MAX_WIDTH)
@@ -578,6 +585,36 @@ class TriboloState(State):
         board = self.board.translate(_TO_TEXT).decode()
         rows = [board[y * w : (y + 1) * w] for y in range(self.geo.height)]
         return "\n".join([f"{head} | B {b} R {r} G {g}", *rows])
+
+    def view_text(self, seat: int) -> str:
+        """What the person at ``seat`` sees in the terminal: which letter is theirs, the
+        header of :meth:`to_text`, then the board with column letters and row numbers
+        as the move notation names the cells (``a1`` is the top-left cell)::
+
+            you are B (player_0); R is player_1, G is player_2; # is a wall
+            player_1 to move | B 2 R 1 G 1
+                a b c d
+              1 B R . .
+              2 . . B G
+        """
+        if seat not in (0, 1, 2):
+            raise ValueError(f"tribolo: no seat {seat!r}; seats are 0, 1, 2")
+        others = ", ".join(f"{SYMBOLS[s]} is player_{s}" for s in range(NUM_PLAYERS) if s != seat)
+        head, *rows = self.to_text().split("\n")
+        pad = len(str(len(rows)))
+        lines = [f"you are {SYMBOLS[seat]} (player_{seat}); {others}; # is a wall", head,
+                 " " * (pad + 1) + " ".join(chr(97 + x) for x in range(self.geo.width))]
+        lines += [f"{y:>{pad}} " + " ".join(row) for y, row in enumerate(rows, 1)]
+        return "\n".join(lines)
+
+    def skipped_seats(self, mover: int) -> tuple[int, ...]:
+        """The seats passed over (rule 5) right after ``mover`` moved: those between
+        ``mover`` and the seat now to move, or both others when ``mover`` plays again.
+        None once the game is over: nobody can move then."""
+        if self.to_move < 0:
+            return ()
+        between = (self.to_move - mover) % NUM_PLAYERS or NUM_PLAYERS
+        return tuple((mover + k) % NUM_PLAYERS for k in range(1, between))
 
     def to_rgb_array(self, cell: int = 12) -> np.ndarray:
         """``uint8 (height * cell, width * cell, 3)``: a square per cell in its owner's

@@ -4,7 +4,8 @@ position (both documented in docs/double_card.md).
 Moves: ``0 P C R`` (a regular move: placement ``P`` anchored on column ``C``, row
 ``R``, e.g. ``0 5 A 2``); ``C1 R1 C2 R2 P C R`` (a recycling move: the two cells of the
 card taken, then where it goes, e.g. ``F 2 F 3 3 A 2``); its two sub-steps alone are
-``C1 R1 C2 R2`` (take) and ``P C R`` (place).
+``C1 R1 C2 R2`` (take) and ``P C R`` (place).  A cell may also be written without the
+space (``A2``), as the terminal's lists of legal moves write it.
 
 The functions read a state through its public attributes and depend on :mod:`.board`
 only; the state's ``action_to_text``, ``text_to_action`` and ``to_text`` and the game's
@@ -41,7 +42,7 @@ from parlour.games.double_card.board import (
 if TYPE_CHECKING:
     from parlour.games.double_card.rules import DoubleCardGame, DoubleCardState
 
-_CELL = r"([A-Ha-h])\s+(\d{1,2})"
+_CELL = r"([A-Ha-h])\s*(\d{1,2})"
 _REGULAR = re.compile(r"0\s+(\d)\s+" + _CELL)
 _TAKE = re.compile(_CELL + r"\s+" + _CELL)
 _PLACE = re.compile(r"(\d)\s+" + _CELL)
@@ -62,14 +63,16 @@ def _placement(text: str, p: str) -> int:
     return int(p)
 
 
-def parse_notation(text: str) -> tuple[str, tuple]:
+def parse_notation(text: str, expected: str = _HELP) -> tuple[str, tuple]:
     """Parse a move: ``("regular", (p, anchor))``, ``("take", ((c1, c2),))``,
     ``("place", (p, anchor))`` or ``("recycle", ((c1, c2), p, anchor))``.
 
     ``anchor`` is the named cell; a placement's fit on the board is checked by the state.
+    ``expected``: what a malformed move's error says is expected (a state passes the forms
+    of its phase, with examples that are legal now).
     """
     if not isinstance(text, str):
-        raise ValueError(f"a move must be a string in notation; {_HELP}; got {text!r}")
+        raise ValueError(f"a move must be a string in notation; {expected}; got {text!r}")
     s = " ".join(text.split())
     if m := _REGULAR.fullmatch(s):
         return "regular", (_placement(text, m[1]), _cell(text, m[2], m[3]))
@@ -80,7 +83,7 @@ def parse_notation(text: str) -> tuple[str, tuple]:
         return "take", ((_cell(text, m[1], m[2]), _cell(text, m[3], m[4])),)
     if m := _PLACE.fullmatch(s):
         return "place", (_placement(text, m[1]), _cell(text, m[2], m[3]))
-    raise ValueError(f"malformed move {text!r}; {_HELP}")
+    raise ValueError(f"malformed move {text!r}; {expected}")
 
 
 def _taken_cells(state: DoubleCardState) -> tuple[int, int]:
@@ -106,14 +109,60 @@ def action_text(state: DoubleCardState, action: int) -> str:
     return f"0 {p} {cell_name(anchor)}"
 
 
+def _compact(cell: int) -> str:
+    """``"F2"``: a cell without the space, for lists of many cells."""
+    return cell_name(cell).replace(" ", "")
+
+
+def example_moves(state: DoubleCardState) -> dict[str, str]:
+    """Moves that are legal now, in notation, for messages: ``"move"`` (a whole move,
+    typed at once), and in a recycling move ``"take"`` (its first step) and ``"place"``
+    (its second step as ``P C R``).  Empty once the game is over."""
+    legal = state.legal_actions(state.to_move)
+    if not legal:
+        return {}
+    if state.phase == "pick":
+        after = state.clone()
+        after.apply(legal[0])
+        places = after.legal_actions(after.to_move)  # a card taken always fits somewhere
+        return {"move": action_text(after, places[0]), "take": action_text(state, legal[0])}
+    examples = {"move": action_text(state, legal[0])}
+    if state.phase == "place":
+        examples["place"] = f"{legal[0] // CELLS + 1} {cell_name(legal[0] % CELLS)}"
+    return examples
+
+
+def expected_forms(state: DoubleCardState) -> str:
+    """What a move looks like in the current phase, with examples that are legal now."""
+    examples = example_moves(state)
+    if not examples:
+        return _HELP
+    phase = state.phase
+    if phase == "regular":
+        return (f"expected '0 P C R' (a regular move: placement P, 1-8, with its bottom-left cell "
+                f"on column C, row R), e.g. {examples['move']!r}")
+    if phase == "pick":
+        return (f"expected 'C1 R1 C2 R2 P C R' (a recycling move: take the card on C1 R1 and "
+                f"C2 R2, then put it down with placement P on C R), e.g. {examples['move']!r}, "
+                f"or its first step alone, e.g. {examples['take']!r}")
+    t_anchor, t_other = _taken_cells(state)
+    return (f"expected 'P C R' (put the card taken from {cell_name(t_anchor)} {cell_name(t_other)} "
+            f"down with placement P on C R), e.g. {examples['place']!r}, or the whole recycling "
+            f"move, e.g. {examples['move']!r}")
+
+
 def action_from_text(state: DoubleCardState, text: str) -> int:
     """The action for a move in notation, for the current sub-step.
 
     Accepts ``0 P C R`` (a regular move), ``C1 R1 C2 R2`` (take a card),
     ``P C R`` (place the card taken) and the whole recycling move
-    ``C1 R1 C2 R2 P C R`` (its take before the take, its placement after).
+    ``C1 R1 C2 R2 P C R`` (its take before the take, its placement after).  Errors
+    give examples that are legal in this position.
     """
-    kind, parts = parse_notation(text)
+    try:
+        kind, parts = parse_notation(text)
+    except ValueError:  # parse again to raise the error with this position's forms and examples
+        kind, parts = parse_notation(text, expected_forms(state))
     phase = state.phase
     if phase == "over":
         raise ValueError(f"the game is over; no move {text!r} can be played")
@@ -121,37 +170,95 @@ def action_from_text(state: DoubleCardState, text: str) -> int:
         if phase != "regular":
             raise ValueError(
                 f"{text!r} is a regular move, but all {CARDS} cards are on the board: "
-                f"recycle with 'C1 R1 C2 R2 P C R', e.g. 'F 2 F 3 3 A 2'"
+                f"recycle with 'C1 R1 C2 R2 P C R', e.g. {example_moves(state)['move']!r}"
                 if phase == "pick" else
-                f"{text!r} is a regular move, but a card was taken: place it with 'P C R' or the whole recycling move"
+                f"{text!r} is a regular move, but a card was taken: place it with 'P C R', "
+                f"e.g. {example_moves(state)['place']!r}, or the whole recycling move"
             )
         p, anchor = parts
         return (p - 1) * CELLS + anchor
     if phase == "regular":
         raise ValueError(
             f"{text!r} is a recycling move, but only {state.cards} of {CARDS} cards are on the board: "
-            f"play a regular move '0 P C R', e.g. '0 5 A 2'"
+            f"play a regular move '0 P C R', e.g. {example_moves(state)['move']!r}"
         )
     if kind == "place":
         if phase != "place":
-            raise ValueError(f"{text!r} places a card, but none was taken: start with the card's cells 'C1 R1 C2 R2'")
+            raise ValueError(
+                f"{text!r} places a card, but none was taken: start with the card's cells "
+                f"'C1 R1 C2 R2', e.g. {example_moves(state)['take']!r}, or type the whole "
+                f"recycling move, e.g. {example_moves(state)['move']!r}"
+            )
         p, anchor = parts
         return (p - 1) * CELLS + anchor
     cells = parts[0]
     if phase == "pick":
         if state.partner(cells[0]) != cells[1]:
-            raise ValueError(f"{text!r}: cells {cell_name(cells[0])} and {cell_name(cells[1])} do not hold one card")
+            raise ValueError(f"{text!r}: cells {cell_name(cells[0])} and {cell_name(cells[1])} do not hold one card; "
+                             f"a card that may be taken now: e.g. {example_moves(state)['take']!r}")
         return PICK_BASE + min(cells)
     t_anchor, t_other = _taken_cells(state)
     if kind == "take":
         raise ValueError(
             f"{text!r} takes a card, but the card from {cell_name(t_anchor)} {cell_name(t_other)} "
-            f"was already taken: place it with 'P C R'"
+            f"was already taken: place it with 'P C R', e.g. {example_moves(state)['place']!r}"
         )
     if sorted(cells) != [t_anchor, t_other]:
         raise ValueError(f"{text!r}: the card being recycled came from {cell_name(t_anchor)} {cell_name(t_other)}")
     p, anchor = parts[1], parts[2]
     return (p - 1) * CELLS + anchor
+
+
+def legal_moves_text(state: DoubleCardState, player: int) -> str:
+    """The legal moves of ``player`` for a person, a line per group that reads at a
+    glance: the form of a move with a legal example, then either the cards that may be
+    taken (first step of a recycling move) or, for each set of placements that fit the
+    same cells, those placements and their bottom-left cells::
+
+        '0 P C R' puts a card with placement P on cell C R (its bottom-left cell), e.g. '0 1 A 1'
+          placements 1 3 5 7 (horizontal) at A1 B1 C1 D1 E1 F1 G1
+          placements 2 4 6 8 (vertical) at A1 B1 C1 D1 E1 F1 G1 H1
+    """
+    legal = state.legal_actions(player)
+    if not legal:
+        return "none"
+    examples = example_moves(state)
+    if state.phase == "pick":
+        cards = ", ".join(f"{_compact(a - PICK_BASE)} {_compact(state.partner(a - PICK_BASE))}" for a in legal)
+        return (
+            f"'C1 R1 C2 R2 P C R' takes the card on C1 R1 and C2 R2 and puts it down with placement P "
+            f"on C R, e.g. {examples['move']!r} (or type the take first, e.g. {examples['take']!r})\n"
+            f"  cards you may take: {cards}"
+        )
+    anchors: dict[int, list[int]] = {}
+    for action in legal:
+        anchors.setdefault(action // CELLS + 1, []).append(action % CELLS)
+    groups: dict[tuple[int, ...], list[int]] = {}
+    for p, cells in anchors.items():
+        groups.setdefault(tuple(cells), []).append(p)
+    if state.phase == "regular":
+        lines = [f"'0 P C R' puts a card with placement P on cell C R (its bottom-left cell), e.g. {examples['move']!r}"]
+    else:
+        t_anchor, t_other = _taken_cells(state)
+        head = (f"'P C R' puts the card taken from {cell_name(t_anchor)} {cell_name(t_other)} down with placement P "
+                f"on cell C R (its bottom-left cell), e.g. {examples['place']!r}")
+        lines = [head]
+    for cells, ps in sorted(groups.items(), key=lambda item: item[1][0] % 2 == 0):
+        kind = "horizontal" if all(HORIZONTAL[p] for p in ps) else "vertical" if not any(HORIZONTAL[p] for p in ps) else ""
+        name = f"placement{'s' if len(ps) > 1 else ''} {' '.join(map(str, ps))}" + (f" ({kind})" if kind else "")
+        lines.append(f"  {name} at {' '.join(_compact(c) for c in cells)}")
+    return "\n".join(lines)
+
+
+def view_text(state: DoubleCardState, seat: int) -> str:
+    """What the person at ``seat`` sees in the terminal: their objective and the
+    opponent's, then the text form (:func:`position_text`)."""
+    if seat not in (0, 1):
+        raise ValueError(f"double_card: no seat {seat!r}; seats are 0, 1")
+    goals = {"colors": "four R or four W in a line", "dots": "four * or four o in a line"}
+    mine, theirs = state.objective(seat), state.objective(1 - seat)
+    return (f"you are player_{seat} and play {mine} ({goals[mine]}); player_{1 - seat} plays {theirs} "
+            f"({goals[theirs]})\n{position_text(state)}")
 
 
 # --- the text form of a position -------------------------------------------------------------

@@ -74,10 +74,29 @@ class DoubleCardGame(Game):
         "recycle_rule": Option("same_cells", "what a recycled card may not do: same_cells (not back onto its two cells), same_placement, none"),
         "first_player": Option("colors", "objective of the first mover (player_0): colors or dots"),
     }
+    notation = (
+        "a regular move (the first 24) is '0 P C R': a card with placement P (1-8) on cell C R, "
+        "its bottom-left cell (column A-H, row 1-12; 'A 1' or 'A1'), e.g. '0 1 A 1'. Placements, "
+        "the bottom-left cell first: horizontal 1 R* Wo, 3 Wo R*, 5 Ro W*, 7 W* Ro; vertical "
+        "(bottom, top) 2 Wo R*, 4 R* Wo, 6 W* Ro, 8 Ro W*. A card needs both cells empty and "
+        "nothing hanging over an empty cell. Once all 24 cards are down, every move recycles one: "
+        "'C1 R1 C2 R2 P C R' takes the card on C1 R1 and C2 R2 (not the one just moved, nothing "
+        "resting on it) and puts it down with placement P on C R, {where}; it may also be typed in two steps, 'C1 R1 C2 R2', then 'P C R'. "
+        "On the board R and W are the colours, * a filled dot and o an empty one; '>' or '^' after "
+        "a cell joins it to the card's other cell, on its right or above it"
+    )
     start_options = {
         "moves": "list of moves in the assignment's notation ('0 5 A 2', 'F 2 F 3 3 A 2') played from the empty board",
     }
     rgb_render = True
+
+    def notation_help(self) -> str:
+        where = {
+            "same_cells": "but not back onto the same two cells",
+            "same_placement": "but not with the same placement on the same cell",
+            "none": "wherever it fits",
+        }[self.recycle_rule]
+        return self.notation.format(where=where)
 
     def _configure(self, values: dict[str, Any]) -> dict[str, Any]:
         return {
@@ -502,6 +521,14 @@ class DoubleCardState(State):
     def to_text(self) -> str:
         """The text form (:func:`.notation.position_text`)."""
         return notation.position_text(self)
+
+    def view_text(self, seat: int) -> str:
+        """What a person at ``seat`` sees (:func:`.notation.view_text`)."""
+        return notation.view_text(self, seat)
+
+    def legal_moves_text(self, player: int) -> str:
+        """The legal moves, grouped for a person (:func:`.notation.legal_moves_text`)."""
+        return notation.legal_moves_text(self, player)
 
     def to_rgb_array(self) -> np.ndarray:
         """The board as an image (:func:`.render.rgb_array`)."""
