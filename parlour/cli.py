@@ -316,6 +316,7 @@ TRAIN_FLAGS: dict[str, str] = {
     "eval_every": "--eval-every",
     "eval_games": "--eval-games",
     "snapshot_every": "--snapshot-every",
+    "network": "--network",
 }
 """Training settings that have a flag of their own (``game_options``: ``--option``)."""
 
@@ -353,6 +354,7 @@ def _train_settings(args: argparse.Namespace, settings: dict[str, Any]) -> dict[
         "eval_every": args.eval_every,
         "eval_games": args.eval_games,
         "snapshot_every": args.snapshot_every,
+        "network": args.network,
     }
     texts = {"opponents": args.opponents, "opponent_weights": args.weights, "eval_opponents": args.eval_opponents}
     for key, value in given.items():
@@ -581,6 +583,8 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--eval-games", type=int, help="games per evaluation opponent (default 100)")
     train.add_argument("--eval-opponents", metavar="SPEC[,SPEC...]", help="who to evaluate against (default: random and the strongest baseline)")
     train.add_argument("--snapshot-every", type=int, help="steps between self-play snapshots (default 10000)")
+    train.add_argument("--network", choices=["auto", "mlp", "cnn"],
+                       help="policy network: mlp, cnn (a residual CNN over board planes), or auto (default: cnn for Tribolo and Double Card)")
     train.add_argument("--config", metavar="FILE.toml", help="settings file ([game_options] and [ppo] tables)")
     train.add_argument("--set", action="append", metavar="KEY=VALUE", help="override a setting, e.g. --set ppo.learning_rate=1e-4")
     train.add_argument("--out", metavar="DIR", help="run directory (default runs/GAME-TIMESTAMP)")

@@ -2,8 +2,8 @@
 the boards of Tribolo and Double Card.
 
 Bit ``i`` stands for card ``i + 1`` (hands) or cell ``i`` (boards).  ``set_bits`` is
-memoised because hands are enumerated on every step of every search; ``iter_bits`` is
-for wide masks (a 96-cell board) that are rarely seen twice.
+memoised because hands are enumerated on every step of every search; ``bits_list`` and
+``iter_bits`` are for wide masks (a 96- or 176-cell board) that are rarely seen twice.
 """
 
 from __future__ import annotations
@@ -17,15 +17,19 @@ def set_bits(mask: int) -> tuple[int, ...]:
     """Indices of the set bits of ``mask``, ascending (memoised for masks below 2**18)."""
     out = _BITS.get(mask)
     if out is None:
-        found = []
-        m = mask
-        while m:
-            low = m & -m
-            found.append(low.bit_length() - 1)
-            m ^= low
-        out = tuple(found)
+        out = tuple(bits_list(mask))
         if mask < 1 << 18:
             _BITS[mask] = out
+    return out
+
+
+def bits_list(mask: int) -> list[int]:
+    """Indices of the set bits of ``mask``, ascending, as a new list (not memoised)."""
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
     return out
 
 

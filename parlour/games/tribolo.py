@@ -43,7 +43,7 @@ from parlour.games.base import (
     check_int,
     make_rng,
 )
-from parlour.games.bitmask import set_bits
+from parlour.games.bitmask import bits_list
 
 RETURN_TYPES = ("win_loss", "cell_share")
 NUM_PLAYERS = 3
@@ -412,12 +412,12 @@ class TriboloState(State):
     def legal_actions(self, player: int | None = None) -> list[int]:
         if player is not None and player != self.to_move:
             return []
-        return list(set_bits(self.legal))
+        return bits_list(self.legal)
 
     def legal_mask(self, player: int) -> np.ndarray:
         mask = np.zeros(self.geo.cells, dtype=np.int8)
         if player == self.to_move and self.legal:
-            mask[list(set_bits(self.legal))] = 1
+            mask[bits_list(self.legal)] = 1
         return mask
 
     def apply(self, action) -> None:
@@ -485,7 +485,7 @@ class TriboloState(State):
             f = flips[seat]
             if f:
                 own[seat] |= f
-                for c in set_bits(f):
+                for c in bits_list(f):
                     board[c] = seat
         self.to_move, self.legal = p, legal
 

@@ -39,6 +39,8 @@ entropy bonus against early collapse onto one move, and a 128-128 network."""
 PPO_TYPES: dict[str, type] = {key: type(value) for key, value in PPO_DEFAULTS.items()}
 
 VEC_KINDS = ("dummy", "subproc")
+NETWORKS = ("auto", "mlp", "cnn")
+"""``TrainConfig.network``'s values (``parlour.baselines.learned.networks`` builds them)."""
 
 
 @dataclass
@@ -63,6 +65,14 @@ class TrainConfig:
     eval_opponents: list[str] | None = None
     """Specs the agent is rated against (default: random and the game's quick strong
     reference player, ``win_rates.quick_opponents``)."""
+    network: str = "auto"
+    """The policy's network: ``mlp`` (``ppo.net_arch`` hidden layers on the flat
+    observation), ``cnn`` (``BoardCNN`` over board planes, then ``ppo.net_arch``), or
+    ``auto``: ``cnn`` for games whose observation is board planes (Tribolo, Double Card)."""
+    cnn_channels: int = 32
+    """Filters of each ``BoardCNN`` convolution."""
+    cnn_blocks: int = 2
+    """Residual blocks of ``BoardCNN`` after its first convolution."""
     torch_threads: int = 1
     """Threads torch may use (one is fastest for these small networks, and steady when
     the machine is shared: benchmarks/RESULTS.md, training throughput)."""
@@ -74,12 +84,16 @@ class TrainConfig:
 
     def validate(self) -> None:
         """``ValueError`` naming the first bad value and what is allowed."""
-        for name in ("timesteps", "n_envs", "snapshot_every", "max_snapshots", "eval_every", "eval_games", "torch_threads"):
+        for name in ("timesteps", "n_envs", "snapshot_every", "max_snapshots", "eval_every", "eval_games", "torch_threads", "cnn_channels"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"{name} must be a positive integer, got {value!r}")
         if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
             raise ValueError(f"seed must be a non-negative integer, got {self.seed!r}")
+        if isinstance(self.cnn_blocks, bool) or not isinstance(self.cnn_blocks, int) or self.cnn_blocks < 0:
+            raise ValueError(f"cnn_blocks must be a non-negative integer, got {self.cnn_blocks!r}")
+        if self.network not in NETWORKS:
+            raise ValueError(f"network must be one of {list(NETWORKS)}, got {self.network!r}")
         if self.vec_env not in VEC_KINDS:
             raise ValueError(f"vec_env must be one of {list(VEC_KINDS)}, got {self.vec_env!r}")
         if not self.opponents:
@@ -141,6 +155,22 @@ def _coerce(name: str, value: Any, kind: type) -> Any:
     if isinstance(value, bool) or not isinstance(value, kind):
         raise ValueError(f"{name} must be a {kind.__name__}, got {value!r}")
     return value
+
+
+def choose_network(network: str, shape: tuple[int, ...], game: str) -> str:
+    """``mlp`` or ``cnn`` for a game whose observation has ``shape`` (``auto``: ``cnn``
+    for board planes, i.e. a 3-D observation); ``ValueError`` for ``cnn`` without a board."""
+    if network not in NETWORKS:
+        raise ValueError(f"network must be one of {list(NETWORKS)}, got {network!r}")
+    board = len(shape) == 3
+    if network == "auto":
+        return "cnn" if board else "mlp"
+    if network == "cnn" and not board:
+        raise ValueError(
+            f"network 'cnn' needs board planes (an observation of shape (channels, rows, columns)); "
+            f"{game}'s observation has shape {tuple(shape)}: use 'mlp'"
+        )
+    return network
 
 
 FIELDS = {f.name for f in dataclasses.fields(TrainConfig)}

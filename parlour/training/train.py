@@ -39,7 +39,7 @@ from parlour.baselines.learned.ppo import (
 )
 from parlour.games import load_game
 from parlour.games.base import Game
-from parlour.training.config import TrainConfig
+from parlour.training.config import TrainConfig, choose_network
 from parlour.training.opponents import OpponentPool, parse_opponents
 from parlour.training.run_files import (
     Checkpoint,
@@ -147,6 +147,7 @@ class Trainer:
         self.segment_steps = self.config.round_to_rollouts(self.config.eval_every)
         self.snapshot_steps = self.config.round_to_rollouts(self.config.snapshot_every)
         self.eval_opponents = self.config.eval_opponents or quick_opponents(self.game)
+        self.network = choose_network(self.config.network, self.game.observation_shape, self.config.game)
         # Bad specs fail here, before anything is written or replaced.
         OpponentPool(self.game, parse_opponents(self.config.opponents, self.config.opponent_weights))
         for spec in self.eval_opponents:
@@ -172,6 +173,7 @@ class Trainer:
         import torch
         from sb3_contrib import MaskablePPO
 
+        from parlour.baselines.learned.networks import policy_kwargs
         from parlour.training.callback import TrainingCallback
 
         start = time.perf_counter()
@@ -217,7 +219,7 @@ class Trainer:
                 device="cpu",
                 verbose=0,
                 tensorboard_log=str(files.tensorboard),
-                policy_kwargs={"net_arch": list(net_arch)},
+                policy_kwargs=policy_kwargs(self.network, net_arch, {"channels": config.cnn_channels, "blocks": config.cnn_blocks}),
                 **ppo,
             )
             if uses_self:

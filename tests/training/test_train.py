@@ -396,6 +396,9 @@ def test_config_file_flags_and_overrides(tmp_path):
         ({"ppo": {"n_steps": "many"}}, "ppo.n_steps must be a int"),
         ({"ppo": {"batch_size": 4096}}, "larger than a rollout"),
         ({"ppo": {"net_arch": [0]}}, "layer sizes"),
+        ({"network": "transformer"}, r"network must be one of \['auto', 'mlp', 'cnn'\], got 'transformer'"),
+        ({"cnn_channels": 0}, "cnn_channels must be a positive integer"),
+        ({"cnn_blocks": -1}, "cnn_blocks must be a non-negative integer"),
         ({"colour": "blue"}, "bad training settings"),
     ],
 )
@@ -424,6 +427,7 @@ def test_bad_config_file(tmp_path):
         (["--eval-opponents", "ppo"], "needs a model file"),
         (["--eval-opponents", "ppo:{tmp}/missing.zip"], "does not exist"),
         (["--set", "ppo.batch_size=4096"], "larger than a rollout"),
+        (["--network", "cnn"], "network 'cnn' needs board planes"),
     ],
 )
 def test_cli_train_errors(args, text, tmp_path, capsys):

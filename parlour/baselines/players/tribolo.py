@@ -45,7 +45,7 @@ from parlour.baselines.engines.heuristics import register_evaluation
 from parlour.baselines.policy import Param, Policy, register
 from parlour.baselines.references import References, register_references
 from parlour.games.base import Game, PerfectInfoState
-from parlour.games.bitmask import set_bits
+from parlour.games.bitmask import bits_list
 from parlour.games.tribolo import TriboloState
 
 SOURCE = "the AI post of a blog series porting Tribolo to ClojureScript (minimax with AI strategies)"
@@ -251,7 +251,7 @@ class OriginalStrategyTribolo(Policy):
         depth = self.config["depth"] - 1
         best, best_value = None, None
         values = {}
-        for action in set_bits(state.legal):  # ascending: ties keep the lowest cell
+        for action in bits_list(state.legal):  # ascending: ties keep the lowest cell
             state.apply(action)
             value = self._minimax(state, depth, strategy)
             state.undo()

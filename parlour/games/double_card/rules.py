@@ -28,7 +28,7 @@ from parlour.games.base import (
     check_choice,
     check_int,
 )
-from parlour.games.bitmask import iter_bits
+from parlour.games.bitmask import bits_list, iter_bits
 from parlour.games.double_card import notation, render
 from parlour.games.double_card.board import (
     CARDS,
@@ -280,7 +280,7 @@ class DoubleCardState(State):
         surface = self.surface
         horizontal = surface & surface >> 1 & _NOT_LAST_COLUMN
         vertical = surface & _BELOW_TOP_ROW
-        anchors = (list(iter_bits(vertical)), list(iter_bits(horizontal)))
+        anchors = (bits_list(vertical), bits_list(horizontal))
         taken = self.taken
         if taken is None or self.game.recycle_rule == "none":
             return [base + a for base, h in _BASES_AND_KINDS for a in anchors[h]]

@@ -1,0 +1,82 @@
+"""Board-shaped networks: ``BoardCNN`` is the default policy trunk for the games whose
+observation is board planes, sees the board's layout, trains, saves and plays."""
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch", reason="needs the train extra")
+pytest.importorskip("sb3_contrib", reason="needs the train extra")
+
+from gymnasium import spaces
+
+from parlour.baselines import make_from_spec
+from parlour.baselines.learned.networks import BoardCNN
+from parlour.games import GAMES, load_game
+from parlour.training.config import TrainConfig, choose_network
+from parlour.training.run_files import RunFiles
+from parlour.training.train import Trainer
+
+BOARD_GAMES = {"tribolo", "double_card"}
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_auto_chooses_the_cnn_for_board_planes_only(name):
+    shape = load_game(name).observation_shape
+    assert choose_network("auto", shape, name) == ("cnn" if name in BOARD_GAMES else "mlp")
+    assert choose_network("mlp", shape, name) == "mlp"
+    if name in BOARD_GAMES:
+        assert choose_network("cnn", shape, name) == "cnn"
+    else:
+        with pytest.raises(ValueError, match=rf"{name}'s observation has shape \(\d+,\): use 'mlp'"):
+            choose_network("cnn", shape, name)
+
+
+def test_board_cnn_shapes_and_parameters_shared_over_cells():
+    space = spaces.Box(0, 1, (5, 11, 16), dtype=np.float32)
+    net = BoardCNN(space, channels=8, blocks=1, head_channels=2, features_dim=32)
+    out = net(torch.zeros(3, 5, 11, 16))
+    assert out.shape == (3, 32) and net.features_dim == 32
+    convolutions = [m for m in net.modules() if isinstance(m, torch.nn.Conv2d)]
+    assert len(convolutions) == 4  # stem, one block of two, head
+    assert convolutions[0].weight.shape == (8, 5, 3, 3)  # the same filters on every cell
+    with pytest.raises(ValueError, match=r"shape \(channels, rows, columns\), got \(10,\)"):
+        BoardCNN(spaces.Box(0, 1, (10,), dtype=np.float32))
+    with pytest.raises(ValueError, match="channels must be at least 1, got 0"):
+        BoardCNN(space, channels=0)
+
+
+def test_board_cnn_sees_where_a_piece_is():
+    """Unlike a plane mean, the flattened head keeps the layout: the same piece on two
+    cells gives two different feature vectors."""
+    torch.manual_seed(0)
+    net = BoardCNN(spaces.Box(0, 1, (2, 4, 4), dtype=np.float32), channels=4, blocks=1, head_channels=2, features_dim=16)
+    a, b = torch.zeros(1, 2, 4, 4), torch.zeros(1, 2, 4, 4)
+    a[0, 0, 0, 0] = 1
+    b[0, 0, 3, 3] = 1
+    assert not torch.allclose(net(a), net(b))
+
+
+@pytest.mark.parametrize("name, options", [("tribolo", {"width": 6, "height": 5, "walls": 2, "start_cells": 2}), ("double_card", {})])
+def test_a_board_game_trains_with_the_cnn_by_default(name, options, tmp_path):
+    config = TrainConfig(
+        game=name, game_options=options, opponents=["random"], timesteps=128, n_envs=2, eval_every=128,
+        eval_games=4, snapshot_every=128, eval_opponents=["random"], cnn_channels=4, cnn_blocks=1,
+        ppo={"n_steps": 64, "batch_size": 64, "n_epochs": 1, "net_arch": [16]},
+    )
+    trainer = Trainer(config, tmp_path / "run", progress=False, log=lambda _: None)
+    assert trainer.network == "cnn"
+    trainer.run()
+    best = RunFiles(tmp_path / "run").best
+    game = load_game(name, **options)
+    agent = make_from_spec(f"ppo:{best}", game, seed=0)
+    assert isinstance(agent.actor.model.policy.features_extractor, BoardCNN)
+    state = game.new_initial_state(seed=0)
+    (seat,) = state.current_players()
+    assert agent.act(state.info_state(seat)) in state.legal_actions(seat)
+
+
+def test_mlp_on_a_board_game_when_asked(tmp_path):
+    config = TrainConfig(game="double_card", network="mlp", opponents=["random"], timesteps=64, n_envs=1, eval_every=64,
+                         eval_games=2, eval_opponents=["random"], ppo={"n_steps": 64, "batch_size": 64, "n_epochs": 1, "net_arch": [8]})
+    trainer = Trainer(config, tmp_path / "run", progress=False, log=lambda _: None)
+    assert trainer.network == "mlp"
