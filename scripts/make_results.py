@@ -30,10 +30,19 @@ RUNS: dict[str, list[str]] = {
     "tides_of_time": ["--game", "tides_of_time", "--opponents", "random,greedy,original-alphabeta:objective=difference,self",
                       "--weights", "1,1,1,2", "--timesteps", "200000", "--eval-every", "20000", "--eval-games", "100"],
     "tribolo": ["--game", "tribolo", "--opponents", "random,greedy,original-strategy,self", "--weights", "1,1,1,2",
-                "--timesteps", "200000", "--eval-every", "25000", "--eval-games", "60"],
+                "--timesteps", "200000", "--eval-every", "25000", "--eval-games", "60", "--set", "torch_threads=2"],
     "double_card": ["--game", "double_card", "--opponents", "random,alphabeta:depth=1,evaluation=h1,self",
-                    "--timesteps", "300000", "--eval-every", "30000", "--eval-games", "60"],
+                    "--timesteps", "300000", "--eval-every", "30000", "--eval-games", "60", "--set", "torch_threads=2"],
 }
+"""The board games train their default network, ``BoardCNN`` (``--network auto``), with
+torch on both cores: its convolutions, not the games, are most of the time."""
+
+BOARD_GAMES = ("tribolo", "double_card")
+COMPARISONS: dict[str, list[str]] = {
+    f"{game}_mlp": [*RUNS[game][:-2], "--network", "mlp"] for game in BOARD_GAMES
+}
+"""The same runs with the flat MLP of earlier versions, for the board networks' effect
+at the same budget (steps, opponents, seed); torch on one core, the MLP's fastest."""
 
 INTRO = """# Results: trained agents against the baselines
 
@@ -52,13 +61,15 @@ losses included. Regenerate with `python scripts/make_results.py` (one game:
 
 
 def section(game: str, run: Path, seconds: float, command: list[str]) -> str:
-    """The game's part of docs/results.md; run paths are shown as ``runs/results/GAME``."""
+    """The game's part of docs/results.md; run paths are shown as ``runs/results/GAME``.
+    A comparison run (``GAME_mlp``) is a subsection of its game's."""
     shutil.copyfile(run / "learning_curve.png", DOCS / f"{game}_curve.png")
     shown = f"runs/results/{game}"
     arena = (run / "arena.md").read_text().strip().replace(str(run), shown)
     command = [shown if part == str(run) else part for part in command]
+    title = f"### {game.removesuffix('_mlp')} with the flat MLP, for comparison" if game in COMPARISONS else f"## {game}"
     return (
-        f"## {game}\n\n```bash\n{shlex.join(['parlour', 'train', *command])}\n```\n\n"
+        f"{title}\n\n```bash\n{shlex.join(['parlour', 'train', *command])}\n```\n\n"
         f"Trained and rated in {seconds / 60:.1f} minutes.\n\n"
         f"![learning curve](results/{game}_curve.png)\n\n{arena}\n"
     )
@@ -66,14 +77,14 @@ def section(game: str, run: Path, seconds: float, command: list[str]) -> str:
 
 def run(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", nargs="+", choices=list(RUNS), default=list(RUNS))
+    parser.add_argument("--games", nargs="+", choices=[*RUNS, *COMPARISONS], default=[*RUNS, *COMPARISONS])
     parser.add_argument("--runs", default="runs/results", help="where the run directories go")
     parser.add_argument("--assemble", action="store_true", help="only rebuild docs/results.md from docs/results/*.md")
     args = parser.parse_args(argv)
     DOCS.mkdir(parents=True, exist_ok=True)
     for game in [] if args.assemble else args.games:
         out = Path(args.runs) / game
-        command = [*RUNS[game], *COMMON, "--out", str(out)]
+        command = [*{**RUNS, **COMPARISONS}[game], *COMMON, "--out", str(out)]
         start = time.perf_counter()
         code = parlour(["train", *command, "--force"])
         if code:
@@ -81,7 +92,8 @@ def run(argv: list[str] | None = None) -> int:
         text = section(game, out, time.perf_counter() - start, [*command])
         (DOCS / f"{game}.md").write_text(text)
         print(f"{game}: done in {time.perf_counter() - start:.0f} s", file=sys.stderr)
-    parts = [INTRO] + [(DOCS / f"{g}.md").read_text() for g in RUNS if (DOCS / f"{g}.md").exists()]
+    order = [part for game in RUNS for part in (game, f"{game}_mlp")]
+    parts = [INTRO] + [(DOCS / f"{g}.md").read_text() for g in order if (DOCS / f"{g}.md").exists()]
     (ROOT / "docs" / "results.md").write_text("\n".join(parts))
     return 0
 
