@@ -317,6 +317,7 @@ TRAIN_FLAGS: dict[str, str] = {
     "eval_games": "--eval-games",
     "snapshot_every": "--snapshot-every",
     "network": "--network",
+    "algo": "--algo",
 }
 """Training settings that have a flag of their own (``game_options``: ``--option``)."""
 
@@ -333,7 +334,7 @@ def _train_settings(args: argparse.Namespace, settings: dict[str, Any]) -> dict[
     sources: dict[str, str] = {}
     if args.config is not None:
         for key, value in load_config(args.config).items():
-            if isinstance(value, dict) and isinstance(settings.get(key), dict):  # [game_options], [ppo]
+            if isinstance(value, dict) and isinstance(settings.get(key), dict):  # [game_options], [ppo], [alphazero]
                 settings[key] = {**settings[key], **value}
                 sources.update({f"{key}.{sub}": f"--config {args.config}" for sub in value})
             else:
@@ -355,6 +356,7 @@ def _train_settings(args: argparse.Namespace, settings: dict[str, Any]) -> dict[
         "eval_games": args.eval_games,
         "snapshot_every": args.snapshot_every,
         "network": args.network,
+        "algo": args.algo,
     }
     texts = {"opponents": args.opponents, "opponent_weights": args.weights, "eval_opponents": args.eval_opponents}
     for key, value in given.items():
@@ -432,6 +434,8 @@ def _train(args: argparse.Namespace) -> int:
                 + "; ".join(changes)
             )
         return _run_training(None, args.out, args, timesteps=given.timesteps if "timesteps" in sources else None)
+    if args.algo == "alphazero" and (args.opponents or args.weights):
+        raise UsageError("--algo alphazero learns by self-play only: --opponents and --weights are for ppo")
     settings: dict[str, Any] = {}
     if args.game is None and args.config is None:
         settings.update(json.loads(json.dumps(DEFAULT_TRAINING)))
@@ -451,14 +455,13 @@ def _run_training(config: Any, out: str, args: argparse.Namespace, timesteps: in
     from parlour.baselines import references
     from parlour.training.arena import GameFailed
     from parlour.training.run_files import DamagedRun
-    from parlour.training.train import Trainer
-    from parlour.training.win_rates import learner_spec
+    from parlour.training.train import open_trainer
 
     def warn(text: str) -> None:
         print(f"parlour train: warning: {text}", file=sys.stderr)
 
     try:
-        trainer = Trainer(config, out, resume=args.resume, force=args.force, progress=not args.quiet, timesteps=timesteps, warn=warn)
+        trainer = open_trainer(config, out, resume=args.resume, force=args.force, progress=not args.quiet, timesteps=timesteps, warn=warn)
     except DamagedRun as error:
         raise Failure(str(error)) from None
     except (ValueError, FileExistsError) as error:
@@ -480,7 +483,7 @@ def _run_training(config: Any, out: str, args: argparse.Namespace, timesteps: in
     from parlour.training.run_files import write_atomic
 
     opponents = list(dict.fromkeys(refs.final().values()))
-    agents = [learner_spec(str(best), trainer.game), *opponents]
+    agents = [trainer.learner_spec(str(best)), *opponents]
     print(f"\narena: the best model against {', '.join(opponents)} ({games} games per pairing)")
     try:
         match = play_match(trainer.game, agents, games, seed=trainer.config.seed, workers=args.workers, progress=not args.quiet)
@@ -583,6 +586,8 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--eval-games", type=int, help="games per evaluation opponent (default 100)")
     train.add_argument("--eval-opponents", metavar="SPEC[,SPEC...]", help="who to evaluate against (default: random and the strongest baseline)")
     train.add_argument("--snapshot-every", type=int, help="steps between self-play snapshots (default 10000)")
+    train.add_argument("--algo", choices=["ppo", "alphazero"],
+                       help="ppo (MaskablePPO against --opponents; default) or alphazero (self-play guiding PUCT search; settings in [alphazero])")
     train.add_argument("--network", choices=["auto", "mlp", "cnn"],
                        help="policy network: mlp, cnn (a residual CNN over board planes), or auto (default: cnn for Tribolo and Double Card)")
     train.add_argument("--config", metavar="FILE.toml", help="settings file ([game_options] and [ppo] tables)")

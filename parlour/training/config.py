@@ -38,6 +38,36 @@ entropy bonus against early collapse onto one move, and a 128-128 network."""
 
 PPO_TYPES: dict[str, type] = {key: type(value) for key, value in PPO_DEFAULTS.items()}
 
+AZ_DEFAULTS: dict[str, Any] = {
+    "simulations": 64,
+    "c": 1.5,
+    "dirichlet_alpha": 10.0,
+    "dirichlet_fraction": 0.25,
+    "temperature_moves": 8,
+    "games_per_iteration": 16,
+    "train_steps": 32,
+    "batch_size": 128,
+    "buffer_size": 20_000,
+    "learning_rate": 1e-3,
+    "weight_decay": 1e-4,
+    "hidden": 128,
+    "workers": 1,
+    "eval_simulations": 64,
+}
+"""Settings of ``algo = "alphazero"`` (the ``[alphazero]`` table): PUCT ``simulations`` per
+self-play decision with exploration ``c``; Dirichlet noise ``dirichlet_alpha`` (divided by
+the number of legal moves: AlphaZero's 0.3 for chess's ~30) mixed in at
+``dirichlet_fraction``; each seat's first ``temperature_moves`` moves drawn from the
+visits; per iteration ``games_per_iteration`` self-play games, then ``train_steps``
+minibatches of ``batch_size`` from the newest ``buffer_size`` positions (Adam,
+``learning_rate``, ``weight_decay``); ``hidden`` units in the heads; self-play in
+``workers`` processes (the results do not depend on it); the evaluations and the final
+arena play with ``eval_simulations`` per move."""
+
+AZ_TYPES: dict[str, type] = {key: type(value) for key, value in AZ_DEFAULTS.items()}
+
+ALGOS = ("ppo", "alphazero")
+
 VEC_KINDS = ("dummy", "subproc")
 NETWORKS = ("auto", "mlp", "cnn")
 """``TrainConfig.network``'s values (``parlour.baselines.learned.networks`` builds them)."""
@@ -48,6 +78,8 @@ class TrainConfig:
     """Everything a run needs (see the module docstring for files and precedence)."""
 
     game: str = "sticks"
+    algo: str = "ppo"
+    """``ppo`` (MaskablePPO against ``opponents``) or ``alphazero`` (self-play with PUCT search)."""
     game_options: dict[str, Any] = field(default_factory=dict)
     opponents: list[str] = field(default_factory=lambda: ["random"])
     """Policy specs for the other seats, or ``"self"`` for snapshots of the learner."""
@@ -77,9 +109,11 @@ class TrainConfig:
     """Threads torch may use (one is fastest for these small networks, and steady when
     the machine is shared: benchmarks/RESULTS.md, training throughput)."""
     ppo: dict[str, Any] = field(default_factory=lambda: dict(PPO_DEFAULTS))
+    alphazero: dict[str, Any] = field(default_factory=lambda: dict(AZ_DEFAULTS))
 
     def __post_init__(self) -> None:
         self.ppo = {**PPO_DEFAULTS, **self.ppo}
+        self.alphazero = {**AZ_DEFAULTS, **self.alphazero}
         self.validate()
 
     def validate(self) -> None:
@@ -98,11 +132,25 @@ class TrainConfig:
             raise ValueError(f"vec_env must be one of {list(VEC_KINDS)}, got {self.vec_env!r}")
         if not self.opponents:
             raise ValueError("opponents must name at least one policy spec or 'self'")
+        if self.algo not in ALGOS:
+            raise ValueError(f"algo must be one of {list(ALGOS)}, got {self.algo!r}")
         unknown = sorted(set(self.ppo) - set(PPO_DEFAULTS))
         if unknown:
             raise ValueError(f"unknown ppo setting(s) {unknown}; settings are {sorted(PPO_DEFAULTS)}")
         for key, value in self.ppo.items():
             self.ppo[key] = _coerce(f"ppo.{key}", value, PPO_TYPES[key])
+        unknown = sorted(set(self.alphazero) - set(AZ_DEFAULTS))
+        if unknown:
+            raise ValueError(f"unknown alphazero setting(s) {unknown}; settings are {sorted(AZ_DEFAULTS)}")
+        for key, value in self.alphazero.items():
+            self.alphazero[key] = value = _coerce(f"alphazero.{key}", value, AZ_TYPES[key])
+            low = 0 if key in ("temperature_moves", "c", "dirichlet_fraction", "weight_decay", "eval_simulations") else 1
+            if key in ("learning_rate", "dirichlet_alpha"):
+                if not value > 0:
+                    raise ValueError(f"alphazero.{key} must be positive, got {value!r}")
+            elif value < low or (key == "dirichlet_fraction" and value > 1):
+                allowed = "in [0, 1]" if key == "dirichlet_fraction" else f"at least {low}"
+                raise ValueError(f"alphazero.{key} must be {allowed}, got {value!r}")
         if self.ppo["batch_size"] > self.ppo["n_steps"] * self.n_envs:
             raise ValueError(
                 f"ppo.batch_size={self.ppo['batch_size']} is larger than a rollout "
@@ -125,7 +173,7 @@ class TrainConfig:
     def to_toml(self) -> str:
         """The configuration as TOML (``load_config`` reads it back)."""
         lines = []
-        tables = {"game_options": self.game_options, "ppo": self.ppo}
+        tables = {"game_options": self.game_options, "ppo": self.ppo, "alphazero": self.alphazero}
         for key, value in self.to_dict().items():
             if key not in tables and value is not None:
                 lines.append(f"{key} = {_toml_value(value)}")
@@ -208,9 +256,9 @@ def merge(base: dict[str, Any], key: str, value: Any) -> None:
     """Set a dotted key (``ppo.n_steps``) in a settings dict; ``ValueError`` if unknown."""
     head, _, rest = key.partition(".")
     if head not in FIELDS:
-        raise ValueError(f"unknown setting {key!r}; settings are {sorted(FIELDS)} (and ppo.<name>, game_options.<name>)")
+        raise ValueError(f"unknown setting {key!r}; settings are {sorted(FIELDS)} (and ppo.<name>, alphazero.<name>, game_options.<name>)")
     if rest:
-        if head not in ("ppo", "game_options"):
+        if head not in ("ppo", "alphazero", "game_options"):
             raise ValueError(f"setting {head!r} has no sub-keys (got {key!r})")
         base.setdefault(head, {})[rest] = value
     else:

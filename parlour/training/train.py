@@ -53,7 +53,7 @@ from parlour.training.run_files import (
     write_pointer,
 )
 from parlour.training.single_agent import SingleAgentEnv
-from parlour.training.win_rates import quick_opponents, rates_deterministic, win_rates
+from parlour.training.win_rates import learner_spec, quick_opponents, rates_deterministic, win_rates
 
 
 def make_env(config: dict[str, Any], snapshots: list[str], rank: int) -> Any:
@@ -159,6 +159,10 @@ class Trainer:
                     "use --resume to continue it or --force to replace it"
                 )
             shutil.rmtree(root)
+
+    def learner_spec(self, path: str) -> str:
+        """How the final arena plays a model of this run."""
+        return learner_spec(path, self.game)
 
     def saved_step(self) -> int | None:
         """The step of the checkpoint ``checkpoint.json`` names now (None: none yet)."""
@@ -302,6 +306,24 @@ class Trainer:
             plot_learning_curve(rows, self.files.curve, _title(self.game))
         except ImportError:
             self.log("matplotlib is not installed: no learning_curve.png (pip install 'parlour[plot]')")
+
+
+def open_trainer(config: TrainConfig | None, out: str | Path, resume: bool = False, **kwargs: Any) -> Trainer:
+    """The trainer of the run's algorithm (``config.algo``, or for ``resume`` the saved
+    config's), constructed with the same arguments as ``Trainer``."""
+    algo = config.algo if config is not None else None
+    if resume:
+        from parlour.training.config import load_config
+
+        try:
+            algo = load_config(RunFiles(Path(out)).config).get("algo", "ppo")
+        except ValueError:
+            algo = "ppo"  # Trainer reports the bad file
+    if algo == "alphazero":
+        from parlour.training.alphazero import AlphaZeroTrainer
+
+        return AlphaZeroTrainer(config, out, resume=resume, **kwargs)
+    return Trainer(config, out, resume=resume, **kwargs)
 
 
 def _best_step(rows: list[dict[str, Any]]) -> int | None:

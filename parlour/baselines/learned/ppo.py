@@ -162,6 +162,8 @@ def load_model(path: str | os.PathLike, game: Game) -> Any:
     from sb3_contrib import MaskablePPO
 
     meta = read_model_meta(path)
+    if meta.get("kind", "ppo") != "ppo":
+        raise ValueError(f"model file {str(path)!r} is an {meta['kind']} model, not a PPO one: it plays as az:{path}")
     check_model_game(meta, game, path)
     stat = os.stat(path)
     key = (os.path.realpath(path), stat.st_size, stat.st_mtime_ns)

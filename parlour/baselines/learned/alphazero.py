@@ -1,0 +1,87 @@
+"""``az:runs/NAME/best.zip``: a network trained by ``parlour train --algo alphazero``,
+playing with ``PUCT`` search at a stated budget per move, or alone (``simulations=0``).
+
+Like every baseline it acts from its seat's information state: in a game with hidden
+information or chance each simulation starts from a fresh sample of the positions that
+seat cannot tell apart (see ``parlour.baselines.engines.puct``).  Needs the ``train``
+extra (torch); the import happens when a player is made.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from parlour.baselines.engines.puct import PUCT, SearchResult
+from parlour.baselines.learned.ppo import require_train_extra
+from parlour.baselines.policy import Param, Policy, register
+from parlour.games.base import State
+
+
+def search_from(puct: PUCT, info_state: Any, simulations: int, rng: np.random.Generator, perfect_information: bool) -> SearchResult:
+    """``PUCT`` from a seat's information state: one sample searched throughout when
+    nothing is hidden, else a fresh sample for every simulation."""
+    first = info_state.sample(rng)
+    if perfect_information:
+        return puct.search(first, first.clone, info_state.player, simulations, rng)
+    return puct.search(first, lambda: info_state.sample(rng), info_state.player, simulations, rng)
+
+
+@register
+class AlphaZeroPolicy(Policy):
+    name = "az"
+    summary = (
+        "A policy-value network trained with `parlour train --algo alphazero`, guiding PUCT search "
+        "(spec `az:runs/NAME/best.zip,simulations=100`; simulations=0: the network alone); needs the train extra."
+    )
+    source = "Silver et al. 2018 (AlphaZero); decoupled selection at simultaneous moves (Lanctot et al. 2013)"
+    positional = "path"
+    params = {
+        "path": Param(None, "the model file (a zip written by `parlour train --algo alphazero`)", type=str),
+        "simulations": Param(100, "PUCT simulations per move (0: play the network's own policy)", int),
+        "c": Param(1.5, "PUCT exploration constant (values normalised to [0, 1])", float),
+        "deterministic": Param(True, "play the most visited (or, without search, most probable) move; false: sample it", bool),
+    }
+
+    def setup(self) -> None:
+        path = self.config["path"]
+        if not path:
+            raise ValueError("policy 'az' needs a model file: az:runs/NAME/best.zip or az:path=...")
+        if self.config["simulations"] < 0:
+            raise ValueError(f"parameter simulations={self.config['simulations']}: must be 0 or more")
+        if self.config["c"] < 0:
+            raise ValueError(f"parameter c={self.config['c']}: must be >= 0")
+        require_train_extra()
+        from parlour.baselines.learned.az_model import NetworkEvaluator, load_az_net
+
+        self.evaluator = NetworkEvaluator(load_az_net(path, self.game), self.game)
+        self.puct = PUCT(self.evaluator, self.game.num_actions, c=self.config["c"])
+
+    def act(self, info_state: Any) -> int:
+        player = info_state.player
+        sims = self.config["simulations"]
+        if sims == 0:
+            state: State = info_state.sample(self.rng)
+            return self.act_observation(state.observation_tensor(player), state.legal_mask(player))
+        result = search_from(self.puct, info_state, sims, self.rng, self.game.info.perfect_information)
+        self.stats = {"simulations": result.simulations, "visits": result.visits, "value": result.value}
+        if self.config["deterministic"]:
+            return result.action
+        pi = result.policy(self.game.num_actions)
+        return int(self.rng.choice(len(pi), p=pi))
+
+    def act_observation(self, observation: np.ndarray, mask: np.ndarray) -> int:
+        """The network's own move from an observation and legal mask (no search)."""
+        probs = self.evaluator.policy(observation, mask)
+        if self.config["deterministic"]:
+            return int(np.argmax(probs))
+        return int(self.rng.choice(len(probs), p=probs))
+
+    def __getstate__(self) -> dict[str, Any]:
+        # The network travels as its file name: workers load it themselves.
+        return {k: v for k, v in self.__dict__.items() if k not in ("evaluator", "puct")}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self.setup()

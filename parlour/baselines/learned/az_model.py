@@ -1,0 +1,161 @@
+"""The policy-value network of the search-guided learner, its model file, and the
+evaluator that lets it guide ``PUCT``.
+
+The network reads one seat's observation tensor (the same array the environments give
+that seat) and outputs logits over all actions and one value per seat *relative to the
+observer*: entry ``k`` is the return of seat ``(observer + k) % num_players``.  Relative
+values let one network play every seat, as the observations are already from the
+observer's point of view (Tribolo's planes are "mine, next, the one after").  The trunk
+is ``BoardCNN`` for board planes and two dense layers for flat observations, chosen as
+``parlour train``'s ``network`` setting chooses for PPO.
+
+A model file is a zip, like the PPO ones: ``parlour.json`` (the game, its options, the
+observation and action sizes, and the network's shape) and ``weights.pt`` (the state
+dict, read back with ``torch.load(weights_only=True)``, so loading runs no pickled
+code).  ``save_az_model`` writes it atomically.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import zipfile
+from collections import OrderedDict
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from gymnasium import spaces
+from torch import nn
+
+from parlour.atomic import replace_atomic
+from parlour.baselines.learned.networks import BoardCNN
+from parlour.baselines.learned.ppo import META_ENTRY, check_model_game, model_meta, read_model_meta
+from parlour.errors import DamagedFileError
+from parlour.games.base import Game, State
+
+WEIGHTS_ENTRY = "weights.pt"
+KIND = "alphazero"
+
+
+class PolicyValueNet(nn.Module):
+    """Logits over the actions and relative values per seat (see the module docstring)."""
+
+    def __init__(self, observation_shape: tuple[int, ...], num_actions: int, num_players: int,
+                 network: str = "mlp", channels: int = 32, blocks: int = 2, hidden: int = 128) -> None:
+        super().__init__()
+        self.shape = {"observation_shape": list(observation_shape), "num_actions": num_actions, "num_players": num_players,
+                      "network": network, "channels": channels, "blocks": blocks, "hidden": hidden}
+        if network == "cnn":
+            box = spaces.Box(0.0, 1.0, tuple(observation_shape), dtype=np.float32)
+            self.trunk: nn.Module = BoardCNN(box, channels=channels, blocks=blocks, features_dim=2 * hidden)
+            features = 2 * hidden
+        elif network == "mlp":
+            size = int(np.prod(observation_shape))
+            self.trunk = nn.Sequential(nn.Flatten(), nn.Linear(size, hidden), nn.ReLU(), nn.Linear(hidden, hidden), nn.ReLU())
+            features = hidden
+        else:
+            raise ValueError(f"network must be 'mlp' or 'cnn', got {network!r}")
+        self.policy_head = nn.Linear(features, num_actions)
+        self.value_head = nn.Sequential(nn.Linear(features, hidden), nn.ReLU(), nn.Linear(hidden, num_players))
+
+    def forward(self, observations: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        features = self.trunk(observations)
+        return self.policy_head(features), self.value_head(features)
+
+
+def absolute_values(relative: np.ndarray, observer: int) -> np.ndarray:
+    """Per-seat values from values relative to ``observer`` (``relative[k]`` is seat
+    ``(observer + k) % n``'s)."""
+    return np.roll(relative, observer, axis=-1)
+
+
+def relative_values(returns: np.ndarray, observer: int) -> np.ndarray:
+    """The inverse of ``absolute_values``: the value targets of ``observer``'s position."""
+    return np.roll(returns, -observer, axis=-1)
+
+
+class NetworkEvaluator:
+    """``PUCT``'s evaluator: priors from each seat to move's own observation, and the
+    mean of their value estimates (one seat's alone at a turn)."""
+
+    def __init__(self, net: PolicyValueNet, game: Game) -> None:
+        self.net = net.eval()
+        self.game = game
+
+    def __call__(self, state: State, players: tuple[int, ...]) -> tuple[dict[int, np.ndarray], np.ndarray]:
+        obs = np.stack([state.observation_tensor(p) for p in players])
+        with torch.inference_mode():
+            logits, values = self.net(torch.from_numpy(obs))
+            probs = torch.softmax(logits.double(), dim=1).numpy()
+        values = values.double().numpy()
+        value = np.mean([absolute_values(values[i], p) for i, p in enumerate(players)], axis=0)
+        return {p: probs[i] for i, p in enumerate(players)}, value
+
+    def policy(self, observation: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """The network's own move distribution over the legal actions (no search)."""
+        with torch.inference_mode():
+            logits, _ = self.net(torch.from_numpy(np.asarray(observation, dtype=np.float32)[None]))
+        logits = logits[0].double().numpy()
+        logits[np.asarray(mask) == 0] = -np.inf
+        logits -= logits.max()
+        probs = np.exp(logits)
+        return probs / probs.sum()
+
+
+# --- the model file ------------------------------------------------------------------------
+
+
+def save_az_model(net: PolicyValueNet, path: str | os.PathLike, game: Game, extra: dict[str, Any] | None = None) -> Path:
+    """Write ``net`` for ``game`` to ``path`` atomically (see the module docstring)."""
+    path = Path(path)
+    buffer = io.BytesIO()
+    torch.save(net.state_dict(), buffer)
+    meta = json.dumps({**model_meta(game), "kind": KIND, "net": net.shape, **(extra or {})}, default=list)
+
+    def write(tmp: str) -> None:
+        with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as archive:
+            archive.writestr(META_ENTRY, meta)
+            archive.writestr(WEIGHTS_ENTRY, buffer.getvalue())
+
+    replace_atomic(path, write, suffix=".tmp.zip")
+    return path
+
+
+def read_az_net(path: str | os.PathLike) -> tuple[PolicyValueNet, dict[str, Any]]:
+    """The network in an alphazero model file and the file's metadata (clear errors for a
+    missing, damaged or PPO file)."""
+    meta = read_model_meta(path)
+    if meta.get("kind") != KIND:
+        raise ValueError(f"model file {str(path)!r} is not an alphazero model (a PPO model plays as ppo:{path})")
+    try:
+        shape = dict(meta["net"])
+        net = PolicyValueNet(tuple(shape.pop("observation_shape")), **shape)
+        with zipfile.ZipFile(path) as archive:
+            weights = torch.load(io.BytesIO(archive.read(WEIGHTS_ENTRY)), map_location="cpu", weights_only=True)
+        net.load_state_dict(weights)
+    except (KeyError, TypeError, ValueError, RuntimeError, zipfile.BadZipFile, EOFError, OSError) as error:
+        raise DamagedFileError(f"model file {str(path)!r} cannot be loaded: {type(error).__name__}: {error}") from None
+    return net.eval(), meta
+
+
+_nets: OrderedDict[tuple[str, int, int], PolicyValueNet] = OrderedDict()
+NET_CACHE_SIZE = 16
+
+
+def load_az_net(path: str | os.PathLike, game: Game) -> PolicyValueNet:
+    """The network of ``path``, checked against ``game``; cached by file (path, size,
+    modification time) for inference."""
+    meta = read_model_meta(path)
+    check_model_game(meta, game, path)
+    stat = os.stat(path)
+    key = (os.path.realpath(path), stat.st_size, stat.st_mtime_ns)
+    net = _nets.pop(key, None)
+    if net is None:
+        net, _ = read_az_net(path)
+        while len(_nets) >= NET_CACHE_SIZE:
+            _nets.popitem(last=False)
+    _nets[key] = net
+    return net

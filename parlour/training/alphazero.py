@@ -1,0 +1,256 @@
+"""``parlour train --algo alphazero``: expert iteration on parlour's own search.
+
+Each *iteration* plays ``games_per_iteration`` self-play games with the current network
+guiding ``PUCT`` at every seat (``self_play``), adds their positions to the replay
+buffer, and trains the network on ``train_steps`` minibatches: cross-entropy between
+the network's masked policy and the search's visit distribution, plus the squared error
+between its values and every seat's final return (AlphaZero's loss; the L2 term is
+Adam's ``weight_decay``).  The run's steps are self-play decisions (positions), so
+``timesteps`` and ``eval_every`` mean "positions searched", the work a run pays for.
+
+Why parlour's own search rather than OpenSpiel's AlphaZero, LightZero or mctx: OpenSpiel's
+(``open_spiel/python/algorithms/alpha_zero``) needs a sequential, perfect-information game
+and TensorFlow or its own C++ libtorch build, so it would cover sticks, Tribolo
+and Double Card through a bridge that parlour does not have yet, and not Goofspiel or Tides
+of Time; mctx (DeepMind) needs the whole game written in JAX (pgx's way), i.e. every game
+rewritten; LightZero brings DI-engine and its own env interface and serves MuZero-family
+research.  parlour's searchers already handle every game of the protocol (several seats,
+skipped turns, simultaneous moves, determinization), so ``PUCT`` adds AlphaZero's
+selection to them in ~200 lines and the network is the only new piece.
+
+Same conventions as the PPO runs (``train.py``): a run directory with config.toml,
+atomic checkpoints at every evaluation (network, optimizer, replay buffer, generator
+state, counters) that a resume continues from exactly, evaluations.csv and the learning
+curve, TensorBoard scalars, best.zip (the best evaluated network) and last.zip.
+Self-play runs in ``workers`` processes; every game's seed depends only on the run's seed,
+the iteration and the game's index, and the network is the same everywhere, so the run
+is the same for any number of workers.
+"""
+
+from __future__ import annotations
+
+import io
+import multiprocessing
+import signal
+import time
+from typing import Any
+
+import numpy as np
+
+from parlour.baselines.learned.alphazero import AlphaZeroPolicy
+from parlour.training.run_files import (
+    copy_atomic,
+    read_evaluations,
+    write_atomic,
+    write_checkpoint,
+    write_evaluations,
+    write_pointer,
+)
+from parlour.training.self_play import Examples, ReplayBuffer, play_game
+from parlour.training.train import Trainer, TrainResult, _progress_bar
+from parlour.training.win_rates import rates_deterministic, win_rates
+
+
+def game_seed(seed: int, iteration: int, index: int) -> int:
+    """The seed of self-play game ``index`` of ``iteration``."""
+    return int(np.random.SeedSequence(seed, spawn_key=(3, iteration, index)).generate_state(1)[0])
+
+
+_WORKER: dict[str, Any] = {}
+
+
+def _init_worker(game: Any, shape: dict[str, Any], settings: dict[str, Any], threads: int) -> None:
+    import torch
+
+    from parlour.baselines.learned.az_model import PolicyValueNet
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to report
+    torch.set_num_threads(threads)
+    shape = dict(shape)
+    _WORKER.update(game=game, settings=settings, net=PolicyValueNet(tuple(shape.pop("observation_shape")), **shape))
+
+
+def _play(task: tuple[bytes, list[int]]) -> list[tuple[Examples, np.ndarray]]:
+    import torch
+
+    weights, seeds = task
+    net = _WORKER["net"]
+    net.load_state_dict(torch.load(io.BytesIO(weights), weights_only=True))
+    return [play_game(_WORKER["game"], net.eval(), _WORKER["settings"], seed) for seed in seeds]
+
+
+class AlphaZeroTrainer(Trainer):
+    """One alphazero run in ``out``; the same constructor and result as ``Trainer``."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.total = self.config.timesteps
+        self.segment_steps = self.config.eval_every
+
+    def learner_spec(self, path: str) -> str:
+        """How evaluations and the final arena play a model of this run."""
+        sims = self.config.alphazero["eval_simulations"]
+        spec = f"az:{path},simulations={sims}"
+        return spec if rates_deterministic(self.game) else f"{spec},deterministic=false"
+
+    # -- the run ---------------------------------------------------------------------
+
+    def run(self) -> TrainResult:
+        import torch
+
+        from parlour.baselines.learned.az_model import PolicyValueNet
+
+        start = time.perf_counter()
+        config, files, game = self.config, self.files, self.game
+        az = config.alphazero
+        torch.set_num_threads(config.torch_threads)
+        torch.manual_seed(config.seed)
+        net = PolicyValueNet(game.observation_shape, game.num_actions, game.num_players, network=self.network,
+                             channels=config.cnn_channels, blocks=config.cnn_blocks, hidden=az["hidden"])
+        optimizer = torch.optim.Adam(net.parameters(), lr=az["learning_rate"], weight_decay=az["weight_decay"])
+        buffer = ReplayBuffer(az["buffer_size"], game.observation_shape, game.num_actions, game.num_players)
+        rng = np.random.default_rng(np.random.SeedSequence(config.seed, spawn_key=(4,)))
+        if self.resume:
+            checkpoint = self.checkpoint
+            assert checkpoint is not None
+            state = checkpoint.state
+            if checkpoint.damaged:
+                self.warn(f"{'; '.join(checkpoint.damaged)}; resuming from {checkpoint.folder}, the newest intact checkpoint "
+                          f"(step {checkpoint.step:,})")
+                write_pointer(files, checkpoint.folder, checkpoint.step)
+            if self.extended:
+                write_atomic(files.config, config.to_toml())
+            from parlour.baselines.learned.az_model import read_az_net
+
+            saved, _ = read_az_net(checkpoint.model)
+            net.load_state_dict(saved.state_dict())
+            optimizer.load_state_dict(state["optimizer"])
+            buffer.restore(np.load(io.BytesIO(state["buffer"])))
+            rng.bit_generator.state = state["rng"]
+            step, iteration, best_score = state["step"], state["iteration"], state["best_score"]
+            rows = read_evaluations(files, up_to=step)
+            write_evaluations(files, rows)
+            self.log(f"resuming {files.root} at step {step:,} of {self.total:,}")
+        else:
+            files.root.mkdir(parents=True, exist_ok=True)
+            write_atomic(files.config, config.to_toml())
+            step, iteration = 0, 0
+            rows, best_score = self._evaluate_net(net, 0, -np.inf)
+            self._save(net, optimizer, buffer, rng, rows, step, iteration, best_score)
+        from torch.utils.tensorboard import SummaryWriter
+
+        writer = SummaryWriter(str(files.tensorboard / "alphazero"))
+        bar = _progress_bar(self.total, step, self.progress)
+        pool = self._pool(net) if az["workers"] > 1 else None
+        try:
+            while step < self.total:
+                t0 = time.perf_counter()
+                games = self._self_play(net, iteration, pool)
+                examples = Examples.concatenate([examples for examples, _ in games])
+                buffer.add(examples)
+                losses = self._train(net, optimizer, buffer, rng)
+                iteration += 1
+                before, step = step, step + len(examples)
+                seconds = time.perf_counter() - t0
+                writer.add_scalar("selfplay/games_per_minute", len(games) * 60 / seconds, step)
+                writer.add_scalar("selfplay/positions", len(examples), step)
+                for name, value in losses.items():
+                    writer.add_scalar(f"loss/{name}", value, step)
+                if bar is not None:
+                    bar.update(len(examples))
+                if step // self.segment_steps > before // self.segment_steps or step >= self.total:
+                    new_rows, best_score = self._evaluate_net(net, step, best_score)
+                    for row in new_rows:
+                        writer.add_scalar(f"eval/win_rate_vs_{row['opponent']}", row["win_rate"], step)
+                    rows.extend(new_rows)
+                    self._save(net, optimizer, buffer, rng, rows, step, iteration, best_score)
+        finally:
+            writer.close()
+            if bar is not None:
+                bar.close()
+            if pool is not None:
+                pool.terminate()
+        self._plot(rows)
+        from parlour.training.train import _best_step
+
+        return TrainResult(files.root, step, rows, _best_step(rows), time.perf_counter() - start)
+
+    def _pool(self, net: Any) -> Any:
+        context = multiprocessing.get_context("spawn")
+        return context.Pool(self.config.alphazero["workers"], initializer=_init_worker,
+                            initargs=(self.game, net.shape, self.config.alphazero, self.config.torch_threads))
+
+    def _self_play(self, net: Any, iteration: int, pool: Any) -> list[tuple[Examples, np.ndarray]]:
+        az = self.config.alphazero
+        seeds = [game_seed(self.config.seed, iteration, i) for i in range(az["games_per_iteration"])]
+        if pool is None:
+            return [play_game(self.game, net.eval(), az, seed) for seed in seeds]
+        import torch
+
+        buffer = io.BytesIO()
+        torch.save(net.state_dict(), buffer)
+        weights = buffer.getvalue()
+        chunks = [seeds[i::az["workers"]] for i in range(az["workers"])]
+        results = pool.map(_play, [(weights, chunk) for chunk in chunks])
+        by_seed = {seed: game for chunk, games in zip(chunks, results) for seed, game in zip(chunk, games)}
+        return [by_seed[seed] for seed in seeds]  # the order of the seeds, whatever the workers did
+
+    def _train(self, net: Any, optimizer: Any, buffer: ReplayBuffer, rng: np.random.Generator) -> dict[str, float]:
+        """``train_steps`` minibatches of AlphaZero's loss; the mean losses."""
+        import torch
+
+        az = self.config.alphazero
+        net.train()
+        totals = {"policy": 0.0, "value": 0.0}
+        for _ in range(az["train_steps"]):
+            batch = buffer.sample(min(az["batch_size"], len(buffer)), rng)
+            logits, values = net(torch.from_numpy(batch.observations))
+            logits = logits.masked_fill(~torch.from_numpy(batch.masks), -1e9)
+            policy_loss = -(torch.from_numpy(batch.policies) * torch.log_softmax(logits, dim=1)).sum(dim=1).mean()
+            value_loss = ((values - torch.from_numpy(batch.values)) ** 2).mean()
+            optimizer.zero_grad()
+            (policy_loss + value_loss).backward()
+            optimizer.step()
+            totals["policy"] += policy_loss.item()
+            totals["value"] += value_loss.item()
+        net.eval()
+        return {name: total / az["train_steps"] for name, total in totals.items()}
+
+    def _evaluate_net(self, net: Any, step: int, best_score: float) -> tuple[list[dict[str, Any]], float]:
+        """Rate the network (with ``eval_simulations`` of search) against the evaluation
+        opponents; keep it as best.zip if its mean score is the best yet."""
+        from parlour.baselines.learned.az_model import save_az_model
+        from parlour.training.train import segment_seed
+
+        candidate = self.files.root / ".candidate.zip"
+        save_az_model(net, candidate, self.game)
+        try:
+            az = self.config.alphazero
+            agent = AlphaZeroPolicy(self.game, path=str(candidate), simulations=az["eval_simulations"],
+                                    deterministic=rates_deterministic(self.game))
+            results = win_rates(self.game, agent, self.eval_opponents, self.config.eval_games,
+                                seed=segment_seed(self.config.seed, 10**6 + step), workers=az["workers"])
+            rows = [{"step": step, **row} for row in results]
+            score = float(np.mean([row["score"] for row in rows]))
+            self.log(f"step {step:,}: win rate vs " + ", ".join(f"{row['opponent']} {row['win_rate']:.0%}" for row in rows))
+            if score > best_score:
+                copy_atomic(candidate, self.files.best)
+                best_score = score
+        finally:
+            candidate.unlink(missing_ok=True)
+        return rows, best_score
+
+    def _save(self, net: Any, optimizer: Any, buffer: ReplayBuffer, rng: np.random.Generator, rows: list[dict[str, Any]],
+              step: int, iteration: int, best_score: float) -> None:
+        from parlour.baselines.learned.az_model import save_az_model
+
+        write_evaluations(self.files, rows)
+        packed = io.BytesIO()
+        np.savez_compressed(packed, **buffer.state())
+        state = {"step": step, "iteration": iteration, "best_score": best_score, "rng": rng.bit_generator.state,
+                 "optimizer": optimizer.state_dict(), "buffer": packed.getvalue()}
+        write_checkpoint(self.files, step, lambda path: save_az_model(net, path, self.game), state)
+        copy_atomic(self.files.checkpoint_dir(step) / "model.zip", self.files.last)
+
+
+

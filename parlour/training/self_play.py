@@ -1,0 +1,126 @@
+"""Self-play games of the search-guided learner, and the buffer their positions go to.
+
+Every seat is played by ``PUCT`` guided by the same network, each from its own
+information state (a seat never searches what it cannot see).  Each decision yields
+one training example: the deciding seat's observation and legal mask, the search's
+visit distribution (AlphaZero's ``pi``) and, once the game is over, every seat's
+return relative to that seat (the network's value target, see ``az_model``).  At a
+simultaneous step every seat to move searches and decides on its own, and the joint
+action is applied.
+
+A seat's first ``temperature_moves`` decisions are drawn from the visit counts (so that
+self-play games differ), the later ones take the most visited move; Dirichlet noise is
+added to the root priors of every self-play search (AlphaZero).  A game's randomness
+all comes from its seed, so a game is the same in any worker process.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from parlour.baselines.engines.puct import PUCT
+from parlour.baselines.learned.alphazero import search_from
+from parlour.baselines.learned.az_model import NetworkEvaluator, PolicyValueNet, relative_values
+from parlour.games.base import Game
+
+
+FIELDS = ("observations", "masks", "policies", "values", "seats")
+
+
+@dataclass
+class Examples:
+    """Training examples as arrays with one row per decision (``seats``: who decided)."""
+
+    observations: np.ndarray
+    masks: np.ndarray
+    policies: np.ndarray
+    values: np.ndarray
+    seats: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.observations)
+
+    @staticmethod
+    def concatenate(parts: list[Examples]) -> Examples:
+        return Examples(*(np.concatenate([getattr(p, f) for p in parts]) for f in FIELDS))
+
+
+def play_game(game: Game, net: PolicyValueNet, settings: dict[str, Any], seed: int) -> tuple[Examples, np.ndarray]:
+    """One self-play game from ``seed``: its examples and its returns."""
+    rng = np.random.default_rng(seed)
+    evaluator = NetworkEvaluator(net, game)
+    puct = PUCT(evaluator, game.num_actions, c=settings["c"], noise=(settings["dirichlet_alpha"], settings["dirichlet_fraction"]))
+    state = game.new_initial_state(rng)
+    decided = np.zeros(game.num_players, dtype=np.int64)
+    observations, masks, policies, seats = [], [], [], []
+    perfect = game.info.perfect_information
+    while not state.is_terminal():
+        joint = {}
+        for player in state.current_players():
+            legal = state.legal_actions(player)
+            observations.append(state.observation_tensor(player))
+            masks.append(state.legal_mask(player).astype(bool))
+            seats.append(player)
+            if len(legal) == 1:  # nothing to search: the target is the forced move
+                pi = np.zeros(game.num_actions)
+                pi[legal[0]] = 1.0
+                joint[player] = legal[0]
+            else:
+                result = search_from(puct, state.info_state(player), settings["simulations"], rng, perfect)
+                pi = result.policy(game.num_actions)
+                if decided[player] < settings["temperature_moves"]:
+                    joint[player] = int(rng.choice(game.num_actions, p=pi))
+                else:
+                    joint[player] = result.action
+            policies.append(pi.astype(np.float32))
+            decided[player] += 1
+        state.apply(joint if len(joint) > 1 else next(iter(joint.values())))
+    returns = state.returns().astype(np.float64)
+    values = np.stack([relative_values(returns, seat) for seat in seats]).astype(np.float32)
+    examples = Examples(np.stack(observations).astype(np.float32), np.stack(masks), np.stack(policies), values, np.array(seats))
+    return examples, returns
+
+
+class ReplayBuffer:
+    """The newest ``capacity`` examples (a ring), sampled uniformly for training."""
+
+    def __init__(self, capacity: int, observation_shape: tuple[int, ...], num_actions: int, num_players: int) -> None:
+        self.capacity = capacity
+        self.observations = np.zeros((capacity, *observation_shape), dtype=np.float32)
+        self.masks = np.zeros((capacity, num_actions), dtype=bool)
+        self.policies = np.zeros((capacity, num_actions), dtype=np.float32)
+        self.values = np.zeros((capacity, num_players), dtype=np.float32)
+        self.seats = np.zeros(capacity, dtype=np.int64)
+        self.size = 0
+        self.next = 0
+
+    def __len__(self) -> int:
+        return self.size
+
+    def add(self, examples: Examples) -> None:
+        for i in range(len(examples)):
+            j = self.next
+            for name in FIELDS:
+                getattr(self, name)[j] = getattr(examples, name)[i]
+            self.next = (j + 1) % self.capacity
+            self.size = min(self.size + 1, self.capacity)
+
+    def sample(self, batch: int, rng: np.random.Generator) -> Examples:
+        index = rng.integers(self.size, size=batch)
+        return Examples(*(getattr(self, name)[index] for name in FIELDS))
+
+    def state(self) -> dict[str, Any]:
+        """What a checkpoint keeps (the filled rows only)."""
+        n = self.size
+        return {**{name: getattr(self, name)[:n].copy() for name in FIELDS}, "next": self.next}
+
+    def restore(self, saved: dict[str, Any]) -> None:
+        n = len(saved["observations"])
+        if n > self.capacity:
+            raise ValueError(f"the saved replay buffer holds {n} examples, more than its capacity {self.capacity}")
+        for name in FIELDS:
+            getattr(self, name)[:n] = saved[name]
+        self.size, self.next = n, int(saved["next"])

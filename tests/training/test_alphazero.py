@@ -1,0 +1,227 @@
+"""The search-guided learner: self-play targets, exact resume, the same run with any
+number of workers, the ``az:`` player, and (slow) learning on small games."""
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch", reason="needs the train extra")
+pytest.importorskip("sb3_contrib", reason="needs the train extra")
+
+from parlour.baselines import make_from_spec
+from parlour.baselines.engines.puct import PUCT
+from parlour.baselines.learned.alphazero import search_from
+from parlour.baselines.learned.az_model import NetworkEvaluator, PolicyValueNet, read_az_net, save_az_model
+from parlour.cli import main
+from parlour.games import load_game
+from parlour.training.alphazero import AlphaZeroTrainer
+from parlour.training.arena import play_match
+from parlour.training.config import AZ_DEFAULTS, TrainConfig, make_config
+from parlour.training.report import summarize
+from parlour.training.run_files import RunFiles, read_evaluations
+from parlour.training.self_play import ReplayBuffer, play_game
+from parlour.training.train import open_trainer
+from parlour.training.win_rates import win_rates
+
+SETTINGS = {**AZ_DEFAULTS, "simulations": 12, "temperature_moves": 2}
+
+GAMES = {
+    "sticks": {},
+    "goofspiel": {"num_cards": 4},
+    "tides_of_time": {"rounds": 1},
+    "tribolo": {"width": 6, "height": 5, "walls": 2, "start_cells": 2},
+    "double_card": {},
+}
+
+
+def fresh_net(game, network="mlp"):
+    torch.manual_seed(0)
+    return PolicyValueNet(game.observation_shape, game.num_actions, game.num_players, network=network, channels=4, blocks=1, hidden=16)
+
+
+@pytest.mark.parametrize("name", ["sticks", "goofspiel", "tides_of_time", "tribolo"])
+def test_self_play_targets(name):
+    """Each example: the deciding seat's observation and mask, the search's visit
+    distribution (legal moves only, in visit units), every seat's final return relative
+    to the decider."""
+    game = load_game(name, **GAMES[name])
+    examples, returns = play_game(game, fresh_net(game), SETTINGS, seed=5)
+    assert len(examples) >= 1 and np.allclose(examples.policies.sum(axis=1), 1)
+    assert not (examples.policies[~examples.masks] > 0).any()
+    visits = examples.policies * SETTINGS["simulations"]
+    forced = examples.masks.sum(axis=1) == 1
+    assert np.allclose(visits[~forced], np.round(visits[~forced]), atol=1e-4)
+    for seat, values in zip(examples.seats, examples.values):
+        assert np.allclose(values, np.roll(returns, -seat))
+    assert set(examples.seats) <= set(range(game.num_players))
+
+
+def test_the_target_is_the_search_of_the_seat_to_move():
+    """The first example's policy is exactly what PUCT finds for the first mover from
+    the same generator state (noise included)."""
+    game = load_game("tribolo", **GAMES["tribolo"])
+    net = fresh_net(game)
+    examples, _ = play_game(game, net, SETTINGS, seed=9)
+    rng = np.random.default_rng(9)
+    state = game.new_initial_state(rng)
+    (seat,) = state.current_players()
+    puct = PUCT(NetworkEvaluator(net, game), game.num_actions, c=SETTINGS["c"],
+                noise=(SETTINGS["dirichlet_alpha"], SETTINGS["dirichlet_fraction"]))
+    result = search_from(puct, state.info_state(seat), SETTINGS["simulations"], rng, True)
+    assert examples.seats[0] == seat
+    assert np.allclose(examples.policies[0], result.policy(game.num_actions))
+    assert np.array_equal(examples.observations[0], state.observation_tensor(seat))
+
+
+def test_network_values_are_relative_to_the_observer():
+    game = load_game("tribolo", **GAMES["tribolo"])
+    net = fresh_net(game, "cnn")
+    state = game.new_initial_state(seed=0)
+    (seat,) = state.current_players()
+    priors, values = NetworkEvaluator(net, game)(state, (seat,))
+    with torch.no_grad():
+        _, relative = net(torch.from_numpy(state.observation_tensor(seat)[None]))
+    assert np.allclose(values, np.roll(relative[0].double().numpy(), seat))
+    assert priors[seat].shape == (game.num_actions,) and priors[seat].sum() == pytest.approx(1)
+
+
+def test_replay_buffer_ring_and_restore():
+    game = load_game("sticks")
+    buffer = ReplayBuffer(5, game.observation_shape, game.num_actions, 2)
+    examples, _ = play_game(game, fresh_net(game), SETTINGS, seed=1)
+    for _ in range(3):
+        buffer.add(examples)
+    assert len(buffer) == 5
+    copy = ReplayBuffer(5, game.observation_shape, game.num_actions, 2)
+    copy.restore(buffer.state())
+    a, b = buffer.sample(8, np.random.default_rng(0)), copy.sample(8, np.random.default_rng(0))
+    assert all(np.array_equal(getattr(a, f), getattr(b, f)) for f in ("observations", "masks", "policies", "values", "seats"))
+    with pytest.raises(ValueError, match="holds 5 examples, more than its capacity 2"):
+        ReplayBuffer(2, game.observation_shape, game.num_actions, 2).restore(buffer.state())
+
+
+def small_config(**changes):
+    az = {"simulations": 8, "games_per_iteration": 4, "train_steps": 4, "batch_size": 32, "hidden": 16, "eval_simulations": 4}
+    az.update(changes.pop("alphazero", {}))
+    settings = {"game": "sticks", "algo": "alphazero", "timesteps": 90, "eval_every": 30, "eval_games": 6,
+                "eval_opponents": ["random"], "alphazero": az, **changes}
+    return TrainConfig(**settings)
+
+
+def weights(path):
+    net, _ = read_az_net(path)
+    return net.state_dict()
+
+
+def same_weights(a, b):
+    wa, wb = weights(a), weights(b)
+    return wa.keys() == wb.keys() and all(torch.equal(wa[k], wb[k]) for k in wa)
+
+
+def test_a_run_saves_evaluates_and_resumes_exactly(tmp_path):
+    quiet = {"progress": False, "log": lambda _: None}
+    whole = AlphaZeroTrainer(small_config(), tmp_path / "whole", **quiet).run()
+    files = RunFiles(tmp_path / "whole")
+    for path in (files.config, files.best, files.last, files.pointer, files.evaluations):
+        assert path.exists(), path
+    assert list(files.tensorboard.rglob("events.*"))
+    assert [row["step"] for row in read_evaluations(files)][0] == 0 and whole.steps >= 90
+    AlphaZeroTrainer(small_config(timesteps=40), tmp_path / "cut", **quiet).run()
+    resumed = open_trainer(None, tmp_path / "cut", resume=True, timesteps=90, **quiet)
+    assert isinstance(resumed, AlphaZeroTrainer)
+    result = resumed.run()
+    assert result.steps == whole.steps
+    assert result.evaluations == whole.evaluations
+    assert same_weights(tmp_path / "whole" / "last.zip", tmp_path / "cut" / "last.zip")
+
+
+def test_the_run_does_not_depend_on_the_number_of_workers(tmp_path):
+    quiet = {"progress": False, "log": lambda _: None}
+    config = small_config(timesteps=30, eval_every=30, eval_games=2)
+    AlphaZeroTrainer(config, tmp_path / "one", **quiet).run()
+    two = small_config(timesteps=30, eval_every=30, eval_games=2, alphazero={"workers": 2})
+    AlphaZeroTrainer(two, tmp_path / "two", **quiet).run()
+    assert same_weights(tmp_path / "one" / "last.zip", tmp_path / "two" / "last.zip")
+    assert read_evaluations(RunFiles(tmp_path / "one")) == read_evaluations(RunFiles(tmp_path / "two"))
+
+
+def test_az_player_specs_and_model_files(tmp_path):
+    game = load_game("tribolo", **GAMES["tribolo"])
+    path = save_az_model(fresh_net(game, "cnn"), tmp_path / "net.zip", game)
+    state = game.new_initial_state(seed=4)
+    (seat,) = state.current_players()
+    for spec in (f"az:{path}", f"az:{path},simulations=0", f"az:{path},simulations=5,deterministic=false"):
+        agent = make_from_spec(spec, game, seed=1)
+        again = make_from_spec(spec, game, seed=1)
+        move = agent.act(state.info_state(seat))
+        assert move in state.legal_actions(seat) and move == again.act(state.info_state(seat))
+    match = play_match(game, [f"az:{path},simulations=4", "random", "random"], games=3, progress=False, workers=1)
+    assert summarize(match)["agents"]
+    with pytest.raises(ValueError, match="policy 'az' needs a model file"):
+        make_from_spec("az", game)
+    with pytest.raises(ValueError, match="does not exist"):
+        make_from_spec(f"az:{tmp_path}/missing.zip", game)
+    with pytest.raises(ValueError, match="was trained for 'tribolo', not 'sticks'"):
+        make_from_spec(f"az:{path}", load_game("sticks"))
+    with pytest.raises(ValueError, match="simulations=-1: must be 0 or more"):
+        make_from_spec(f"az:{path},simulations=-1", game)
+    with pytest.raises(ValueError, match="is an alphazero model"):
+        make_from_spec(f"ppo:{path}", game)
+
+
+def test_az_refuses_a_ppo_model(tmp_path):
+    run = tmp_path / "ppo"
+    assert main(["train", "--game", "sticks", "--opponents", "random", "--timesteps", "64", "--n-envs", "1", "--eval-every", "64",
+                 "--eval-games", "2", "--eval-opponents", "random", "--set", "ppo.n_steps=64", "--set", "ppo.batch_size=64",
+                 "--final-games", "0", "--quiet", "--out", str(run)]) == 0
+    with pytest.raises(ValueError, match="is not an alphazero model"):
+        make_from_spec(f"az:{run}/best.zip", load_game("sticks"))
+
+
+@pytest.mark.parametrize(
+    "settings, message",
+    [
+        ({"algo": "muzero"}, r"algo must be one of \['ppo', 'alphazero'\], got 'muzero'"),
+        ({"alphazero": {"simulations": 0}}, "alphazero.simulations must be at least 1, got 0"),
+        ({"alphazero": {"dirichlet_fraction": 1.5}}, r"alphazero.dirichlet_fraction must be in \[0, 1\], got 1.5"),
+        ({"alphazero": {"learning_rate": 0.0}}, "alphazero.learning_rate must be positive"),
+        ({"alphazero": {"sims": 3}}, "unknown alphazero setting"),
+    ],
+)
+def test_bad_alphazero_settings(settings, message):
+    with pytest.raises(ValueError, match=message):
+        make_config(settings)
+
+
+def test_cli_alphazero(tmp_path, capsys):
+    out = tmp_path / "run"
+    args = ["train", "--game", "sticks", "--algo", "alphazero", "--timesteps", "30", "--eval-every", "30", "--eval-games", "4",
+            "--eval-opponents", "random", "--set", "alphazero.simulations=4", "--set", "alphazero.games_per_iteration=4",
+            "--set", "alphazero.eval_simulations=4", "--final-games", "2", "--quiet", "--out", str(out)]
+    assert main(args) == 0
+    text = capsys.readouterr().out
+    assert f"az:{out}/best.zip,simulations=4,deterministic=false" in text
+    assert main(["train", "--game", "sticks", "--algo", "alphazero", "--opponents", "random", "--out", str(tmp_path / "x")]) == 2
+    err = capsys.readouterr().err
+    assert err.strip() == "parlour train: error: --algo alphazero learns by self-play only: --opponents and --weights are for ppo"
+
+
+def optimal_moves(state):
+    """Winning moves of misère sticks (take 1..3): leave 4k + 1 sticks."""
+    return [a for a in state.legal_actions(state.current_players()[0]) if (state.sticks - (a + 1)) % 4 == 1]
+
+
+@pytest.mark.slow
+def test_learns_perfect_play_at_sticks(tmp_path):
+    """A short run's network, without search, plays a winning move in every winning
+    position of sticks-10 (and the search player wins every game against random)."""
+    config = small_config(timesteps=1500, eval_every=500, eval_games=20,
+                          alphazero={"simulations": 24, "games_per_iteration": 16, "train_steps": 32, "hidden": 32})
+    AlphaZeroTrainer(config, tmp_path / "run", progress=False, log=lambda _: None).run()
+    game = load_game("sticks")
+    agent = make_from_spec(f"az:{tmp_path}/run/last.zip,simulations=0", game)
+    for sticks in range(1, 11):
+        state = game.new_initial_state()
+        state.sticks = sticks
+        winning = optimal_moves(state)
+        if winning:
+            assert agent.act(state.info_state(0)) in winning, sticks
