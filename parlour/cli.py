@@ -479,7 +479,7 @@ def _run_training(config: Any, out: str, args: argparse.Namespace, timesteps: in
     if games == 0 or not best.exists():
         return 0
     from parlour.training.arena import play_match
-    from parlour.training.report import summarize, to_markdown
+    from parlour.training.report import summarize, timing_text, to_markdown
     from parlour.training.run_files import write_atomic
 
     opponents = list(dict.fromkeys(refs.final().values()))
@@ -494,7 +494,7 @@ def _run_training(config: Any, out: str, args: argparse.Namespace, timesteps: in
     except GameFailed as error:
         raise Failure(f"the final arena: {error}") from error
     summary = summarize(match)
-    text = to_markdown(summary, focus=agents[0])
+    text = to_markdown(summary, focus=agents[0]) + "\n\n" + timing_text(summary)
     print(text)
     write_atomic(result.run_dir / "arena.md", text + "\n")
     return 0

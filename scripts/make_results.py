@@ -44,6 +44,19 @@ COMPARISONS: dict[str, list[str]] = {
 """The same runs with the flat MLP of earlier versions, for the board networks' effect
 at the same budget (steps, opponents, seed); torch on one core, the MLP's fastest."""
 
+AZ_COMMON = ["--algo", "alphazero", "--set", "alphazero.workers=2"]
+SEARCH_GUIDED: dict[str, list[str]] = {
+    "sticks_az": ["--game", "sticks", *AZ_COMMON, "--timesteps", "3000", "--eval-every", "1000", "--eval-games", "100",
+                  "--set", "alphazero.simulations=24", "--set", "alphazero.eval_simulations=24", "--set", "alphazero.hidden=32"],
+    "goofspiel_az": ["--game", "goofspiel", "--option", "num_cards=6", *AZ_COMMON, "--timesteps", "30000", "--eval-every", "6000",
+                     "--eval-games", "100", "--set", "alphazero.rollout_mix=0.5"],
+}
+"""The search-guided learner (``--algo alphazero``) where it has been run; each section
+states its budget per move (``eval_simulations``) and the arena's milliseconds per move."""
+
+EXTRA_RUNS = {**COMPARISONS, **SEARCH_GUIDED}
+TITLES = {"_mlp": "{game} with the flat MLP, for comparison", "_az": "{game}: search-guided learning (`--algo alphazero`)"}
+
 INTRO = """# Results: trained agents against the baselines
 
 One MaskablePPO agent per game, trained by the command shown (each under 30 minutes on
@@ -62,12 +75,13 @@ losses included. Regenerate with `python scripts/make_results.py` (one game:
 
 def section(game: str, run: Path, seconds: float, command: list[str]) -> str:
     """The game's part of docs/results.md; run paths are shown as ``runs/results/GAME``.
-    A comparison run (``GAME_mlp``) is a subsection of its game's."""
+    A comparison run (``GAME_mlp``) or a search-guided one (``GAME_az``) is a subsection of its game's."""
     shutil.copyfile(run / "learning_curve.png", DOCS / f"{game}_curve.png")
     shown = f"runs/results/{game}"
     arena = (run / "arena.md").read_text().strip().replace(str(run), shown)
     command = [shown if part == str(run) else part for part in command]
-    title = f"### {game.removesuffix('_mlp')} with the flat MLP, for comparison" if game in COMPARISONS else f"## {game}"
+    suffix = next((end for end in TITLES if game.endswith(end)), None)
+    title = f"### {TITLES[suffix].format(game=game.removesuffix(suffix))}" if suffix else f"## {game}"
     return (
         f"{title}\n\n```bash\n{shlex.join(['parlour', 'train', *command])}\n```\n\n"
         f"Trained and rated in {seconds / 60:.1f} minutes.\n\n"
@@ -77,14 +91,14 @@ def section(game: str, run: Path, seconds: float, command: list[str]) -> str:
 
 def run(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", nargs="+", choices=[*RUNS, *COMPARISONS], default=[*RUNS, *COMPARISONS])
+    parser.add_argument("--games", nargs="+", choices=[*RUNS, *EXTRA_RUNS], default=[*RUNS, *EXTRA_RUNS])
     parser.add_argument("--runs", default="runs/results", help="where the run directories go")
     parser.add_argument("--assemble", action="store_true", help="only rebuild docs/results.md from docs/results/*.md")
     args = parser.parse_args(argv)
     DOCS.mkdir(parents=True, exist_ok=True)
     for game in [] if args.assemble else args.games:
         out = Path(args.runs) / game
-        command = [*{**RUNS, **COMPARISONS}[game], *COMMON, "--out", str(out)]
+        command = [*{**RUNS, **EXTRA_RUNS}[game], *COMMON, "--out", str(out)]
         start = time.perf_counter()
         code = parlour(["train", *command, "--force"])
         if code:
@@ -92,7 +106,7 @@ def run(argv: list[str] | None = None) -> int:
         text = section(game, out, time.perf_counter() - start, [*command])
         (DOCS / f"{game}.md").write_text(text)
         print(f"{game}: done in {time.perf_counter() - start:.0f} s", file=sys.stderr)
-    order = [part for game in RUNS for part in (game, f"{game}_mlp")]
+    order = [part for game in RUNS for part in (game, f"{game}_mlp", f"{game}_az")]
     parts = [INTRO] + [(DOCS / f"{g}.md").read_text() for g in order if (DOCS / f"{g}.md").exists()]
     (ROOT / "docs" / "results.md").write_text("\n".join(parts))
     return 0

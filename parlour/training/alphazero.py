@@ -87,6 +87,11 @@ class AlphaZeroTrainer(Trainer):
         self.total = self.config.timesteps
         self.segment_steps = self.config.eval_every
 
+    @property
+    def model_extra(self) -> dict[str, Any]:
+        """What a model file of this run records besides the game and the network."""
+        return {"rollout_mix": self.config.alphazero["rollout_mix"]}
+
     def learner_spec(self, path: str) -> str:
         """How evaluations and the final arena play a model of this run."""
         sims = self.config.alphazero["eval_simulations"]
@@ -223,7 +228,7 @@ class AlphaZeroTrainer(Trainer):
         from parlour.training.train import segment_seed
 
         candidate = self.files.root / ".candidate.zip"
-        save_az_model(net, candidate, self.game)
+        save_az_model(net, candidate, self.game, self.model_extra)
         try:
             az = self.config.alphazero
             agent = AlphaZeroPolicy(self.game, path=str(candidate), simulations=az["eval_simulations"],
@@ -249,7 +254,7 @@ class AlphaZeroTrainer(Trainer):
         np.savez_compressed(packed, **buffer.state())
         state = {"step": step, "iteration": iteration, "best_score": best_score, "rng": rng.bit_generator.state,
                  "optimizer": optimizer.state_dict(), "buffer": packed.getvalue()}
-        write_checkpoint(self.files, step, lambda path: save_az_model(net, path, self.game), state)
+        write_checkpoint(self.files, step, lambda path: save_az_model(net, path, self.game, self.model_extra), state)
         copy_atomic(self.files.checkpoint_dir(step) / "model.zip", self.files.last)
 
 

@@ -53,6 +53,7 @@ AZ_DEFAULTS: dict[str, Any] = {
     "hidden": 128,
     "workers": 1,
     "eval_simulations": 64,
+    "rollout_mix": 0.0,
 }
 """Settings of ``algo = "alphazero"`` (the ``[alphazero]`` table): PUCT ``simulations`` per
 self-play decision with exploration ``c``; Dirichlet noise ``dirichlet_alpha`` (divided by
@@ -62,7 +63,8 @@ visits; per iteration ``games_per_iteration`` self-play games, then ``train_step
 minibatches of ``batch_size`` from the newest ``buffer_size`` positions (Adam,
 ``learning_rate``, ``weight_decay``); ``hidden`` units in the heads; self-play in
 ``workers`` processes (the results do not depend on it); the evaluations and the final
-arena play with ``eval_simulations`` per move."""
+arena play with ``eval_simulations`` per move; ``rollout_mix`` (lambda in [0, 1]) mixes one
+random playout into every leaf's value, AlphaGo's way (see ``NetworkEvaluator``)."""
 
 AZ_TYPES: dict[str, type] = {key: type(value) for key, value in AZ_DEFAULTS.items()}
 
@@ -144,12 +146,12 @@ class TrainConfig:
             raise ValueError(f"unknown alphazero setting(s) {unknown}; settings are {sorted(AZ_DEFAULTS)}")
         for key, value in self.alphazero.items():
             self.alphazero[key] = value = _coerce(f"alphazero.{key}", value, AZ_TYPES[key])
-            low = 0 if key in ("temperature_moves", "c", "dirichlet_fraction", "weight_decay", "eval_simulations") else 1
+            low = 0 if key in ("temperature_moves", "c", "dirichlet_fraction", "weight_decay", "eval_simulations", "rollout_mix") else 1
             if key in ("learning_rate", "dirichlet_alpha"):
                 if not value > 0:
                     raise ValueError(f"alphazero.{key} must be positive, got {value!r}")
-            elif value < low or (key == "dirichlet_fraction" and value > 1):
-                allowed = "in [0, 1]" if key == "dirichlet_fraction" else f"at least {low}"
+            elif value < low or (key in ("dirichlet_fraction", "rollout_mix") and value > 1):
+                allowed = "in [0, 1]" if key in ("dirichlet_fraction", "rollout_mix") else f"at least {low}"
                 raise ValueError(f"alphazero.{key} must be {allowed}, got {value!r}")
         if self.ppo["batch_size"] > self.ppo["n_steps"] * self.n_envs:
             raise ValueError(

@@ -51,7 +51,7 @@ class Examples:
 def play_game(game: Game, net: PolicyValueNet, settings: dict[str, Any], seed: int) -> tuple[Examples, np.ndarray]:
     """One self-play game from ``seed``: its examples and its returns."""
     rng = np.random.default_rng(seed)
-    evaluator = NetworkEvaluator(net, game)
+    evaluator = NetworkEvaluator(net, game, settings["rollout_mix"], rng)
     puct = PUCT(evaluator, game.num_actions, c=settings["c"], noise=(settings["dirichlet_alpha"], settings["dirichlet_fraction"]))
     state = game.new_initial_state(rng)
     decided = np.zeros(game.num_players, dtype=np.int64)

@@ -56,6 +56,20 @@ actions (only the legal ones' relative sizes matter); one value per seat."""
 Evaluator = Callable[[State, tuple[int, ...]], Evaluation]
 
 
+def random_rollout(state: State, rng: np.random.Generator) -> np.ndarray:
+    """The returns after uniformly random moves from ``state`` (changed in place) to the
+    end: AlphaGo's fast rollout in its simplest form, for evaluators that mix it in."""
+    while True:
+        players = state.current_players()
+        if not players:
+            return state.returns()
+        moves = {}
+        for p in players:
+            legal = state.legal_actions(p)
+            moves[p] = legal[int(rng.integers(len(legal)))]
+        state.apply(moves if len(moves) > 1 else moves[players[0]])
+
+
 class Node:
     """A position of the tree: visits, the evaluation made when it was reached first,
     per-(seat, action) edge statistics ``[visits, value sum]``, children by move."""

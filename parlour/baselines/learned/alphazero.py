@@ -41,6 +41,7 @@ class AlphaZeroPolicy(Policy):
         "path": Param(None, "the model file (a zip written by `parlour train --algo alphazero`)", type=str),
         "simulations": Param(100, "PUCT simulations per move (0: play the network's own policy)", int),
         "c": Param(1.5, "PUCT exploration constant (values normalised to [0, 1])", float),
+        "rollout_mix": Param(None, "weight of one random playout in each leaf's value (None: the training run's setting)", float),
         "deterministic": Param(True, "play the most visited (or, without search, most probable) move; false: sample it", bool),
     }
 
@@ -55,8 +56,19 @@ class AlphaZeroPolicy(Policy):
         require_train_extra()
         from parlour.baselines.learned.az_model import NetworkEvaluator, load_az_net
 
-        self.evaluator = NetworkEvaluator(load_az_net(path, self.game), self.game)
+        from parlour.baselines.learned.az_model import read_model_meta
+
+        mix = self.config["rollout_mix"]
+        if mix is None:
+            mix = float(read_model_meta(path).get("rollout_mix", 0.0))
+        if not 0 <= mix <= 1:
+            raise ValueError(f"parameter rollout_mix={mix}: must be in [0, 1]")
+        self.evaluator = NetworkEvaluator(load_az_net(path, self.game), self.game, mix, self.rng)
         self.puct = PUCT(self.evaluator, self.game.num_actions, c=self.config["c"])
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        self.evaluator.rng = self.rng  # the playouts of rollout_mix draw from the game's generator
 
     def act(self, info_state: Any) -> int:
         player = info_state.player
