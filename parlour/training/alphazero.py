@@ -48,7 +48,7 @@ from parlour.training.run_files import (
 )
 from parlour.training.self_play import Examples, ReplayBuffer, play_game
 from parlour.training.train import Trainer, TrainResult, _progress_bar
-from parlour.training.win_rates import rates_deterministic, win_rates
+from parlour.training.win_rates import rates_deterministic
 
 
 def game_seed(seed: int, iteration: int, index: int) -> int:
@@ -225,7 +225,6 @@ class AlphaZeroTrainer(Trainer):
         """Rate the network (with ``eval_simulations`` of search) against the evaluation
         opponents; keep it as best.zip if its mean score is the best yet."""
         from parlour.baselines.learned.az_model import save_az_model
-        from parlour.training.train import segment_seed
 
         candidate = self.files.root / ".candidate.zip"
         save_az_model(net, candidate, self.game, self.model_extra)
@@ -233,17 +232,9 @@ class AlphaZeroTrainer(Trainer):
             az = self.config.alphazero
             agent = AlphaZeroPolicy(self.game, path=str(candidate), simulations=az["eval_simulations"],
                                     deterministic=rates_deterministic(self.game))
-            results = win_rates(self.game, agent, self.eval_opponents, self.config.eval_games,
-                                seed=segment_seed(self.config.seed, 10**6 + step), workers=az["workers"])
-            rows = [{"step": step, **row} for row in results]
-            score = float(np.mean([row["score"] for row in rows]))
-            self.log(f"step {step:,}: win rate vs " + ", ".join(f"{row['opponent']} {row['win_rate']:.0%}" for row in rows))
-            if score > best_score:
-                copy_atomic(candidate, self.files.best)
-                best_score = score
+            return self.rate_candidate(agent, candidate, step, best_score, workers=az["workers"])
         finally:
             candidate.unlink(missing_ok=True)
-        return rows, best_score
 
     def _save(self, net: Any, optimizer: Any, buffer: ReplayBuffer, rng: np.random.Generator, rows: list[dict[str, Any]],
               step: int, iteration: int, best_score: float) -> None:

@@ -270,25 +270,30 @@ class Trainer:
 
     def _evaluate(self, model: Any, step: int, best_score: float) -> tuple[list[dict[str, Any]], float]:
         """Rate the current model; keep it as best.zip if its mean score is the best yet."""
-        config = self.config
         candidate = self.files.root / ".candidate.zip"
         save_model(model, candidate, self.game)
         try:
             agent = PPOPolicy(self.game, path=str(candidate), deterministic=rates_deterministic(self.game))
-            results = win_rates(self.game, agent, self.eval_opponents, config.eval_games, seed=segment_seed(config.seed, 10**6 + step))
-            rows = [{"step": step, **row} for row in results]
+            rows, best_score = self.rate_candidate(agent, candidate, step, best_score)
             if getattr(model, "_logger", None) is not None:  # SB3 makes it in the first learn()
                 for row in rows:
                     model.logger.record(f"eval/win_rate_vs_{row['opponent']}", row["win_rate"])
                 model.logger.dump(step)
-            score = float(np.mean([row["score"] for row in rows]))
-            summary = ", ".join(f"{row['opponent']} {row['win_rate']:.0%}" for row in rows)
-            self.log(f"step {step:,}: win rate vs {summary}")
-            if score > best_score:
-                copy_atomic(candidate, self.files.best)
-                best_score = score
         finally:
             candidate.unlink(missing_ok=True)
+        return rows, best_score
+
+    def rate_candidate(self, agent: Any, candidate: Path, step: int, best_score: float, workers: int = 1) -> tuple[list[dict[str, Any]], float]:
+        """The evaluation rows of ``agent`` (the model in ``candidate``) at ``step``, logged;
+        ``candidate`` becomes best.zip if its mean score beats ``best_score``."""
+        results = win_rates(self.game, agent, self.eval_opponents, self.config.eval_games,
+                            seed=segment_seed(self.config.seed, 10**6 + step), workers=workers)
+        rows = [{"step": step, **row} for row in results]
+        self.log(f"step {step:,}: win rate vs " + ", ".join(f"{row['opponent']} {row['win_rate']:.0%}" for row in rows))
+        score = float(np.mean([row["score"] for row in rows]))
+        if score > best_score:
+            copy_atomic(candidate, self.files.best)
+            best_score = score
         return rows, best_score
 
     def snapshot_due(self, steps: int) -> bool:
