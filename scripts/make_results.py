@@ -50,6 +50,8 @@ SEARCH_GUIDED: dict[str, list[str]] = {
                   "--set", "alphazero.simulations=24", "--set", "alphazero.eval_simulations=24", "--set", "alphazero.hidden=32"],
     "goofspiel_az": ["--game", "goofspiel", "--option", "num_cards=6", *AZ_COMMON, "--timesteps", "30000", "--eval-every", "6000",
                      "--eval-games", "100", "--set", "alphazero.rollout_mix=0.5"],
+    "tides_of_time_az": ["--game", "tides_of_time", *AZ_COMMON, "--timesteps", "40000", "--eval-every", "8000",
+                         "--eval-games", "40", "--set", "alphazero.rollout_mix=0.5"],
 }
 """The search-guided learner (``--algo alphazero``) where it has been run; each section
 states its budget per move (``eval_simulations``) and the arena's milliseconds per move."""

@@ -5,18 +5,19 @@ guiding ``PUCT`` at every seat (``self_play``), adds their positions to the repl
 buffer, and trains the network on ``train_steps`` minibatches: cross-entropy between
 the network's masked policy and the search's visit distribution, plus the squared error
 between its values and every seat's final return (AlphaZero's loss; the L2 term is
-Adam's ``weight_decay``).  The run's steps are self-play decisions (positions), so
-``timesteps`` and ``eval_every`` mean "positions searched", the work a run pays for.
+Adam's ``weight_decay``).  The run's steps are self-play decisions (positions, forced
+moves included), so ``timesteps`` and ``eval_every`` count positions, the work a run
+pays for.
 
 Why parlour's own search rather than OpenSpiel's AlphaZero, LightZero or mctx: OpenSpiel's
-(``open_spiel/python/algorithms/alpha_zero``) needs a sequential, perfect-information game
-and TensorFlow or its own C++ libtorch build, so it would cover sticks, Tribolo
-and Double Card through a bridge that parlour does not have yet, and not Goofspiel or Tides
-of Time; mctx (DeepMind) needs the whole game written in JAX (pgx's way), i.e. every game
-rewritten; LightZero brings DI-engine and its own env interface and serves MuZero-family
-research.  parlour's searchers already handle every game of the protocol (several seats,
-skipped turns, simultaneous moves, determinization), so ``PUCT`` adds AlphaZero's
-selection to them in ~200 lines and the network is the only new piece.
+(``open_spiel/python/algorithms/alpha_zero`` in open_spiel 2.0) refuses games that are not
+two-player with sequential turns and terminal rewards, so Tribolo (three seats),
+Goofspiel and Tides of Time (simultaneous) are out, and its networks are JAX/Flax; mctx
+(DeepMind) needs the whole game written in JAX (pgx's way), i.e. every game rewritten;
+LightZero brings DI-engine and its own env interface and serves MuZero-family research.
+parlour's searchers already handle every game of the protocol (several seats, skipped
+turns, simultaneous moves, determinization), so ``PUCT`` adds AlphaZero's selection to
+them in ~200 lines and the network is the only new piece.
 
 Same conventions as the PPO runs (``train.py``): a run directory with config.toml,
 atomic checkpoints at every evaluation (network, optimizer, replay buffer, generator
@@ -109,9 +110,10 @@ class AlphaZeroTrainer(Trainer):
         config, files, game = self.config, self.files, self.game
         az = config.alphazero
         torch.set_num_threads(config.torch_threads)
-        torch.manual_seed(config.seed)
-        net = PolicyValueNet(game.observation_shape, game.num_actions, game.num_players, network=self.network,
-                             channels=config.cnn_channels, blocks=config.cnn_blocks, hidden=az["hidden"])
+        with torch.random.fork_rng():  # the initial weights from the run's seed, torch's global generator untouched
+            torch.manual_seed(config.seed)
+            net = PolicyValueNet(game.observation_shape, game.num_actions, game.num_players, network=self.network,
+                                 channels=config.cnn_channels, blocks=config.cnn_blocks, hidden=az["hidden"])
         optimizer = torch.optim.Adam(net.parameters(), lr=az["learning_rate"], weight_decay=az["weight_decay"])
         buffer = ReplayBuffer(az["buffer_size"], game.observation_shape, game.num_actions, game.num_players)
         rng = np.random.default_rng(np.random.SeedSequence(config.seed, spawn_key=(4,)))
@@ -151,12 +153,12 @@ class AlphaZeroTrainer(Trainer):
             while step < self.total:
                 t0 = time.perf_counter()
                 games = self._self_play(net, iteration, pool)
+                seconds = time.perf_counter() - t0
                 examples = Examples.concatenate([examples for examples, _ in games])
                 buffer.add(examples)
                 losses = self._train(net, optimizer, buffer, rng)
                 iteration += 1
                 before, step = step, step + len(examples)
-                seconds = time.perf_counter() - t0
                 writer.add_scalar("selfplay/games_per_minute", len(games) * 60 / seconds, step)
                 writer.add_scalar("selfplay/positions", len(examples), step)
                 for name, value in losses.items():
@@ -195,10 +197,10 @@ class AlphaZeroTrainer(Trainer):
         buffer = io.BytesIO()
         torch.save(net.state_dict(), buffer)
         weights = buffer.getvalue()
-        chunks = [seeds[i::az["workers"]] for i in range(az["workers"])]
+        workers = az["workers"]
+        chunks = [seeds[i::workers] for i in range(workers)]  # game i goes to worker i % workers
         results = pool.map(_play, [(weights, chunk) for chunk in chunks])
-        by_seed = {seed: game for chunk, games in zip(chunks, results) for seed, game in zip(chunk, games)}
-        return [by_seed[seed] for seed in seeds]  # the order of the seeds, whatever the workers did
+        return [results[i % workers][i // workers] for i in range(len(seeds))]  # the games in seed order
 
     def _train(self, net: Any, optimizer: Any, buffer: ReplayBuffer, rng: np.random.Generator) -> dict[str, float]:
         """``train_steps`` minibatches of AlphaZero's loss; the mean losses."""

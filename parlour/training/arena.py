@@ -206,6 +206,8 @@ def _init_worker(game: Game, agents: Sequence[AgentLike]) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _WORKER["game"] = game
     _WORKER["policies"] = build_agents(game, agents)
+    if "torch" in sys.modules:  # a trained player: one thread per worker, as many workers as cores
+        sys.modules["torch"].set_num_threads(1)
     _WORKER["labels"] = agent_labels(agents)
 
 

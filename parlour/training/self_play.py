@@ -8,9 +8,10 @@ return relative to that seat (the network's value target, see ``az_model``).  At
 simultaneous step every seat to move searches and decides on its own, and the joint
 action is applied.
 
-A seat's first ``temperature_moves`` decisions are drawn from the visit counts (so that
-self-play games differ), the later ones take the most visited move; Dirichlet noise is
-added to the root priors of every self-play search (AlphaZero).  A game's randomness
+A seat's first ``temperature_moves`` decisions (forced moves included) are drawn from the
+visit counts (so that self-play games differ), the later ones take the most visited move;
+Dirichlet noise is added to the searching seat's root priors (AlphaZero).  A forced move
+(one legal action) is not searched; it is still an example, with all weight on it.  A game's randomness
 all comes from its seed, so a game is the same in any worker process.
 """
 

@@ -131,3 +131,24 @@ def test_bad_arguments():
         PUCT(uniform_evaluator(game), game.num_actions, c=-1)
     with pytest.raises(ValueError, match="noise must be"):
         PUCT(uniform_evaluator(game), game.num_actions, noise=(0.0, 0.25))
+
+
+def test_root_noise_only_on_the_searching_seat():
+    """At a simultaneous step the opponent's priors stay the evaluator's: its model of
+    the opponent is not randomised, only its own exploration."""
+    game = load_game("goofspiel", num_cards=5)
+    state = game.new_initial_state(seed=2)
+    puct = PUCT(uniform_evaluator(game), game.num_actions, noise=(10.0, 0.5))
+    puct.search(state, state.clone, 0, 1, np.random.default_rng(0))
+    priors = puct.root.priors
+    assert np.allclose(priors[1], 1.0 / game.num_actions)  # untouched
+    assert not np.allclose(priors[0], 1.0 / game.num_actions)
+    assert sum(priors[0]) == pytest.approx(1.0)
+
+
+def test_a_finished_position_is_refused():
+    game = load_game("sticks", num_sticks=1)
+    state = game.new_initial_state()
+    state.apply(0)
+    with pytest.raises(ValueError, match="the position is over"):
+        PUCT(uniform_evaluator(game), game.num_actions).search(state, state.clone, 0, 5, np.random.default_rng(0))

@@ -242,3 +242,41 @@ def test_learns_to_beat_random_on_a_small_tribolo(tmp_path):
     game = load_game("tribolo", **options)
     (trained,) = win_rates(game, f"az:{tmp_path}/run/last.zip,simulations=0", ["random"], games=60, seed=1, workers=2)
     assert trained["score"] >= 0.6, trained  # pairwise against each random seat: random itself scores 0.5
+
+
+def test_relative_and_absolute_values_literally():
+    from parlour.baselines.learned.az_model import absolute_values, relative_values
+
+    assert relative_values(np.array([10.0, 20.0, 30.0]), 1).tolist() == [20.0, 30.0, 10.0]  # seats 1, 2, 0
+    assert absolute_values(np.array([20.0, 30.0, 10.0]), 1).tolist() == [10.0, 20.0, 30.0]
+
+
+def test_rollout_mix_blends_the_network_value_with_a_playout():
+    game = load_game("sticks")
+    net = fresh_net(game)
+    state = game.new_initial_state()
+    state.sticks = 2  # the mover (seat 0) takes 1 and wins, or takes 2 and loses: a playout ends at once
+    _, pure = NetworkEvaluator(net, game)(state, (0,))
+    evaluator = NetworkEvaluator(net, game, rollout_mix=1.0, rng=np.random.default_rng(0))
+    for _ in range(5):
+        _, value = evaluator(state, (0,))
+        assert sorted(value.tolist()) == [-1.0, 1.0]  # a finished game's returns, nothing of the network
+    _, half = NetworkEvaluator(net, game, rollout_mix=0.5, rng=np.random.default_rng(0))(state, (0,))
+    assert np.allclose(np.abs(half - pure / 2), 0.5)
+    with pytest.raises(ValueError, match=r"rollout_mix must be in \[0, 1\], got 2"):
+        NetworkEvaluator(net, game, rollout_mix=2)
+    with pytest.raises(ValueError, match="needs a generator"):
+        NetworkEvaluator(net, game, rollout_mix=0.5)
+
+
+def test_an_az_player_is_a_training_opponent(tmp_path):
+    from parlour.training.single_agent import SingleAgentEnv
+
+    game = load_game("goofspiel", **GAMES["goofspiel"])
+    path = save_az_model(fresh_net(game), tmp_path / "net.zip", game)
+    env = SingleAgentEnv(game, f"az:{path},simulations=4")
+    env.reset(seed=0)
+    done, rng = False, np.random.default_rng(0)
+    while not done:
+        _, reward, done, _, info = env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
+    assert not info["illegal_action"] and reward in (-1.0, 0.0, 1.0)

@@ -10,8 +10,8 @@ Every simulation walks down from the root choosing, for each seat to move,
 
     a* = argmax_a  Q(a) + c * P(a) * sqrt(N) / (1 + n(a))
 
-(``N``: the node's visits, ``n(a)``, ``Q(a)``: the action's visits and mean value for the
-seat choosing it, ``P(a)``: the prior renormalised over the actions legal here), until it
+(``N``: the node's visits, counting the evaluation that added it and at least 1 at the
+root, ``n(a)``, ``Q(a)``: the action's visits and mean value for the seat choosing it, ``P(a)``: the prior renormalised over the actions legal here), until it
 reaches a position not yet in the tree; that position is evaluated once and its values
 are backed up along the path, each edge taking the value of the seat that chose it.
 What this adds to textbook AlphaZero, and why:
@@ -32,8 +32,9 @@ What this adds to textbook AlphaZero, and why:
   seen in this search (as MuZero does), so ``c`` means the same for win/loss and point
   returns; an unvisited action takes its node's own evaluation as ``Q`` (first-play
   urgency from the parent, as in Leela Zero and KataGo) rather than a loss or a win.
-- **Exploration for self-play**: Dirichlet noise mixed into the root priors (AlphaZero's
-  ``alpha`` scaled to the number of legal moves, ``fraction`` 0.25).
+- **Exploration for self-play**: Dirichlet noise mixed into the searching seat's root
+  priors (AlphaZero's ``alpha`` scaled to the number of legal moves, ``fraction`` 0.25);
+  at a simultaneous step the other seats keep their priors, the searcher's model of them.
 
 Deterministic: the same evaluator, root and generator give the same visit counts.
 """
@@ -87,8 +88,8 @@ class Node:
 @dataclass(frozen=True)
 class SearchResult:
     """What one search found: the root seat's visits per legal action, the action
-    with the most visits (ties: the higher prior, then the lower action), the root's
-    mean value for that seat, and the simulations run."""
+    with the most visits (ties: the higher prior, then the lower action), that action's
+    mean value for the seat, and the simulations run."""
 
     visits: dict[int, int]
     action: int
@@ -134,13 +135,15 @@ class PUCT:
         if simulations < 1:
             raise ValueError(f"simulations must be at least 1, got {simulations}")
         players = first.current_players()
+        if not players:
+            raise ValueError("the position is over: there is nothing to search")
         if player not in players:
             raise ValueError(f"seat {player} is not to move (current players: {list(players)})")
         legal = first.legal_actions(player)
         self._lo, self._hi = math.inf, -math.inf
-        root = self._expand(first, players)
+        root = self.root = self._expand(first, players)  # kept for inspection until the next search
         if self.noise is not None:
-            self._add_noise(root, first, players, rng)
+            self._add_noise(root, first, player, rng)
         state = first.clone()
         for done in range(simulations):
             if done:
@@ -171,15 +174,14 @@ class PUCT:
         if hi > self._hi:
             self._hi = hi
 
-    def _add_noise(self, root: Node, state: State, players: tuple[int, ...], rng: np.random.Generator) -> None:
+    def _add_noise(self, root: Node, state: State, player: int, rng: np.random.Generator) -> None:
         alpha_total, fraction = self.noise
-        for p in players:
-            legal = state.legal_actions(p)
-            prior = root.priors[p]
-            total = sum(prior[a] for a in legal) or 1.0
-            noise = rng.dirichlet([alpha_total / len(legal)] * len(legal))
-            for a, eta in zip(legal, noise.tolist()):
-                prior[a] = (1 - fraction) * prior[a] / total + fraction * eta
+        legal = state.legal_actions(player)
+        prior = root.priors[player]
+        total = sum(prior[a] for a in legal) or 1.0
+        noise = rng.dirichlet([alpha_total / len(legal)] * len(legal))
+        for a, eta in zip(legal, noise.tolist()):
+            prior[a] = (1 - fraction) * prior[a] / total + fraction * eta
 
     def _simulate(self, state: State, node: Node) -> None:
         """One simulation from ``state`` (changed in place) down from ``node``."""
@@ -190,14 +192,15 @@ class PUCT:
                 values = state.returns().tolist()
                 self._widen(values)
                 break
-            if any(p not in node.priors for p in players):
-                node.priors.update(self._expand(state, players).priors)  # another sample, other seats to move
+            missing = tuple(p for p in players if p not in node.priors)
+            if missing:  # another sample with other seats to move: add theirs, keep the rest
+                node.priors.update(self._expand(state, missing).priors)
             chosen = [(p, self._select(node, p, state.legal_actions(p))) for p in players]
             path.append((node, chosen))
             if len(chosen) == 1:
                 key = move = chosen[0][1]
             else:
-                key = tuple(a for _, a in chosen)
+                key = tuple(chosen)  # (seat, action) pairs
                 move = dict(chosen)
             state.apply(move)
             child = node.children.get(key)

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from parlour.baselines.engines.puct import PUCT, SearchResult
-from parlour.baselines.learned.ppo import require_train_extra
+from parlour.baselines.learned.ppo import read_model_meta, require_train_extra
 from parlour.baselines.policy import Param, Policy, register
 from parlour.games.base import State
 
@@ -56,8 +56,6 @@ class AlphaZeroPolicy(Policy):
         require_train_extra()
         from parlour.baselines.learned.az_model import NetworkEvaluator, load_az_net
 
-        from parlour.baselines.learned.az_model import read_model_meta
-
         mix = self.config["rollout_mix"]
         if mix is None:
             mix = float(read_model_meta(path).get("rollout_mix", 0.0))
@@ -72,6 +70,9 @@ class AlphaZeroPolicy(Policy):
 
     def act(self, info_state: Any) -> int:
         player = info_state.player
+        legal = info_state.legal_actions()
+        if len(legal) == 1:
+            return legal[0]
         sims = self.config["simulations"]
         if sims == 0:
             state: State = info_state.sample(self.rng)

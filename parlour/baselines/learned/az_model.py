@@ -99,7 +99,7 @@ class NetworkEvaluator:
         self.rng = rng
 
     def __call__(self, state: State, players: tuple[int, ...]) -> tuple[dict[int, np.ndarray], np.ndarray]:
-        obs = np.stack([state.observation_tensor(p) for p in players])
+        obs = np.stack([state.observation_tensor(p) for p in players]).astype(np.float32, copy=False)
         with torch.inference_mode():
             logits, values = self.net(torch.from_numpy(obs))
             probs = torch.softmax(logits.double(), dim=1).numpy()
@@ -156,17 +156,17 @@ def read_az_net(path: str | os.PathLike) -> tuple[PolicyValueNet, dict[str, Any]
     return net.eval(), meta
 
 
-_nets: OrderedDict[tuple[str, int, int], PolicyValueNet] = OrderedDict()
+_nets: OrderedDict[tuple[str, int, int, int], PolicyValueNet] = OrderedDict()
 NET_CACHE_SIZE = 16
 
 
 def load_az_net(path: str | os.PathLike, game: Game) -> PolicyValueNet:
-    """The network of ``path``, checked against ``game``; cached by file (path, size,
+    """The network of ``path``, checked against ``game``; cached by file (path, inode, size,
     modification time) for inference."""
     meta = read_model_meta(path)
     check_model_game(meta, game, path)
     stat = os.stat(path)
-    key = (os.path.realpath(path), stat.st_size, stat.st_mtime_ns)
+    key = (os.path.realpath(path), stat.st_ino, stat.st_size, stat.st_mtime_ns)  # a rewritten file has a new inode
     net = _nets.pop(key, None)
     if net is None:
         net, _ = read_az_net(path)
