@@ -70,7 +70,9 @@ class PolicyValueNet(nn.Module):
 def absolute_values(relative: np.ndarray, observer: int) -> np.ndarray:
     """Per-seat values from values relative to ``observer`` (``relative[k]`` is seat
     ``(observer + k) % n``'s)."""
-    return np.roll(relative, observer, axis=-1)
+    if observer == 0:
+        return relative
+    return np.concatenate((relative[..., -observer:], relative[..., :-observer]), axis=-1)
 
 
 def relative_values(returns: np.ndarray, observer: int) -> np.ndarray:
@@ -104,7 +106,10 @@ class NetworkEvaluator:
             logits, values = self.net(torch.from_numpy(obs))
             probs = torch.softmax(logits.double(), dim=1).numpy()
         values = values.double().numpy()
-        value = np.mean([absolute_values(values[i], p) for i, p in enumerate(players)], axis=0)
+        if len(players) == 1:  # a turn: one observer (most calls; no mean to take)
+            value = absolute_values(values[0], players[0])
+        else:
+            value = np.mean([absolute_values(values[i], p) for i, p in enumerate(players)], axis=0)
         if self.rollout_mix:
             value = (1 - self.rollout_mix) * value + self.rollout_mix * random_rollout(state.clone(), self.rng)
         return {p: probs[i] for i, p in enumerate(players)}, value
