@@ -61,17 +61,22 @@ TITLES = {"_mlp": "{game} with the flat MLP, for comparison", "_az": "{game}: se
 
 INTRO = """# Results: trained agents against the baselines
 
-One MaskablePPO agent per game, trained by the command shown (each under 30 minutes on
-2 CPU cores, `--seed 0`), then rated by the arena against `random`, the game's original
-AI (see [baselines.md](baselines.md)) and the strongest search baseline of the game's
-docs, every agent in every seat equally often, with 95% intervals. The learning curves
-show the win rate against the evaluation opponents (random and a quick strong baseline)
-during training; the arena plays the
-best evaluated model (`best.zip`): its most probable move, except in the games without
-chance (sticks, Double Card), where it samples from its policy so that its games against
-the deterministic search players are not one game replayed. These are the numbers as measured,
-losses included. Regenerate with `python scripts/make_results.py` (one game:
-`--games sticks`).
+One MaskablePPO agent per game, trained by the command shown (`--seed 0`, 2 CPU cores),
+then rated by the arena against `random`, the game's original AI (see
+[baselines.md](baselines.md)) and the strongest search baseline of the game's docs, every
+agent in every seat equally often, with 95% intervals. The board games (Tribolo, Double
+Card) train `BoardCNN`, the default network for board planes (see
+[training.md](training.md)); the same runs with the flat MLP follow each of them, at the
+same budget. Where a search-guided agent (`--algo alphazero`) has been trained, its run
+follows, played with the number of PUCT simulations its spec states; the arena's last line
+gives every agent's milliseconds per move. The learning curves show the win rate against
+the evaluation opponents (random and a quick strong baseline) during training; the arena
+plays the best evaluated model (`best.zip`): its most probable move, except in the games
+without chance (sticks, Double Card), where it samples from its policy (or its visit
+counts) so that its games against the deterministic search players are not one game
+replayed. The times include the evaluations and the final arena; runs that shared the
+machine say so. These are the numbers as measured, losses included. Regenerate with
+`python scripts/make_results.py` (one run: `--games sticks`).
 """
 
 

@@ -52,6 +52,13 @@ from parlour.training.train import Trainer, TrainResult, _progress_bar
 from parlour.training.win_rates import rates_deterministic
 
 
+EVAL_TEMPERATURE = 0.25
+"""How evaluations and the final arena sample an agent's move in games without chance
+(where a deterministic agent would replay one game against a deterministic baseline):
+from the visit counts raised to 1/0.25, nearly always the most visited move, unlike the
+raw counts of a small search, which spread over moves it has barely looked at."""
+
+
 def game_seed(seed: int, iteration: int, index: int) -> int:
     """The seed of self-play game ``index`` of ``iteration``."""
     return int(np.random.SeedSequence(seed, spawn_key=(3, iteration, index)).generate_state(1)[0])
@@ -97,7 +104,7 @@ class AlphaZeroTrainer(Trainer):
         """How evaluations and the final arena play a model of this run."""
         sims = self.config.alphazero["eval_simulations"]
         spec = f"az:{path},simulations={sims}"
-        return spec if rates_deterministic(self.game) else f"{spec},deterministic=false"
+        return spec if rates_deterministic(self.game) else f"{spec},deterministic=false,temperature={EVAL_TEMPERATURE}"
 
     # -- the run ---------------------------------------------------------------------
 
@@ -233,7 +240,7 @@ class AlphaZeroTrainer(Trainer):
         try:
             az = self.config.alphazero
             agent = AlphaZeroPolicy(self.game, path=str(candidate), simulations=az["eval_simulations"],
-                                    deterministic=rates_deterministic(self.game))
+                                    deterministic=rates_deterministic(self.game), temperature=EVAL_TEMPERATURE)
             return self.rate_candidate(agent, candidate, step, best_score, workers=az["workers"])
         finally:
             candidate.unlink(missing_ok=True)

@@ -149,7 +149,8 @@ def test_az_player_specs_and_model_files(tmp_path):
     path = save_az_model(fresh_net(game, "cnn"), tmp_path / "net.zip", game)
     state = game.new_initial_state(seed=4)
     (seat,) = state.current_players()
-    for spec in (f"az:{path}", f"az:{path},simulations=0", f"az:{path},simulations=5,deterministic=false"):
+    for spec in (f"az:{path}", f"az:{path},simulations=0", f"az:{path},simulations=5,deterministic=false",
+                 f"az:{path},simulations=5,deterministic=false,temperature=0.25"):
         agent = make_from_spec(spec, game, seed=1)
         again = make_from_spec(spec, game, seed=1)
         move = agent.act(state.info_state(seat))
@@ -162,6 +163,8 @@ def test_az_player_specs_and_model_files(tmp_path):
         make_from_spec(f"az:{tmp_path}/missing.zip", game)
     with pytest.raises(ValueError, match="was trained for 'tribolo', not 'sticks'"):
         make_from_spec(f"az:{path}", load_game("sticks"))
+    with pytest.raises(ValueError, match="temperature=0.0: must be positive"):
+        make_from_spec(f"az:{path},temperature=0", game)
     with pytest.raises(ValueError, match="simulations=-1: must be 0 or more"):
         make_from_spec(f"az:{path},simulations=-1", game)
     with pytest.raises(ValueError, match="is an alphazero model"):
@@ -199,7 +202,7 @@ def test_cli_alphazero(tmp_path, capsys):
             "--set", "alphazero.eval_simulations=4", "--final-games", "2", "--quiet", "--out", str(out)]
     assert main(args) == 0
     text = capsys.readouterr().out
-    assert f"az:{out}/best.zip,simulations=4,deterministic=false" in text
+    assert f"az:{out}/best.zip,simulations=4,deterministic=false,temperature=0.25" in text
     assert main(["train", "--game", "sticks", "--algo", "alphazero", "--opponents", "random", "--out", str(tmp_path / "x")]) == 2
     err = capsys.readouterr().err
     assert err.strip() == "parlour train: error: --algo alphazero learns by self-play only: --opponents and --weights are for ppo"

@@ -43,6 +43,7 @@ class AlphaZeroPolicy(Policy):
         "c": Param(1.5, "PUCT exploration constant (values normalised to [0, 1])", float),
         "rollout_mix": Param(None, "weight of one random playout in each leaf's value (None: the training run's setting)", float),
         "deterministic": Param(True, "play the most visited (or, without search, most probable) move; false: sample it", bool),
+        "temperature": Param(1.0, "with deterministic=false: sample from the visit counts raised to 1/temperature", float),
     }
 
     def setup(self) -> None:
@@ -53,6 +54,8 @@ class AlphaZeroPolicy(Policy):
             raise ValueError(f"parameter simulations={self.config['simulations']}: must be 0 or more")
         if self.config["c"] < 0:
             raise ValueError(f"parameter c={self.config['c']}: must be >= 0")
+        if not self.config["temperature"] > 0:
+            raise ValueError(f"parameter temperature={self.config['temperature']}: must be positive")
         require_train_extra()
         from parlour.baselines.learned.az_model import NetworkEvaluator, load_az_net
 
@@ -81,7 +84,7 @@ class AlphaZeroPolicy(Policy):
         self.stats = {"simulations": result.simulations, "visits": result.visits, "value": result.value}
         if self.config["deterministic"]:
             return result.action
-        pi = result.policy(self.game.num_actions)
+        pi = result.policy(self.game.num_actions, self.config["temperature"])
         return int(self.rng.choice(len(pi), p=pi))
 
     def act_observation(self, observation: np.ndarray, mask: np.ndarray) -> int:
