@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import pickle
 import signal
 import sys
 import time
@@ -200,19 +201,30 @@ def play_game(game: Game, policies: Sequence[Policy], spec: GameSpec, timing: np
 _WORKER: dict[str, Any] = {}
 
 
-def _init_worker(game: Game, agents: Sequence[AgentLike]) -> None:
+def _init_worker(game: Game, packed_agents: bytes | Sequence[AgentLike]) -> None:
     """Run once in each worker process: rebuild the game's policies.  Ctrl-C is the
-    parent's to handle (it stops the workers), so the workers ignore it."""
+    parent's to handle (it stops the workers), so the workers ignore it.
+
+    The agents come pickled by the parent (or as they are) and are unpickled here, where a failure (a
+    model file gone, a policy that cannot be rebuilt) is kept and raised by the first
+    task, so the parent reports it.  Unpickled by the pool itself, such a failure would
+    kill every worker at start, and a pool restarts dead workers forever."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _WORKER["game"] = game
-    _WORKER["policies"] = build_agents(game, agents)
-    if "torch" in sys.modules:  # a trained player: one thread per worker, as many workers as cores
-        sys.modules["torch"].set_num_threads(1)
-    _WORKER["labels"] = agent_labels(agents)
+    try:
+        agents = pickle.loads(packed_agents) if isinstance(packed_agents, bytes) else packed_agents
+        _WORKER["game"] = game
+        _WORKER["policies"] = build_agents(game, agents)
+        if "torch" in sys.modules:  # a trained player: one thread per worker, as many workers as cores
+            sys.modules["torch"].set_num_threads(1)
+        _WORKER["labels"] = agent_labels(agents)
+    except Exception as error:
+        _WORKER["error"] = GameFailed(f"a worker could not set up the agents: {type(error).__name__}: {error}")
 
 
 def _play_chunk(specs: Sequence[GameSpec]) -> tuple[list[GameRecord], np.ndarray]:
     """Play some games in a worker; returns their records and the timing added."""
+    if "error" in _WORKER:
+        raise _WORKER["error"]
     game, policies, labels = _WORKER["game"], _WORKER["policies"], _WORKER["labels"]
     timing = np.zeros((len(policies), 2))
     records = [_play_reporting(game, policies, labels, spec, timing) for spec in specs]
@@ -354,7 +366,7 @@ def _play_parallel(
     # Leaving the block terminates the workers at once, whatever ended it: the last
     # result, a failed game, or Ctrl-C (which the workers ignore, so that only this
     # process reports it), instead of waiting for the games still queued.
-    with context.Pool(workers, initializer=_init_worker, initargs=(game, list(agents))) as pool:
+    with context.Pool(workers, initializer=_init_worker, initargs=(game, pickle.dumps(list(agents)))) as pool:
         for chunk_records, chunk_timing in pool.imap_unordered(_play_chunk, list(_chunks(specs, size))):
             records.extend(chunk_records)
             timing += chunk_timing

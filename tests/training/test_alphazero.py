@@ -283,3 +283,16 @@ def test_an_az_player_is_a_training_opponent(tmp_path):
     while not done:
         _, reward, done, _, info = env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
     assert not info["illegal_action"] and reward in (-1.0, 0.0, 1.0)
+
+
+def test_an_arena_worker_that_cannot_rebuild_a_player_is_reported(tmp_path):
+    """The model file goes between making the player and the workers rebuilding it: the
+    arena fails with the worker's reason instead of restarting workers forever."""
+    from parlour.training.arena import GameFailed
+
+    game = load_game("sticks")
+    path = save_az_model(fresh_net(game), tmp_path / "net.zip", game)
+    agent = make_from_spec(f"az:{path},simulations=2", game)
+    path.unlink()
+    with pytest.raises(GameFailed, match="a worker could not set up the agents: .*does not exist"):
+        play_match(game, [agent, "random"], games=4, progress=False, workers=2)
