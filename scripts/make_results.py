@@ -52,6 +52,11 @@ SEARCH_GUIDED: dict[str, list[str]] = {
                      "--eval-games", "100", "--set", "alphazero.rollout_mix=0.5"],
     "tides_of_time_az": ["--game", "tides_of_time", *AZ_COMMON, "--timesteps", "40000", "--eval-every", "8000",
                          "--eval-games", "40", "--set", "alphazero.rollout_mix=0.5"],
+    "tribolo_az": ["--game", "tribolo", *AZ_COMMON, "--timesteps", "30000", "--eval-every", "10000", "--eval-games", "12",
+                   "--final-games", "24", "--set", "alphazero.rollout_mix=0.5", "--set", "alphazero.train_steps=96"],
+    "double_card_az": ["--game", "double_card", "--algo", "alphazero", "--timesteps", "40000", "--eval-every", "8000",
+                       "--eval-games", "20", "--final-games", "40", "--set", "alphazero.rollout_mix=0.5",
+                       "--set", "alphazero.train_steps=64", "--set", "alphazero.eval_simulations=200"],
 }
 """The search-guided learner (``--algo alphazero``) where it has been run; each section
 states its budget per move (``eval_simulations``) and the arena's milliseconds per move."""
