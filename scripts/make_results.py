@@ -10,6 +10,7 @@ docs/results/<game>.md), so one game can be redone alone.
 from __future__ import annotations
 
 import argparse
+import itertools
 import shlex
 import shutil
 import sys
@@ -61,6 +62,15 @@ SEARCH_GUIDED: dict[str, list[str]] = {
 """The search-guided learner (``--algo alphazero``) where it has been run; each section
 states its budget per move (``eval_simulations``) and the arena's milliseconds per move."""
 
+MATCHED: dict[str, list[str]] = {
+    "tides_of_time_az": ["--agents", "az:{run}/best.zip,simulations=64", "az:{run}/best.zip,simulations=300",
+                         "sm-mcts:simulations=200", "sm-mcts:simulations=1000", "--games", "40"],
+}
+"""Arenas after a search-guided run that set the agent and the strongest baseline at similar
+times per move (``{run}`` is the run directory): the baseline's budget cut to the agent's,
+and the agent's raised to the baseline's.  Budgets are simulation counts, not time limits,
+so the tables do not depend on the machine; the arena's last line gives the times."""
+
 EXTRA_RUNS = {**COMPARISONS, **SEARCH_GUIDED}
 TITLES = {"_mlp": "{game} with the flat MLP, for comparison", "_az": "{game}: search-guided learning (`--algo alphazero`)"}
 
@@ -101,24 +111,41 @@ def section(game: str, run: Path, seconds: float, command: list[str]) -> str:
     )
 
 
+def matched(game: str, run: Path) -> str:
+    """Play ``MATCHED[game]`` for the run in ``run``; the part of its section that shows it."""
+    command = SEARCH_GUIDED[game]
+    options = [part for flag, value in itertools.pairwise(command) if flag == "--option" for part in (flag, value)]
+    shown = [*options, *[part.format(run=f"runs/results/{game}") for part in MATCHED[game]], "--seed", "0", "--workers", "2"]
+    out = ["--quiet", "--no-plot", "--force", "--out", str(run / "matched")]
+    args = ["arena", "--game", command[command.index("--game") + 1], *shown]
+    if parlour([part.replace(f"runs/results/{game}", str(run)) for part in args] + out):
+        raise SystemExit(f"{game}: the matched arena failed")
+    table = (run / "matched" / "arena.md").read_text().strip().replace(str(run), f"runs/results/{game}")
+    return f"\nAt similar times per move (the arena's last line gives them):\n\n```bash\n{shlex.join(['parlour', *args])}\n```\n\n{table}\n"
+
+
 def run(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", nargs="+", choices=[*RUNS, *EXTRA_RUNS], default=[*RUNS, *EXTRA_RUNS])
     parser.add_argument("--runs", default="runs/results", help="where the run directories go")
     parser.add_argument("--assemble", action="store_true", help="only rebuild docs/results.md from docs/results/*.md")
+    parser.add_argument("--matched", action="store_true", help="only play the matched-time arenas of the runs already trained")
     args = parser.parse_args(argv)
     DOCS.mkdir(parents=True, exist_ok=True)
     for game in [] if args.assemble else args.games:
         out = Path(args.runs) / game
-        command = [*{**RUNS, **EXTRA_RUNS}[game], *COMMON, "--out", str(out)]
-        start = time.perf_counter()
-        code = parlour(["train", *command, "--force"])
-        if code:
-            return code
-        text = section(game, out, time.perf_counter() - start, [*command])
-        (DOCS / f"{game}.md").write_text(text)
-        print(f"{game}: done in {time.perf_counter() - start:.0f} s", file=sys.stderr)
-    order = [part for game in RUNS for part in (game, f"{game}_mlp", f"{game}_az")]
+        if not args.matched:
+            command = [*{**RUNS, **EXTRA_RUNS}[game], *COMMON, "--out", str(out)]
+            start = time.perf_counter()
+            code = parlour(["train", *command, "--force"])
+            if code:
+                return code
+            text = section(game, out, time.perf_counter() - start, [*command])
+            (DOCS / f"{game}.md").write_text(text)
+            print(f"{game}: done in {time.perf_counter() - start:.0f} s", file=sys.stderr)
+        if game in MATCHED:
+            (DOCS / f"{game}.matched.md").write_text(matched(game, out))
+    order = [part for game in RUNS for part in (game, f"{game}_mlp", f"{game}_az", f"{game}_az.matched")]
     parts = [INTRO] + [(DOCS / f"{g}.md").read_text() for g in order if (DOCS / f"{g}.md").exists()]
     (ROOT / "docs" / "results.md").write_text("\n".join(parts))
     return 0

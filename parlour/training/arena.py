@@ -27,13 +27,14 @@ and the policies from their specs (or unpickle policy objects).
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import math
 import pickle
 import signal
 import sys
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -217,7 +218,7 @@ def _init_worker(game: Game, packed_agents: bytes | Sequence[AgentLike]) -> None
         if "torch" in sys.modules:  # a trained player: one thread per worker, as many workers as cores
             sys.modules["torch"].set_num_threads(1)
         _WORKER["labels"] = agent_labels(agents)
-    except Exception as error:
+    except Exception as error:  # noqa: BLE001 (any failure is reported by the first task)
         _WORKER["error"] = GameFailed(f"a worker could not set up the agents: {type(error).__name__}: {error}")
 
 
@@ -325,9 +326,10 @@ def play_match(
     records: list[GameRecord] = []
     try:
         if workers == 1:
-            for spec in specs:
-                records.append(_play_reporting(game, policies, labels, spec, timing))
-                bar.update(1)
+            with _one_torch_thread():
+                for spec in specs:
+                    records.append(_play_reporting(game, policies, labels, spec, timing))
+                    bar.update(1)
         else:
             records = _play_parallel(game, agents, specs, workers, timing, bar)
     finally:
@@ -343,6 +345,23 @@ def play_match(
         seconds_per_move=(timing[:, 0] / moves).tolist(),
         workers=workers,
     )
+
+
+@contextlib.contextmanager
+def _one_torch_thread() -> Iterator[None]:
+    """Trained players evaluate one position at a time, where torch's threads cost more
+    than they give (on a busy machine, tens of times more): the games are played with one
+    torch thread, as in the workers, and the caller's setting is restored after."""
+    torch = sys.modules.get("torch")
+    if torch is None:
+        yield
+        return
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(threads)
 
 
 def _chunks(items: Sequence[GameSpec], size: int) -> Iterable[Sequence[GameSpec]]:

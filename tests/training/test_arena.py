@@ -395,3 +395,34 @@ def test_policies_command(capsys):
     assert "random:" in out and "\nalphabeta: " not in out
     assert main(["policies"]) == 0
     assert "alphabeta: " in capsys.readouterr().out
+
+
+class TorchThreads(Policy):
+    """Random, and remembers how many threads torch had at each move."""
+
+    name = "torch-threads"
+    summary = "random, recording torch's thread count"
+
+    def setup(self):
+        self.seen = []
+
+    def act(self, info_state):
+        import torch
+
+        self.seen.append(torch.get_num_threads())
+        return int(self.rng.choice(info_state.legal_actions()))
+
+
+def test_games_in_this_process_run_torch_on_one_thread_and_restore_it():
+    """A trained player evaluates one position at a time, where many torch threads are
+    slower (tens of times on a busy machine): the games run on one, as in the workers."""
+    torch = pytest.importorskip("torch")
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        player = TorchThreads(STICKS)
+        play_match(STICKS, [player, "random"], 2, seed=0, progress=False)
+        assert player.seen and set(player.seen) == {1}
+        assert torch.get_num_threads() == 2
+    finally:
+        torch.set_num_threads(before)
