@@ -19,6 +19,15 @@ parlour's searchers already handle every game of the protocol (several seats, sk
 turns, simultaneous moves, determinization), so ``PUCT`` adds AlphaZero's selection to
 them in ~200 lines and the network is the only new piece.
 
+A run may start from a *teacher* (``alphazero.teacher``, a policy spec such as
+``paranoid:depth=2``): until ``teacher_positions`` positions, the games are the teacher's at
+every seat and the network learns its moves and the outcomes; then self-play with the
+network's search takes over.  This is expert iteration's warm start (Anthony et al. 2017
+begin from an imitation of the expert; AlphaGo's policy network first learned expert
+moves, Silver et al. 2016): on two cores a search-guided run affords a few hundred
+self-play games per hour in Tribolo, too few to learn the game from nothing, while a
+fast depth-limited searcher plays thousands.
+
 Same conventions as the PPO runs (``train.py``): a run directory with config.toml,
 atomic checkpoints at every evaluation (network, optimizer, replay buffer, generator
 state, counters) that a resume continues from exactly, evaluations.csv and the learning
@@ -39,6 +48,7 @@ from typing import Any
 import numpy as np
 
 from parlour.baselines.learned.alphazero import AlphaZeroPolicy
+from parlour.baselines.policy import make_from_spec
 from parlour.training.run_files import (
     copy_atomic,
     read_evaluations,
@@ -47,7 +57,7 @@ from parlour.training.run_files import (
     write_evaluations,
     write_pointer,
 )
-from parlour.training.self_play import Examples, ReplayBuffer, play_game
+from parlour.training.self_play import Examples, ReplayBuffer, play_game, play_teacher_game
 from parlour.training.train import Trainer, TrainResult, _progress_bar
 from parlour.training.win_rates import rates_deterministic
 
@@ -78,10 +88,13 @@ def _init_worker(game: Any, shape: dict[str, Any], settings: dict[str, Any], thr
     _WORKER.update(game=game, settings=settings, net=PolicyValueNet(tuple(shape.pop("observation_shape")), **shape))
 
 
-def _play(task: tuple[bytes, list[int]]) -> list[tuple[Examples, np.ndarray]]:
+def _play(task: tuple[bytes | None, list[int]]) -> list[tuple[Examples, np.ndarray]]:
+    """A worker's games: the network's self-play with ``weights``, or (``None``) the teacher's."""
     import torch
 
     weights, seeds = task
+    if weights is None:
+        return [play_teacher_game(_WORKER["game"], _WORKER["settings"], seed) for seed in seeds]
     net = _WORKER["net"]
     net.load_state_dict(torch.load(io.BytesIO(weights), weights_only=True))
     return [play_game(_WORKER["game"], net.eval(), _WORKER["settings"], seed) for seed in seeds]
@@ -94,6 +107,8 @@ class AlphaZeroTrainer(Trainer):
         super().__init__(*args, **kwargs)
         self.total = self.config.timesteps
         self.segment_steps = self.config.eval_every
+        if self.config.alphazero["teacher"]:  # a bad spec fails here, before anything is written
+            make_from_spec(self.config.alphazero["teacher"], self.game)
 
     @property
     def model_extra(self) -> dict[str, Any]:
@@ -159,7 +174,7 @@ class AlphaZeroTrainer(Trainer):
         try:
             while step < self.total:
                 t0 = time.perf_counter()
-                games = self._self_play(net, iteration, pool)
+                games = self._self_play(net, iteration, pool, teacher=step < az["teacher_positions"])
                 seconds = time.perf_counter() - t0
                 examples = Examples.concatenate([examples for examples, _ in games])
                 buffer.add(examples)
@@ -194,16 +209,21 @@ class AlphaZeroTrainer(Trainer):
         return context.Pool(self.config.alphazero["workers"], initializer=_init_worker,
                             initargs=(self.game, net.shape, self.config.alphazero, self.config.torch_threads))
 
-    def _self_play(self, net: Any, iteration: int, pool: Any) -> list[tuple[Examples, np.ndarray]]:
+    def _self_play(self, net: Any, iteration: int, pool: Any, teacher: bool) -> list[tuple[Examples, np.ndarray]]:
+        """The iteration's games: the network's self-play, or the teacher's (``teacher``)."""
         az = self.config.alphazero
         seeds = [game_seed(self.config.seed, iteration, i) for i in range(az["games_per_iteration"])]
         if pool is None:
+            if teacher:
+                return [play_teacher_game(self.game, az, seed) for seed in seeds]
             return [play_game(self.game, net.eval(), az, seed) for seed in seeds]
         import torch
 
-        buffer = io.BytesIO()
-        torch.save(net.state_dict(), buffer)
-        weights = buffer.getvalue()
+        weights = None
+        if not teacher:
+            buffer = io.BytesIO()
+            torch.save(net.state_dict(), buffer)
+            weights = buffer.getvalue()
         workers = az["workers"]
         chunks = [seeds[i::workers] for i in range(workers)]  # game i goes to worker i % workers
         results = pool.map(_play, [(weights, chunk) for chunk in chunks])

@@ -54,6 +54,8 @@ AZ_DEFAULTS: dict[str, Any] = {
     "workers": 1,
     "eval_simulations": 64,
     "rollout_mix": 0.0,
+    "teacher": "",
+    "teacher_positions": 0,
 }
 """Settings of ``algo = "alphazero"`` (the ``[alphazero]`` table): PUCT ``simulations`` per
 self-play decision with exploration ``c``; Dirichlet noise ``dirichlet_alpha`` (divided by
@@ -64,7 +66,10 @@ minibatches of ``batch_size`` from the newest ``buffer_size`` positions (Adam,
 ``learning_rate``, ``weight_decay``); ``hidden`` units in the heads; self-play in
 ``workers`` processes (the results do not depend on it); the evaluations and the final
 arena play with ``eval_simulations`` per move; ``rollout_mix`` (lambda in [0, 1]) mixes one
-random playout into every leaf's value, AlphaGo's way (see ``NetworkEvaluator``)."""
+random playout into every leaf's value, AlphaGo's way (see ``NetworkEvaluator``);
+``teacher`` (a policy spec, e.g. ``paranoid:depth=2``) plays the self-play games of the
+first ``teacher_positions`` positions instead of the search, and the network learns its
+moves (expert iteration's warm start, see ``self_play.play_teacher_game``)."""
 
 AZ_TYPES: dict[str, type] = {key: type(value) for key, value in AZ_DEFAULTS.items()}
 
@@ -146,13 +151,19 @@ class TrainConfig:
             raise ValueError(f"unknown alphazero setting(s) {unknown}; settings are {sorted(AZ_DEFAULTS)}")
         for key, value in self.alphazero.items():
             self.alphazero[key] = value = _coerce(f"alphazero.{key}", value, AZ_TYPES[key])
-            low = 0 if key in ("temperature_moves", "c", "dirichlet_fraction", "weight_decay", "eval_simulations", "rollout_mix") else 1
+            if key == "teacher":
+                continue
+            low = 0 if key in ("temperature_moves", "c", "dirichlet_fraction", "weight_decay", "eval_simulations", "rollout_mix",
+                                "teacher_positions") else 1
             if key in ("learning_rate", "dirichlet_alpha"):
                 if not value > 0:
                     raise ValueError(f"alphazero.{key} must be positive, got {value!r}")
             elif value < low or (key in ("dirichlet_fraction", "rollout_mix") and value > 1):
                 allowed = "in [0, 1]" if key in ("dirichlet_fraction", "rollout_mix") else f"at least {low}"
                 raise ValueError(f"alphazero.{key} must be {allowed}, got {value!r}")
+        if self.alphazero["teacher_positions"] and not self.alphazero["teacher"]:
+            raise ValueError(f"alphazero.teacher_positions={self.alphazero['teacher_positions']} needs alphazero.teacher, "
+                             "the policy spec that plays those games (e.g. paranoid:depth=2)")
         if self.ppo["batch_size"] > self.ppo["n_steps"] * self.n_envs:
             raise ValueError(
                 f"ppo.batch_size={self.ppo['batch_size']} is larger than a rollout "

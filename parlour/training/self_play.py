@@ -6,7 +6,8 @@ one training example: the deciding seat's observation and legal mask, the search
 visit distribution (AlphaZero's ``pi``) and, once the game is over, every seat's
 return relative to that seat (the network's value target, see ``az_model``).  At a
 simultaneous step every seat to move searches and decides on its own, and the joint
-action is applied.
+action is applied.  A run may begin with games of a *teacher* policy instead
+(``play_teacher_game``): the same examples, with the teacher's move as the target.
 
 A seat's first ``temperature_moves`` decisions (forced moves included) are drawn from the
 visit counts (so that self-play games differ), the later ones take the most visited move;
@@ -17,6 +18,7 @@ all comes from its seed, so a game is the same in any worker process.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,7 +27,7 @@ import numpy as np
 from parlour.baselines.engines.puct import PUCT
 from parlour.baselines.learned.alphazero import search_from
 from parlour.baselines.learned.az_model import NetworkEvaluator, PolicyValueNet, relative_values
-from parlour.games.base import Game
+from parlour.games.base import Game, State
 
 
 FIELDS = ("observations", "masks", "policies", "values", "seats")
@@ -50,14 +52,56 @@ class Examples:
 
 
 def play_game(game: Game, net: PolicyValueNet, settings: dict[str, Any], seed: int) -> tuple[Examples, np.ndarray]:
-    """One self-play game from ``seed``: its examples and its returns."""
+    """One self-play game from ``seed`` with the network's search at every seat: its
+    examples and its returns."""
     rng = np.random.default_rng(seed)
     evaluator = NetworkEvaluator(net, game, settings["rollout_mix"], rng)
     puct = PUCT(evaluator, game.num_actions, c=settings["c"], noise=(settings["dirichlet_alpha"], settings["dirichlet_fraction"]))
+    perfect = game.info.perfect_information
+
+    def decide(state: State, player: int, legal: list[int], opening: bool) -> tuple[np.ndarray, int]:
+        result = search_from(puct, state.info_state(player), settings["simulations"], rng, perfect)
+        pi = result.policy(game.num_actions)
+        return pi, int(rng.choice(game.num_actions, p=pi)) if opening else result.action
+
+    return _record_game(game, rng, settings["temperature_moves"], decide)
+
+
+def play_teacher_game(game: Game, settings: dict[str, Any], seed: int) -> tuple[Examples, np.ndarray]:
+    """One game from ``seed`` played by the ``teacher`` policy at every seat (each seat
+    its own copy, acting from its own information state): its examples and its returns.
+
+    The policy target is the teacher's move (all weight on it, as AlphaGo's supervised
+    phase learned expert moves), the value targets are the returns as in ``play_game``.
+    During a seat's first ``temperature_moves`` decisions, half the moves played are
+    uniformly random legal moves instead (the targets stay the teacher's): a
+    deterministic teacher would otherwise replay one game."""
+    from parlour.baselines.policy import make_from_spec
+
+    rng = np.random.default_rng(seed)
+    teachers = [make_from_spec(settings["teacher"], game, seed=int(rng.integers(2**63))) for _ in range(game.num_players)]
+
+    def decide(state: State, player: int, legal: list[int], opening: bool) -> tuple[np.ndarray, int]:
+        move = int(teachers[player].act(state.info_state(player)))
+        pi = np.zeros(game.num_actions)
+        pi[move] = 1.0
+        return pi, legal[int(rng.integers(len(legal)))] if opening and rng.random() < 0.5 else move
+
+    return _record_game(game, rng, settings["temperature_moves"], decide)
+
+
+Decide = Callable[[State, int, list[int], bool], tuple[np.ndarray, int]]
+"""``decide(state, seat, legal, opening) -> (policy target, move played)`` for a seat to
+move with more than one legal action; ``opening``: the seat is within its first
+``temperature_moves`` decisions, where moves are varied."""
+
+
+def _record_game(game: Game, rng: np.random.Generator, opening_moves: int, decide: Decide) -> tuple[Examples, np.ndarray]:
+    """Play a game from ``game.new_initial_state(rng)`` with ``decide`` at every seat,
+    recording one example per decision."""
     state = game.new_initial_state(rng)
     decided = np.zeros(game.num_players, dtype=np.int64)
     observations, masks, policies, seats = [], [], [], []
-    perfect = game.info.perfect_information
     while not state.is_terminal():
         joint = {}
         for player in state.current_players():
@@ -65,17 +109,12 @@ def play_game(game: Game, net: PolicyValueNet, settings: dict[str, Any], seed: i
             observations.append(state.observation_tensor(player))
             masks.append(state.legal_mask(player).astype(bool))
             seats.append(player)
-            if len(legal) == 1:  # nothing to search: the target is the forced move
+            if len(legal) == 1:  # nothing to decide: the target is the forced move
                 pi = np.zeros(game.num_actions)
                 pi[legal[0]] = 1.0
                 joint[player] = legal[0]
             else:
-                result = search_from(puct, state.info_state(player), settings["simulations"], rng, perfect)
-                pi = result.policy(game.num_actions)
-                if decided[player] < settings["temperature_moves"]:
-                    joint[player] = int(rng.choice(game.num_actions, p=pi))
-                else:
-                    joint[player] = result.action
+                pi, joint[player] = decide(state, player, legal, decided[player] < opening_moves)
             policies.append(pi.astype(np.float32))
             decided[player] += 1
         state.apply(joint if len(joint) > 1 else next(iter(joint.values())))

@@ -18,7 +18,7 @@ from parlour.training.arena import play_match
 from parlour.training.config import AZ_DEFAULTS, TrainConfig, make_config
 from parlour.training.report import summarize
 from parlour.training.run_files import RunFiles, read_evaluations
-from parlour.training.self_play import ReplayBuffer, play_game
+from parlour.training.self_play import ReplayBuffer, play_game, play_teacher_game
 from parlour.training.train import open_trainer
 from parlour.training.win_rates import win_rates
 
@@ -70,6 +70,65 @@ def test_the_target_is_the_search_of_the_seat_to_move():
     assert examples.seats[0] == seat
     assert np.allclose(examples.policies[0], result.policy(game.num_actions))
     assert np.array_equal(examples.observations[0], state.observation_tensor(seat))
+
+
+@pytest.mark.parametrize("name, teacher", [("tribolo", "paranoid:depth=1"), ("double_card", "double-card-best:depth=1,time_limit=none"),
+                                           ("goofspiel", "random")])
+def test_teacher_games_target_the_teachers_moves(name, teacher):
+    """In a teacher game each example's target is all on the move the teacher (a fresh
+    copy, from the game's own seeds) chooses from that seat's information state; after
+    a seat's opening moves that is also the move played, and the values are the returns."""
+    game = load_game(name, **GAMES[name])
+    settings = {**SETTINGS, "teacher": teacher, "temperature_moves": 2}
+    examples, returns = play_teacher_game(game, settings, seed=3)
+    assert np.array_equal(examples.policies.max(axis=1), np.ones(len(examples)))
+    assert not (examples.policies[~examples.masks] > 0).any()
+    for seat, values in zip(examples.seats, examples.values):
+        assert np.allclose(values, np.roll(returns, -seat))
+    if teacher == "random":
+        return
+    rng = np.random.default_rng(3)
+    teachers = [make_from_spec(teacher, game, seed=int(rng.integers(2**63))) for _ in range(game.num_players)]
+    state = game.new_initial_state(rng)
+    decided = [0] * game.num_players
+    for i, (seat, pi) in enumerate(zip(examples.seats, examples.policies)):
+        assert state.current_players() == (seat,)
+        assert np.array_equal(examples.observations[i], state.observation_tensor(seat))
+        target = int(np.argmax(pi))
+        legal = state.legal_actions(seat)
+        if len(legal) > 1:
+            assert target == teachers[seat].act(state.info_state(seat))
+            if decided[seat] < 2:  # the opening: the generator decides whether a random move is played
+                target = legal[int(rng.integers(len(legal)))] if rng.random() < 0.5 else target
+        decided[seat] += 1
+        state.apply(target)
+    assert state.is_terminal()
+
+
+def test_a_teacher_run_learns_the_teachers_moves_then_plays_itself(tmp_path):
+    """The first ``teacher_positions`` positions come from the teacher (sticks' perfect
+    player: every target is a winning move where there is one), and the run goes on with
+    self-play after them; the run is the same with two workers."""
+    quiet = {"progress": False, "log": lambda _: None}
+    az = {"teacher": "minimax", "teacher_positions": 40, "games_per_iteration": 8}
+    config = small_config(timesteps=80, eval_every=80, eval_games=2, alphazero=az)
+    AlphaZeroTrainer(config, tmp_path / "one", **quiet).run()
+    two = small_config(timesteps=80, eval_every=80, eval_games=2, alphazero={**az, "workers": 2})
+    AlphaZeroTrainer(two, tmp_path / "two", **quiet).run()
+    assert same_weights(tmp_path / "one" / "last.zip", tmp_path / "two" / "last.zip")
+    assert 'teacher = "minimax"' in (tmp_path / "one" / "config.toml").read_text()
+    game = load_game("sticks")
+    settings = {**AZ_DEFAULTS, **az}
+    for seed in range(5):
+        examples, _ = play_teacher_game(game, {**settings, "temperature_moves": 0}, seed=seed)
+        state = game.new_initial_state()
+        for pi in examples.policies:
+            winning = optimal_moves(state)
+            assert not winning or int(np.argmax(pi)) in winning
+            state.apply(int(np.argmax(pi)))
+    with pytest.raises(ValueError, match="nosuch"):
+        AlphaZeroTrainer(small_config(alphazero={"teacher": "nosuch"}), tmp_path / "bad", **quiet)
+    assert not (tmp_path / "bad").exists()
 
 
 def test_network_values_are_relative_to_the_observer():
@@ -188,6 +247,8 @@ def test_az_refuses_a_ppo_model(tmp_path):
         ({"alphazero": {"dirichlet_fraction": 1.5}}, r"alphazero.dirichlet_fraction must be in \[0, 1\], got 1.5"),
         ({"alphazero": {"learning_rate": 0.0}}, "alphazero.learning_rate must be positive"),
         ({"alphazero": {"sims": 3}}, "unknown alphazero setting"),
+        ({"alphazero": {"teacher_positions": 100}}, "alphazero.teacher_positions=100 needs alphazero.teacher"),
+        ({"alphazero": {"teacher": 3}}, "alphazero.teacher must be a str, got 3"),
     ],
 )
 def test_bad_alphazero_settings(settings, message):
