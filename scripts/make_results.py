@@ -53,11 +53,15 @@ SEARCH_GUIDED: dict[str, list[str]] = {
                      "--eval-games", "100", "--set", "alphazero.rollout_mix=0.5"],
     "tides_of_time_az": ["--game", "tides_of_time", *AZ_COMMON, "--timesteps", "40000", "--eval-every", "8000",
                          "--eval-games", "40", "--set", "alphazero.rollout_mix=0.5"],
-    "tribolo_az": ["--game", "tribolo", *AZ_COMMON, "--timesteps", "30000", "--eval-every", "10000", "--eval-games", "12",
-                   "--final-games", "24", "--set", "alphazero.rollout_mix=0.5", "--set", "alphazero.train_steps=96"],
-    "double_card_az": ["--game", "double_card", "--algo", "alphazero", "--timesteps", "40000", "--eval-every", "8000",
-                       "--eval-games", "20", "--final-games", "40", "--set", "alphazero.rollout_mix=0.5",
-                       "--set", "alphazero.train_steps=64", "--set", "alphazero.eval_simulations=200"],
+    "tribolo_az": ["--game", "tribolo", *AZ_COMMON, "--timesteps", "110000", "--eval-every", "25000", "--eval-games", "12",
+                   "--final-games", "24", "--set", "alphazero.teacher=paranoid:depth=4", "--set", "alphazero.teacher_positions=100000",
+                   "--set", "alphazero.train_steps=96", "--set", "alphazero.buffer_size=60000"],
+    "double_card_az": ["--game", "double_card", *AZ_COMMON, "--timesteps", "45000", "--eval-every", "15000",
+                       "--eval-games", "20", "--final-games", "40", "--set", "alphazero.teacher=double-card-best:depth=3,time_limit=none",
+                       "--set", "alphazero.teacher_positions=40000", "--set", "alphazero.temperature_moves=2",
+                       "--set", "alphazero.games_per_iteration=160",
+                       "--set", "alphazero.train_steps=64", "--set", "alphazero.buffer_size=60000",
+                       "--set", "alphazero.eval_simulations=100"],
 }
 """The search-guided learner (``--algo alphazero``) where it has been run; each section
 states its budget per move (``eval_simulations``) and the arena's milliseconds per move."""
@@ -84,7 +88,10 @@ Card) train `BoardCNN`, the default network for board planes (see
 [training.md](training.md)); the same runs with the flat MLP follow each of them, at the
 same budget. Where a search-guided agent (`--algo alphazero`) has been trained, its run
 follows, played with the number of PUCT simulations its spec states; the arena's last line
-gives every agent's milliseconds per move. The learning curves show the win rate against
+gives every agent's milliseconds per move. The Tribolo and Double Card runs begin from a
+teacher's games (`alphazero.teacher`, see [training.md](training.md)): a depth-limited
+search player plays every seat of the first positions and the network learns its moves,
+then self-play with the network's search goes on. The learning curves show the win rate against
 the evaluation opponents (random and a quick strong baseline) during training; the arena
 plays the best evaluated model (`best.zip`): its most probable move, except in the games
 without chance (sticks, Double Card), where it samples from its policy (or its visit
