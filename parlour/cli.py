@@ -254,7 +254,8 @@ def _arena(args: argparse.Namespace) -> int:
         except FileExistsError as error:
             raise UsageError(str(error)) from None
     try:
-        result = play_match(game, agents, args.games, args.seed, workers=args.workers, progress=not args.quiet)
+        result = play_match(game, agents, args.games, args.seed, workers=args.workers, progress=not args.quiet,
+                            backend=args.backend, address=args.address or "")
     except GameFailed as error:
         raise Failure(str(error)) from error
     summary = summarize(result)
@@ -318,6 +319,7 @@ TRAIN_FLAGS: dict[str, str] = {
     "snapshot_every": "--snapshot-every",
     "network": "--network",
     "algo": "--algo",
+    "backend": "--backend",
 }
 """Training settings that have a flag of their own (``game_options``: ``--option``)."""
 
@@ -357,12 +359,16 @@ def _train_settings(args: argparse.Namespace, settings: dict[str, Any]) -> dict[
         "snapshot_every": args.snapshot_every,
         "network": args.network,
         "algo": args.algo,
+        "backend": args.backend,
     }
     texts = {"opponents": args.opponents, "opponent_weights": args.weights, "eval_opponents": args.eval_opponents}
     for key, value in given.items():
         if value is not None:
             settings[key] = value
             sources[key] = f"{TRAIN_FLAGS[key]} {texts.get(key, value)}"
+    if args.address is not None:
+        merge(settings, "rllib.address", args.address)
+        sources["rllib.address"] = f"--address {args.address}"
     for item in args.set or ():
         key, value = parse_override(item)
         merge(settings, key, value)
@@ -473,7 +479,7 @@ def _run_training(config: Any, out: str, args: argparse.Namespace, timesteps: in
     except KeyboardInterrupt as interrupt:
         raise Interrupted(_where_the_run_stands(trainer)) from interrupt
     print(f"trained {result.steps:,} steps in {result.seconds:.0f} s; run directory {result.run_dir}")
-    best = result.run_dir / "best.zip"
+    best = trainer.best_path
     refs = references(trainer.game)
     games = refs.final_games if args.final_games is None else args.final_games
     if games == 0 or not best.exists():
@@ -551,6 +557,10 @@ def build_parser() -> argparse.ArgumentParser:
     arena.add_argument("--games", type=int, default=200, help="games per pairing of agents, rounded up so every agent plays every seat equally often (default 200)")
     arena.add_argument("--seed", type=int, default=0, help="master seed (default 0)")
     arena.add_argument("--workers", type=int, default=1, help="worker processes (default 1; the results do not depend on it)")
+    arena.add_argument("--backend", choices=["local", "ray"], default="local",
+                       help="local worker processes (default) or Ray tasks over a cluster's CPUs (the same tables; needs the rllib extra)")
+    arena.add_argument("--address", metavar="HOST:PORT",
+                       help="with --backend ray: the Ray cluster to join (default: RAY_ADDRESS, else a local Ray on 127.0.0.1)")
     arena.add_argument("--out", metavar="DIR", help="also write arena.md, arena.json, CSVs and a PNG heatmap into DIR")
     arena.add_argument("--force", action="store_true", help="overwrite result files that already exist in --out")
     arena.add_argument("--no-plot", action="store_true", help="do not draw the PNG heatmap")
@@ -588,6 +598,11 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--snapshot-every", type=int, help="steps between self-play snapshots (default 10000)")
     train.add_argument("--algo", choices=["ppo", "alphazero"],
                        help="ppo (MaskablePPO against --opponents; default) or alphazero (self-play guiding PUCT search; settings in [alphazero])")
+    train.add_argument("--backend", choices=["sb3", "rllib"],
+                       help="sb3 (Stable-Baselines3 in this process; default) or rllib (Ray RLlib: 'self' opponents are live "
+                       "learning seats; settings in [rllib]; needs the rllib extra)")
+    train.add_argument("--address", metavar="HOST:PORT",
+                       help="with --backend rllib: the Ray cluster to join (default: RAY_ADDRESS, else a local Ray on 127.0.0.1)")
     train.add_argument("--network", choices=["auto", "mlp", "cnn"],
                        help="policy network: mlp, cnn (a residual CNN over board planes), or auto (default: cnn for Tribolo and Double Card)")
     train.add_argument("--config", metavar="FILE.toml", help="settings file ([game_options] and [ppo] tables)")

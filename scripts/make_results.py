@@ -53,9 +53,9 @@ SEARCH_GUIDED: dict[str, list[str]] = {
                      "--eval-games", "100", "--set", "alphazero.rollout_mix=0.5"],
     "tides_of_time_az": ["--game", "tides_of_time", *AZ_COMMON, "--timesteps", "40000", "--eval-every", "8000",
                          "--eval-games", "40", "--set", "alphazero.rollout_mix=0.5"],
-    "tribolo_az": ["--game", "tribolo", *AZ_COMMON, "--timesteps", "110000", "--eval-every", "25000", "--eval-games", "12",
+    "tribolo_az": ["--game", "tribolo", *AZ_COMMON, "--timesteps", "104000", "--eval-every", "26000", "--eval-games", "12",
                    "--final-games", "24", "--set", "alphazero.teacher=paranoid:depth=4", "--set", "alphazero.teacher_positions=100000",
-                   "--set", "alphazero.train_steps=96", "--set", "alphazero.buffer_size=60000"],
+                   "--set", "alphazero.train_steps=96", "--set", "alphazero.buffer_size=60000", "--set", "alphazero.rollout_mix=0.5"],
     "double_card_az": ["--game", "double_card", *AZ_COMMON, "--timesteps", "45000", "--eval-every", "15000",
                        "--eval-games", "20", "--final-games", "40", "--set", "alphazero.teacher=double-card-best:depth=3,time_limit=none",
                        "--set", "alphazero.teacher_positions=40000", "--set", "alphazero.temperature_moves=2",
@@ -69,6 +69,9 @@ states its budget per move (``eval_simulations``) and the arena's milliseconds p
 MATCHED: dict[str, list[str]] = {
     "tides_of_time_az": ["--agents", "az:{run}/best.zip,simulations=64", "az:{run}/best.zip,simulations=300",
                          "sm-mcts:simulations=200", "sm-mcts:simulations=1000", "--games", "40"],
+    "double_card_az": ["--agents", "az:{run}/best.zip,simulations=100,deterministic=false,temperature=0.25",
+                       "az:{run}/best.zip,simulations=300,deterministic=false,temperature=0.25",
+                       "double-card-best:depth=2,time_limit=none", "double-card-best:depth=3,time_limit=none", "--games", "20"],
 }
 """Arenas after a search-guided run that set the agent and the strongest baseline at similar
 times per move (``{run}`` is the run directory): the baseline's budget cut to the agent's,

@@ -15,6 +15,16 @@ from hypothesis import strategies as st
 from parlour.games.base import Game, State
 
 
+SMALL_GAMES: dict[str, dict] = {
+    "sticks": {},
+    "goofspiel": {"num_cards": 4},
+    "tides_of_time": {"rounds": 1},
+    "tribolo": {"width": 6, "height": 5, "walls": 2, "start_cells": 2},
+    "double_card": {},
+}
+"""A quick configuration of every game, for tests that train or play many games."""
+
+
 def random_action(state: State, rng: np.random.Generator) -> int | dict[int, int]:
     """A uniformly random legal step: an int for one mover, ``{seat: action}`` for several."""
     players = state.current_players()

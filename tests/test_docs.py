@@ -21,6 +21,7 @@ docs mention, and citations a reader of the repository can follow.
 
 from __future__ import annotations
 
+import ast
 import importlib.util
 import re
 from pathlib import Path
@@ -34,7 +35,7 @@ FILES = [README, *sorted((ROOT / "docs").glob("*.md"))]
 FENCE = re.compile(r"^(?P<indent> *)```(?P<info>[^\n`]*)\n(?P<body>.*?)^(?P=indent)```[ \t]*$", re.M | re.S)
 KNOWN_INFO = {"", "python", "python-norun", "text", "bash", "toml"}
 NOT_CHECKED = re.compile(r"#\s*output not checked:\s*\S")
-OPTIONAL = {"sb3_contrib", "stable_baselines3", "torch", "tensorboard", "matplotlib", "pyspiel"}
+OPTIONAL = {"sb3_contrib", "stable_baselines3", "torch", "tensorboard", "matplotlib", "pyspiel", "ray"}
 IMPORT = re.compile(r"^\s*(?:import|from)\s+([A-Za-z_]\w*)", re.M)
 
 
@@ -64,8 +65,14 @@ def normal(text: str) -> str:
     return " ".join(text.split())
 
 
+NEEDS = {"parlour.training.rllib": "ray", "parlour.training.ray_cluster": "ray"}
+"""parlour modules that need an optional extra's package."""
+
+
 def missing_extras(code: str) -> list[str]:
-    return sorted({m for m in IMPORT.findall(code) if m in OPTIONAL and importlib.util.find_spec(m) is None})
+    needed = {m for m in IMPORT.findall(code) if m in OPTIONAL}
+    needed |= {package for module, package in NEEDS.items() if module in code}
+    return sorted(m for m in needed if importlib.util.find_spec(m) is None)
 
 
 @pytest.mark.parametrize("path", FILES, ids=[str(p.relative_to(ROOT)) for p in FILES])
@@ -123,13 +130,37 @@ def test_relative_links_resolve():
     assert not broken, broken
 
 
+def _defines(module: str, name: str) -> bool:
+    """Whether a module's source defines or imports ``name`` at its top level (for modules
+    that need an extra not installed here, read rather than imported)."""
+    spec = importlib.util.find_spec(module)
+    if spec is None or spec.origin is None:
+        return False
+    tree = ast.parse(Path(spec.origin).read_text())
+    names = set()
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef, ast.AsyncFunctionDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.Assign):
+            names.update(target.id for target in node.targets if isinstance(target, ast.Name))
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            names.add(node.target.id)
+    return name in names
+
+
 def _resolves(dotted: str) -> bool:
-    """``parlour.a.b.name``: the longest importable module prefix, then attributes."""
+    """``parlour.a.b.name``: the longest importable module prefix, then attributes (a
+    module that needs a missing extra is read instead: ``_defines``)."""
     parts = dotted.split(".")
     for cut in range(len(parts), 0, -1):
         try:
             obj = importlib.import_module(".".join(parts[:cut]))
-        except ImportError:
+        except ImportError as error:
+            if missing_extras(str(error)) or (error.name or "").split(".")[0] in OPTIONAL or "extra" in str(error):
+                module = ".".join(parts[:cut])
+                return cut == len(parts) or (cut == len(parts) - 1 and _defines(module, parts[-1]))
             continue
         for attr in parts[cut:]:
             if not hasattr(obj, attr):
@@ -187,6 +218,6 @@ def test_citations_name_what_a_reader_has():
 def test_readme_names_the_two_commands():
     text = README.read_text()
     assert 'pip install -e ".[train]" && parlour train' in text
-    assert 'pip install -e ".[dev,train]" && pytest -n 2' in text
+    assert 'pip install -e ".[dev,train,rllib]" && pytest -n 2' in text
     ci = (ROOT / ".ci" / "run").read_text()
-    assert 'pip install -e ".[dev,train]" && pytest -n 2' in ci
+    assert 'pip install -e ".[dev,train,rllib]" && pytest -n 2' in ci

@@ -55,7 +55,6 @@ from parlour.training.run_files import (
     write_atomic,
     write_checkpoint,
     write_evaluations,
-    write_pointer,
 )
 from parlour.training.self_play import Examples, ReplayBuffer, play_game, play_teacher_game
 from parlour.training.train import Trainer, TrainResult, _progress_bar
@@ -140,15 +139,8 @@ class AlphaZeroTrainer(Trainer):
         buffer = ReplayBuffer(az["buffer_size"], game.observation_shape, game.num_actions, game.num_players)
         rng = np.random.default_rng(np.random.SeedSequence(config.seed, spawn_key=(4,)))
         if self.resume:
-            checkpoint = self.checkpoint
-            assert checkpoint is not None
+            checkpoint = self.begin_resume()
             state = checkpoint.state
-            if checkpoint.damaged:
-                self.warn(f"{'; '.join(checkpoint.damaged)}; resuming from {checkpoint.folder}, the newest intact checkpoint "
-                          f"(step {checkpoint.step:,})")
-                write_pointer(files, checkpoint.folder, checkpoint.step)
-            if self.extended:
-                write_atomic(files.config, config.to_toml())
             from parlour.baselines.learned.az_model import read_az_net
 
             saved, _ = read_az_net(checkpoint.model)

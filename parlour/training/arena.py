@@ -199,6 +199,9 @@ def play_game(game: Game, policies: Sequence[Policy], spec: GameSpec, timing: np
     )
 
 
+BACKENDS = ("local", "ray")
+"""Where ``play_match`` plays: local processes, or Ray tasks (``arena_ray``)."""
+
 _WORKER: dict[str, Any] = {}
 
 
@@ -306,16 +309,22 @@ def play_match(
     seed: int = 0,
     workers: int = 1,
     progress: bool = True,
+    backend: str = "local",
+    address: str = "",
 ) -> MatchResult:
     """Play ``games`` games per group of agents (see the module docstring for the
     schedule and seeds) with ``workers`` processes; the records are the same for any
-    number of workers.
+    number of workers.  ``backend="ray"``: the games are Ray tasks over every CPU of the
+    cluster at ``address`` (see ``arena_ray``; ``workers`` is then the cluster's CPUs),
+    with the same records again.
 
     ``agents``: specs such as ``"mcts:simulations=400"`` or ``Policy`` objects (these
     are pickled to the workers, so with ``workers > 1`` they must be importable there).
     """
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise ValueError(f"workers must be a positive integer, got {workers!r}")
+    if backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {list(BACKENDS)}, got {backend!r}")
     policies = build_agents(game, agents)  # fail early, in this process, on bad specs
     labels = agent_labels(agents)
     schedule = make_schedule(len(policies), game.num_players, games, seed)
@@ -325,7 +334,11 @@ def play_match(
     start = time.perf_counter()
     records: list[GameRecord] = []
     try:
-        if workers == 1:
+        if backend == "ray":
+            from parlour.training.arena_ray import play_on_ray
+
+            records, workers = play_on_ray(game, agents, specs, timing, bar, address)
+        elif workers == 1:
             with _one_torch_thread():
                 for spec in specs:
                     records.append(_play_reporting(game, policies, labels, spec, timing))

@@ -73,7 +73,29 @@ moves (expert iteration's warm start, see ``self_play.play_teacher_game``)."""
 
 AZ_TYPES: dict[str, type] = {key: type(value) for key, value in AZ_DEFAULTS.items()}
 
+RLLIB_DEFAULTS: dict[str, Any] = {
+    "policies": "shared",
+    "num_env_runners": 0,
+    "num_envs_per_env_runner": 1,
+    "num_learners": 0,
+    "address": "",
+    "train_batch_size": 2000,
+    "minibatch_size": 250,
+    "num_epochs": 6,
+    "learning_rate": 3e-4,
+    "entropy_coeff": 0.01,
+}
+"""Settings of ``backend = "rllib"`` (the ``[rllib]`` table): ``policies`` ``shared`` (one
+module for every seat) or ``per_seat``; ``num_env_runners`` sampling processes and
+``num_learners`` learner processes (both 0, in the driver, for now: remote runners hang,
+see docs/rllib.md) and ``num_envs_per_env_runner`` envs per runner; ``address`` of a Ray cluster to join (empty: ``RAY_ADDRESS``
+if set, else a local Ray on 127.0.0.1); PPO's ``train_batch_size`` env steps per update,
+``minibatch_size``, ``num_epochs``, ``learning_rate`` and ``entropy_coeff``."""
+
+RLLIB_TYPES: dict[str, type] = {key: type(value) for key, value in RLLIB_DEFAULTS.items()}
+
 ALGOS = ("ppo", "alphazero")
+BACKENDS = ("sb3", "rllib")
 
 VEC_KINDS = ("dummy", "subproc")
 NETWORKS = ("auto", "mlp", "cnn")
@@ -87,6 +109,9 @@ class TrainConfig:
     game: str = "sticks"
     algo: str = "ppo"
     """``ppo`` (MaskablePPO against ``opponents``) or ``alphazero`` (self-play with PUCT search)."""
+    backend: str = "sb3"
+    """``sb3`` (Stable-Baselines3, one process) or ``rllib`` (Ray RLlib: every ``self`` seat
+    learns, see ``parlour.training.rllib``); ``rllib`` trains ``ppo`` only."""
     game_options: dict[str, Any] = field(default_factory=dict)
     opponents: list[str] = field(default_factory=lambda: ["random"])
     """Policy specs for the other seats, or ``"self"`` for snapshots of the learner."""
@@ -117,10 +142,12 @@ class TrainConfig:
     the machine is shared: benchmarks/RESULTS.md, training throughput)."""
     ppo: dict[str, Any] = field(default_factory=lambda: dict(PPO_DEFAULTS))
     alphazero: dict[str, Any] = field(default_factory=lambda: dict(AZ_DEFAULTS))
+    rllib: dict[str, Any] = field(default_factory=lambda: dict(RLLIB_DEFAULTS))
 
     def __post_init__(self) -> None:
         self.ppo = {**PPO_DEFAULTS, **self.ppo}
         self.alphazero = {**AZ_DEFAULTS, **self.alphazero}
+        self.rllib = {**RLLIB_DEFAULTS, **self.rllib}
         self.validate()
 
     def validate(self) -> None:
@@ -141,6 +168,11 @@ class TrainConfig:
             raise ValueError("opponents must name at least one policy spec or 'self'")
         if self.algo not in ALGOS:
             raise ValueError(f"algo must be one of {list(ALGOS)}, got {self.algo!r}")
+        if self.backend not in BACKENDS:
+            raise ValueError(f"backend must be one of {list(BACKENDS)}, got {self.backend!r}")
+        if self.backend == "rllib" and self.algo != "ppo":
+            raise ValueError(f"backend 'rllib' trains algo 'ppo' only, got algo {self.algo!r} (alphazero runs on parlour's own search)")
+        self._validate_rllib()
         unknown = sorted(set(self.ppo) - set(PPO_DEFAULTS))
         if unknown:
             raise ValueError(f"unknown ppo setting(s) {unknown}; settings are {sorted(PPO_DEFAULTS)}")
@@ -170,6 +202,31 @@ class TrainConfig:
                 f"(n_steps {self.ppo['n_steps']} x n_envs {self.n_envs})"
             )
 
+    def _validate_rllib(self) -> None:
+        unknown = sorted(set(self.rllib) - set(RLLIB_DEFAULTS))
+        if unknown:
+            raise ValueError(f"unknown rllib setting(s) {unknown}; settings are {sorted(RLLIB_DEFAULTS)}")
+        for key, value in self.rllib.items():
+            self.rllib[key] = value = _coerce(f"rllib.{key}", value, RLLIB_TYPES[key])
+            if key == "policies" and value not in ("shared", "per_seat"):
+                raise ValueError(f"rllib.policies must be 'shared' or 'per_seat', got {value!r}")
+            if key in ("num_env_runners", "num_learners", "entropy_coeff") and value < 0:
+                raise ValueError(f"rllib.{key} must be at least 0, got {value!r}")
+            if key in ("num_envs_per_env_runner", "train_batch_size", "minibatch_size", "num_epochs") and value < 1:
+                raise ValueError(f"rllib.{key} must be at least 1, got {value!r}")
+            if key == "learning_rate" and not value > 0:
+                raise ValueError(f"rllib.learning_rate must be positive, got {value!r}")
+        for key in ("num_env_runners", "num_learners"):
+            if self.rllib[key] > 0:
+                raise ValueError(
+                    f"rllib.{key}={self.rllib[key]}: remote {key.removeprefix('num_')} are not supported yet "
+                    "(RLlib's remote env runners never returned a sample on parlour's env with Ray 2.60, see "
+                    "docs/rllib.md); sampling and learning run in the driver, which may join a cluster with --address"
+                )
+        if self.rllib["minibatch_size"] > self.rllib["train_batch_size"]:
+            raise ValueError(f"rllib.minibatch_size={self.rllib['minibatch_size']} is larger than "
+                             f"rllib.train_batch_size={self.rllib['train_batch_size']}")
+
     @property
     def rollout_steps(self) -> int:
         """Environment steps per PPO update (all envs together)."""
@@ -186,7 +243,7 @@ class TrainConfig:
     def to_toml(self) -> str:
         """The configuration as TOML (``load_config`` reads it back)."""
         lines = []
-        tables = {"game_options": self.game_options, "ppo": self.ppo, "alphazero": self.alphazero}
+        tables = {"game_options": self.game_options, "ppo": self.ppo, "alphazero": self.alphazero, "rllib": self.rllib}
         for key, value in self.to_dict().items():
             if key not in tables and value is not None:
                 lines.append(f"{key} = {_toml_value(value)}")
@@ -269,9 +326,9 @@ def merge(base: dict[str, Any], key: str, value: Any) -> None:
     """Set a dotted key (``ppo.n_steps``) in a settings dict; ``ValueError`` if unknown."""
     head, _, rest = key.partition(".")
     if head not in FIELDS:
-        raise ValueError(f"unknown setting {key!r}; settings are {sorted(FIELDS)} (and ppo.<name>, alphazero.<name>, game_options.<name>)")
+        raise ValueError(f"unknown setting {key!r}; settings are {sorted(FIELDS)} (and ppo.<name>, alphazero.<name>, rllib.<name>, game_options.<name>)")
     if rest:
-        if head not in ("ppo", "alphazero", "game_options"):
+        if head not in ("ppo", "alphazero", "rllib", "game_options"):
             raise ValueError(f"setting {head!r} has no sub-keys (got {key!r})")
         base.setdefault(head, {})[rest] = value
     else:

@@ -108,15 +108,22 @@ class OpponentPool:
         """A new frozen learner for the ``self`` entry (only the latest ``max_snapshots`` play)."""
         self.snapshots.append(str(path))
 
+    def draw_entry(self, rng: np.random.Generator) -> Entry:
+        """An entry by weight (``draw`` turns it into a policy)."""
+        if len(self.entries) == 1:
+            return self.entries[0]
+        # (Generator.choice with p= is several times slower for a handful of entries)
+        return self.entries[int(np.searchsorted(self._cumulative, rng.random() * self._cumulative[-1], side="right"))]
+
+    def policy(self, spec: str) -> Policy:
+        """The pool's policy object for a baseline entry's spec."""
+        return self._policies[spec]
+
     def draw(self, rng: np.random.Generator) -> tuple[str, Policy]:
         """An opponent for one seat for one episode: its label and its policy."""
-        if len(self.entries) == 1:
-            entry = self.entries[0]
-        else:  # (Generator.choice with p= is several times slower for a handful of entries)
-            entry = self.entries[int(np.searchsorted(self._cumulative, rng.random() * self._cumulative[-1], side="right"))]
+        entry = self.draw_entry(rng)
         if entry.spec != SELF:
-            policy = self._policies[entry.spec]
-            return entry.spec, policy
+            return entry.spec, self._policies[entry.spec]
         if not self.snapshots:
             raise ValueError("the 'self' opponent has no snapshot yet; add one with add_snapshot(path)")
         recent = self.snapshots[-self.max_snapshots :]

@@ -111,7 +111,7 @@ class Trainer:
         timesteps: int | None = None,
         warn: Callable[[str], None] = _warn,
     ) -> None:
-        require_train_extra()
+        self.require_extra()
         self.files = RunFiles(Path(out))
         self.progress = progress
         self.log = log
@@ -159,6 +159,28 @@ class Trainer:
                     "use --resume to continue it or --force to replace it"
                 )
             shutil.rmtree(root)
+
+    def require_extra(self) -> None:
+        """An ``ImportError`` naming the extra to install if this backend's libraries are missing."""
+        require_train_extra()
+
+    @property
+    def best_path(self) -> Path:
+        """The best evaluated model (what the final arena plays)."""
+        return self.files.best
+
+    def begin_resume(self) -> Checkpoint:
+        """Before a resumed run continues: report the damaged checkpoints passed over (and
+        point checkpoint.json at the intact one), and save an extended config."""
+        checkpoint = self.checkpoint
+        assert checkpoint is not None
+        if checkpoint.damaged:
+            self.warn(f"{'; '.join(checkpoint.damaged)}; resuming from {checkpoint.folder}, the newest intact checkpoint "
+                      f"(step {checkpoint.step:,})")
+            write_pointer(self.files, checkpoint.folder, checkpoint.step)
+        if self.extended:
+            write_atomic(self.files.config, self.config.to_toml())
+        return checkpoint
 
     def learner_spec(self, path: str) -> str:
         """How the final arena plays a model of this run."""
@@ -292,9 +314,13 @@ class Trainer:
         self.log(f"step {step:,}: win rate vs " + ", ".join(f"{row['opponent']} {row['win_rate']:.0%}" for row in rows))
         score = float(np.mean([row["score"] for row in rows]))
         if score > best_score:
-            copy_atomic(candidate, self.files.best)
+            self.keep_best(candidate)
             best_score = score
         return rows, best_score
+
+    def keep_best(self, candidate: Path) -> None:
+        """Make the rated ``candidate`` the run's best model."""
+        copy_atomic(candidate, self.files.best)
 
     def snapshot_due(self, steps: int) -> bool:
         return steps % self.snapshot_steps == 0 and any(spec == "self" for spec in self.config.opponents)
@@ -314,20 +340,25 @@ class Trainer:
 
 
 def open_trainer(config: TrainConfig | None, out: str | Path, resume: bool = False, **kwargs: Any) -> Trainer:
-    """The trainer of the run's algorithm (``config.algo``, or for ``resume`` the saved
-    config's), constructed with the same arguments as ``Trainer``."""
-    algo = config.algo if config is not None else None
+    """The trainer of the run's algorithm and backend (``config.algo`` and ``config.backend``,
+    or for ``resume`` the saved config's), constructed with the same arguments as ``Trainer``."""
+    algo, backend = (config.algo, config.backend) if config is not None else (None, None)
     if resume:
         from parlour.training.config import load_config
 
         try:
-            algo = load_config(RunFiles(Path(out)).config).get("algo", "ppo")
+            saved = load_config(RunFiles(Path(out)).config)
+            algo, backend = saved.get("algo", "ppo"), saved.get("backend", "sb3")
         except ValueError:
-            algo = "ppo"  # Trainer reports the bad file
+            algo, backend = "ppo", "sb3"  # Trainer reports the bad file
     if algo == "alphazero":
         from parlour.training.alphazero import AlphaZeroTrainer
 
         return AlphaZeroTrainer(config, out, resume=resume, **kwargs)
+    if backend == "rllib":
+        from parlour.training.rllib.trainer import RLlibTrainer
+
+        return RLlibTrainer(config, out, resume=resume, **kwargs)
     return Trainer(config, out, resume=resume, **kwargs)
 
 

@@ -11,6 +11,7 @@ from parlour.baselines import make_from_spec
 from parlour.baselines.engines.puct import PUCT
 from parlour.baselines.learned.alphazero import search_from
 from parlour.baselines.learned.az_model import NetworkEvaluator, PolicyValueNet, read_az_net, save_az_model
+from helpers import SMALL_GAMES
 from parlour.cli import main
 from parlour.games import load_game
 from parlour.training.alphazero import AlphaZeroTrainer
@@ -24,13 +25,7 @@ from parlour.training.win_rates import win_rates
 
 SETTINGS = {**AZ_DEFAULTS, "simulations": 12, "temperature_moves": 2}
 
-GAMES = {
-    "sticks": {},
-    "goofspiel": {"num_cards": 4},
-    "tides_of_time": {"rounds": 1},
-    "tribolo": {"width": 6, "height": 5, "walls": 2, "start_cells": 2},
-    "double_card": {},
-}
+GAMES = SMALL_GAMES
 
 
 def fresh_net(game, network="mlp"):

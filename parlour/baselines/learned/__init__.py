@@ -1,6 +1,7 @@
 """Players backed by trained models: ``ppo:PATH`` (an sb3-contrib MaskablePPO model file
 written by ``parlour train``), ``az:PATH`` (a policy-value network of ``parlour train
---algo alphazero``, playing with PUCT search) and their file formats.  torch and
-Stable-Baselines3 are imported only when a model is loaded (the ``train`` extra)."""
+--algo alphazero``, playing with PUCT search), ``rllib:PATH`` (a PPO agent trained on
+Ray RLlib) and their file formats.  torch, Stable-Baselines3 and Ray are imported only
+when a model is loaded (the ``train`` and ``rllib`` extras)."""
 
-from parlour.baselines.learned import alphazero, ppo  # noqa: F401  (registration)
+from parlour.baselines.learned import alphazero, ppo, rllib  # noqa: F401  (registration)

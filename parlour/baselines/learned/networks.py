@@ -12,7 +12,8 @@ itself.  No batch normalisation: PPO switches the policy between training and
 evaluation modes, and with small batches of self-play positions the running statistics
 would differ from the batch ones.
 
-It is an SB3 ``BaseFeaturesExtractor``, so MaskablePPO uses it through
+It is an SB3 ``BaseFeaturesExtractor`` around the layers of ``board_layers`` (torch
+only, shared with the RLlib module), so MaskablePPO uses it through
 ``policy_kwargs={"features_extractor_class": BoardCNN, ...}`` and saves it by reference
 in the model file: a model trained with it loads wherever parlour is installed.
 The module imports torch and SB3: import it only when the ``train`` extra is there.
@@ -25,19 +26,8 @@ from typing import Any
 import gymnasium
 import torch
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
-from torch import nn
 
-
-class ResidualBlock(nn.Module):
-    """Two 3x3 convolutions and a skip connection (He et al. 2016), ReLU after the sum."""
-
-    def __init__(self, channels: int) -> None:
-        super().__init__()
-        self.conv1 = nn.Conv2d(channels, channels, 3, padding=1)
-        self.conv2 = nn.Conv2d(channels, channels, 3, padding=1)
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return torch.relu(x + self.conv2(torch.relu(self.conv1(x))))
+from parlour.baselines.learned.board_layers import board_features, board_layers, check_board_shape
 
 
 class BoardCNN(BaseFeaturesExtractor):
@@ -53,29 +43,12 @@ class BoardCNN(BaseFeaturesExtractor):
         features_dim: int = 256,
     ) -> None:
         shape = tuple(observation_space.shape)
-        if len(shape) != 3:
-            raise ValueError(f"BoardCNN needs observations of shape (channels, rows, columns), got {shape}")
-        for name, value in (("channels", channels), ("head_channels", head_channels), ("features_dim", features_dim)):
-            if value < 1:
-                raise ValueError(f"BoardCNN {name} must be at least 1, got {value}")
-        if blocks < 0:
-            raise ValueError(f"BoardCNN blocks must be at least 0, got {blocks}")
+        check_board_shape(shape, channels, blocks, head_channels, features_dim)
         super().__init__(observation_space, features_dim)
-        planes, rows, columns = shape
-        self.trunk = nn.Sequential(
-            nn.Conv2d(planes, channels, 3, padding=1),
-            nn.ReLU(),
-            *(ResidualBlock(channels) for _ in range(blocks)),
-            nn.Conv2d(channels, head_channels, 1),
-            nn.ReLU(),
-            nn.Flatten(),
-        )
-        self.joint = nn.Sequential(nn.Linear(head_channels * rows * columns + planes, features_dim), nn.ReLU())
+        self.trunk, self.joint = board_layers(shape, channels, blocks, head_channels, features_dim)
 
     def forward(self, observations: torch.Tensor) -> torch.Tensor:
-        board = self.trunk(observations)
-        means = observations.mean(dim=(2, 3))
-        return self.joint(torch.cat([board, means], dim=1))
+        return board_features(self.trunk, self.joint, observations)
 
 
 def policy_kwargs(network: str, net_arch: list[int], cnn: dict[str, Any]) -> dict[str, Any]:

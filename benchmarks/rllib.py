@@ -1,0 +1,121 @@
+"""Training throughput on Ray RLlib against the SB3 path, same game, same run.
+
+Both sides train PPO for the learner's seat against ``random`` (the SB3 path: MaskablePPO
+on ``SingleAgentEnv``, ``DummyVecEnv`` of ``--n-envs`` envs; the RLlib path:
+``ppo_config(game, opponents="random")``, one learning seat per episode, the rest played
+inside ``ParlourMultiAgentEnv``), so an env step is the same game work on both sides: the
+learner's move and the opponents' replies.  Same PPO shape: ``--batch`` env steps per
+update, minibatches of 256, 4 epochs, the same network family (an MLP of 128-128 for flat
+observations, the board network for planes).  The RLlib side runs with ``--runners`` env
+runners: 0 (sampling in the driver) by default, since remote runners never returned a
+sample with Ray 2.60 here (docs/rllib.md, "Known limits").
+
+Timed: whole training iterations (sampling plus learning), after one warm-up iteration
+on each side (start-up, Ray's workers and torch's first calls are not counted): env
+steps per second of wall time.  The sides alternate run by run (SB3, RLlib 0, 1, 2,
+then again) so that load from other jobs hits them alike; medians over ``--runs``.
+
+    python benchmarks/rllib.py                       # sticks and tribolo, 3 runs
+    python benchmarks/rllib.py --games sticks --runs 1 --iterations 1   # a smoke run
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+from typing import Any
+
+GAMES = {"sticks": {}, "tribolo": {}}
+
+
+def sb3_rate(game: str, batch: int, n_envs: int, iterations: int, seed: int) -> float:
+    """Env steps/s of MaskablePPO on the single-agent view (after one warm-up rollout)."""
+    import torch
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from parlour.baselines.learned.networks import policy_kwargs
+    from parlour.training.config import choose_network
+    from parlour.training.single_agent import SingleAgentEnv
+
+    torch.set_num_threads(1)
+    envs = DummyVecEnv([lambda: SingleAgentEnv(game, opponent="random", **GAMES[game]) for _ in range(n_envs)])
+    network = choose_network("auto", envs.observation_space.shape, game)
+    model = MaskablePPO("MlpPolicy", envs, n_steps=batch // n_envs, batch_size=256, n_epochs=4, seed=seed, device="cpu",
+                        policy_kwargs=policy_kwargs(network, [128, 128], {"channels": 32, "blocks": 2}))
+    model.learn(batch)  # warm-up
+    start = time.perf_counter()
+    model.learn(batch * iterations, reset_num_timesteps=False)
+    return batch * iterations / (time.perf_counter() - start)
+
+
+def rllib_rate(game: str, batch: int, runners: int, envs: int, iterations: int, seed: int) -> tuple[float, float, float]:
+    """Env steps/s of RLlib PPO with ``runners`` env runners of ``envs`` envs each (after one
+    warm-up iteration), and RLlib's own timers of the last iteration: seconds sampling and
+    seconds in the learner update."""
+    from parlour.training.rllib import ppo_config
+
+    config = ppo_config(game, GAMES[game], opponents="random", num_env_runners=runners, seed=seed,
+                        train_batch_size=batch, minibatch_size=256, num_epochs=4, model={"hidden": [128, 128]})
+    config.env_runners(num_envs_per_env_runner=envs)
+    algo = config.build_algo()
+    try:
+        algo.train()  # warm-up
+        steps, start = 0, time.perf_counter()
+        for _ in range(iterations):
+            result = algo.train()
+            steps += int(result["env_runners"]["num_env_steps_sampled"])
+        timers = result["timers"]
+        return steps / (time.perf_counter() - start), timers["env_runner_sampling_timer"], timers["learner_update_timer"]
+    finally:
+        algo.stop()
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", default="sticks,tribolo")
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--iterations", type=int, default=2, help="timed updates per measurement")
+    parser.add_argument("--batch", type=int, default=2048, help="env steps per PPO update")
+    parser.add_argument("--n-envs", type=int, default=4, help="SB3's DummyVecEnv size")
+    parser.add_argument("--runners", default="0", help="RLlib env-runner counts to measure (remote runners hang for now: docs/rllib.md)")
+    parser.add_argument("--envs-per-runner", type=int, default=1, help="RLlib's num_envs_per_env_runner")
+    args = parser.parse_args(argv)
+
+    from parlour.training.ray_cluster import ray_session
+
+    runner_counts = [int(r) for r in args.runners.split(",")]
+    rates: dict[tuple[str, str], list[float]] = {}
+    with ray_session():
+        for run in range(args.runs):
+            for game in args.games.split(","):
+                rates.setdefault((game, "sb3"), []).append(sb3_rate(game, args.batch, args.n_envs, args.iterations, run))
+                for runners in runner_counts:
+                    rate, sampling, learning = rllib_rate(game, args.batch, runners, args.envs_per_runner, args.iterations, run)
+                    rates.setdefault((game, f"rllib{runners}"), []).append(rate)
+                    rates.setdefault((game, f"sample{runners}"), []).append(sampling)
+                    rates.setdefault((game, f"learn{runners}"), []).append(learning)
+    print(f"PPO env steps/s, learner against random; batch {args.batch}, {args.iterations} timed updates, "
+          f"{args.envs_per_runner} env(s) per RLlib env runner, median of {args.runs} run(s) (range)\n")
+    print("| game | SB3 MaskablePPO | " + " | ".join(f"RLlib, {r} env runner(s)" for r in runner_counts)
+          + " | " + " | ".join(f"RLlib {r} / SB3" for r in runner_counts) + " |")
+    print("|---|---:|" + "---:|" * (2 * len(runner_counts)))
+    for game in args.games.split(","):
+        sb3 = statistics.median(rates[(game, "sb3")])
+        values = [statistics.median(rates[(game, f"rllib{r}")]) for r in runner_counts]
+        spread = lambda key: f"{min(rates[key]):,.0f}-{max(rates[key]):,.0f}"  # noqa: E731
+        print(f"| {game} | {sb3:,.0f} ({spread((game, 'sb3'))}) | "
+              + " | ".join(f"{v:,.0f} ({spread((game, f'rllib{r}'))})" for v, r in zip(values, runner_counts))
+              + " | " + " | ".join(f"{v / sb3:.2f}" for v in values) + " |")
+    print("\nRLlib's timers per update (seconds sampling / seconds in the learner), medians:\n")
+    print("| game | " + " | ".join(f"{r} env runner(s)" for r in runner_counts) + " |")
+    print("|---|" + "---:|" * len(runner_counts))
+    for game in args.games.split(","):
+        cells = [f"{statistics.median(rates[(game, f'sample{r}')]):.2f} / {statistics.median(rates[(game, f'learn{r}')]):.2f}"
+                 for r in runner_counts]
+        print(f"| {game} | " + " | ".join(cells) + " |")
+
+
+if __name__ == "__main__":
+    main()

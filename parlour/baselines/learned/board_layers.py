@@ -1,0 +1,57 @@
+"""The layers of the board network (see ``networks.BoardCNN`` for why this shape), in
+plain torch: SB3's ``BoardCNN`` and the RLlib module of ``parlour.training.rllib`` build
+the same trunk from here, so a board reads the same to either library."""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+
+class ResidualBlock(nn.Module):
+    """Two 3x3 convolutions and a skip connection (He et al. 2016), ReLU after the sum."""
+
+    def __init__(self, channels: int) -> None:
+        super().__init__()
+        self.conv1 = nn.Conv2d(channels, channels, 3, padding=1)
+        self.conv2 = nn.Conv2d(channels, channels, 3, padding=1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.relu(x + self.conv2(torch.relu(self.conv1(x))))
+
+
+def check_board_shape(shape: tuple[int, ...], channels: int, blocks: int, head_channels: int, features_dim: int) -> None:
+    """A clear error for observations that are not planes or sizes that make no network."""
+    if len(shape) != 3:
+        raise ValueError(f"BoardCNN needs observations of shape (channels, rows, columns), got {shape}")
+    for name, value in (("channels", channels), ("head_channels", head_channels), ("features_dim", features_dim)):
+        if value < 1:
+            raise ValueError(f"BoardCNN {name} must be at least 1, got {value}")
+    if blocks < 0:
+        raise ValueError(f"BoardCNN blocks must be at least 0, got {blocks}")
+
+
+def board_layers(shape: tuple[int, ...], channels: int = 32, blocks: int = 2, head_channels: int = 8,
+                 features_dim: int = 256) -> tuple[nn.Sequential, nn.Sequential]:
+    """``(trunk, joint)``: a stem convolution, ``blocks`` residual blocks and a 1x1 head
+    to ``head_channels`` planes, flattened; then one linear layer over those and the
+    planes' means to ``features_dim`` features."""
+    check_board_shape(shape, channels, blocks, head_channels, features_dim)
+    planes, rows, columns = shape
+    trunk = nn.Sequential(
+        nn.Conv2d(planes, channels, 3, padding=1),
+        nn.ReLU(),
+        *(ResidualBlock(channels) for _ in range(blocks)),
+        nn.Conv2d(channels, head_channels, 1),
+        nn.ReLU(),
+        nn.Flatten(),
+    )
+    joint = nn.Sequential(nn.Linear(head_channels * rows * columns + planes, features_dim), nn.ReLU())
+    return trunk, joint
+
+
+def board_features(trunk: nn.Module, joint: nn.Module, observations: torch.Tensor) -> torch.Tensor:
+    """The features of a batch of board planes ``(B, planes, rows, columns)``."""
+    board = trunk(observations)
+    means = observations.mean(dim=(2, 3))
+    return joint(torch.cat([board, means], dim=1))

@@ -1,0 +1,81 @@
+"""parlour on a real two-node Ray cluster on this machine (Ray's own ``cluster_utils``,
+every node on 127.0.0.1): the Ray arena gives exactly the local arena's tables, and
+``parlour train --backend rllib --address`` trains across the nodes."""
+
+import pytest
+
+pytest.importorskip("ray.rllib", reason="needs the rllib extra")
+
+import ray
+from ray.cluster_utils import Cluster
+
+from parlour.cli import main
+from parlour.games import load_game
+from parlour.training.arena import play_match
+from parlour.training.ray_cluster import loopback_only
+from parlour.training.report import summarize, to_markdown
+from parlour.training.run_files import RunFiles, read_evaluations
+
+
+@pytest.fixture(scope="module")
+def two_nodes():
+    if ray.is_initialized():
+        ray.shutdown()
+    loopback_only()
+    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1, "include_dashboard": False})
+    try:
+        cluster.add_node(num_cpus=1)
+        cluster.wait_for_nodes()
+        yield cluster.address
+    finally:
+        if ray.is_initialized():
+            ray.shutdown()
+        cluster.shutdown()
+
+
+def test_the_cluster_has_two_nodes_on_the_loopback(two_nodes):
+    ray.init(address=two_nodes, log_to_driver=False)
+    try:
+        nodes = [node for node in ray.nodes() if node["Alive"]]
+        assert len(nodes) == 2 and {node["NodeManagerAddress"] for node in nodes} == {"127.0.0.1"}
+
+        @ray.remote(num_cpus=1)
+        def where() -> str:
+            import time
+
+            time.sleep(0.3)
+            return ray.get_runtime_context().get_node_id()
+
+        assert len(set(ray.get([where.remote() for _ in range(8)]))) == 2  # tasks ran on both nodes
+    finally:
+        ray.shutdown()
+
+
+@pytest.mark.parametrize(("name", "options", "agents"), [
+    ("goofspiel", {"num_cards": 5}, ["random", "rudimentary", "mcts:simulations=20"]),
+    ("tribolo", {"width": 6, "height": 5, "walls": 2, "start_cells": 2}, ["random", "greedy", "original-strategy"]),
+])
+def test_the_ray_arena_gives_the_local_tables(two_nodes, name, options, agents):
+    game = load_game(name, **options)
+    local = play_match(game, agents, 4, seed=3, progress=False)
+    remote = play_match(game, agents, 4, seed=3, progress=False, backend="ray", address=two_nodes)
+    assert remote.records == local.records and remote.workers == 2
+    assert to_markdown(summarize(remote)) == to_markdown(summarize(local))
+
+
+def test_training_runs_across_the_cluster(two_nodes, tmp_path, capsys):
+    """docs/rllib.md's Tribolo command (every seat learning) on a small board, the driver
+    joined to the cluster (sampling and learning in it: see docs/rllib.md on env runners);
+    then the run's best checkpoint in a Ray arena spread over the cluster's two nodes."""
+    out = tmp_path / "run"
+    small = ["--option", "width=6", "--option", "height=5", "--option", "walls=2", "--option", "start_cells=2"]
+    code = main(["train", "--backend", "rllib", "--address", two_nodes, "--game", "tribolo", *small, "--opponents", "self",
+                 "--timesteps", "200", "--eval-every", "200", "--eval-games", "2",
+                 "--set", "rllib.train_batch_size=200", "--set", "rllib.minibatch_size=100", "--set", "cnn_channels=4",
+                 "--final-games", "0", "--quiet", "--out", str(out)])
+    assert code == 0
+    assert [row["step"] for row in read_evaluations(RunFiles(out))][::2] == [0, 200]
+    capsys.readouterr()
+    code = main(["arena", "--game", "tribolo", *small, "--agents", f"rllib:{out}", "random", "greedy", "--games", "2",
+                 "--backend", "ray", "--address", two_nodes, "--quiet"])
+    assert code == 0 and "rllib:" in capsys.readouterr().out

@@ -1,0 +1,263 @@
+"""Ray RLlib: the multi-agent env, the masked module, ``parlour train --backend rllib``
+with its checkpoints and resume, and the ``rllib:`` player in the arena.
+
+The training tests start a real local Ray (bound to 127.0.0.1) once per test process."""
+
+import json
+
+import numpy as np
+import pytest
+
+pytest.importorskip("ray.rllib", reason="needs the rllib extra")
+torch = pytest.importorskip("torch", reason="needs the rllib extra")
+
+import ray
+from gymnasium import spaces
+
+from parlour.baselines import make_from_spec
+from parlour.baselines.learned.rllib import RLlibPolicy, checkpoint_dir
+from parlour.baselines.learned.rllib_module import MaskedPPOModule, model_settings
+from helpers import SMALL_GAMES
+from parlour.cli import main
+from parlour.errors import DamagedFileError, IllegalActionError
+from parlour.games import load_game
+from parlour.training.arena import play_match
+from parlour.training.config import TrainConfig
+from parlour.training.ray_cluster import loopback_only
+from parlour.training.rllib import ParlourMultiAgentEnv, ppo_config
+from parlour.training.run_files import RunFiles, read_evaluations
+from parlour.training.train import open_trainer
+
+GAMES = SMALL_GAMES
+QUIET = {"progress": False, "log": lambda text: None}
+
+
+def play_random(env, seed, policy_seed=0):
+    """One episode with uniformly random legal actions; the whole trajectory."""
+    rng = np.random.default_rng(policy_seed)
+    obs, _ = env.reset(seed=seed)
+    trajectory, totals = [], {}
+    while True:
+        for agent, o in obs.items():
+            assert env.observation_spaces[agent].contains(o), agent
+        actions = {agent: int(rng.choice(np.flatnonzero(o["action_mask"]))) for agent, o in obs.items()}
+        obs, rewards, terminated, truncated, _ = env.step(actions)
+        trajectory.append((actions, rewards, {a: o["observations"].tobytes() for a, o in obs.items()}))
+        for agent, reward in rewards.items():
+            totals[agent] = totals.get(agent, 0.0) + reward
+        assert not truncated["__all__"]
+        if terminated["__all__"]:
+            return trajectory, totals, obs
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_every_seat_learning_gets_its_return_once_the_game_ends(name):
+    env = ParlourMultiAgentEnv({"game": name, "options": GAMES[name]})
+    for seed in range(3):
+        _, totals, final = play_random(env, seed)
+        returns = env.state.returns()
+        assert env.learning_seats == tuple(range(env.game.num_players))
+        assert totals == {f"player_{s}": pytest.approx(float(returns[s])) for s in range(env.game.num_players)}
+        assert set(final) == set(totals)  # a final observation for every agent, with no legal move
+        assert all(not o["action_mask"].any() for o in final.values())
+
+
+def test_observations_are_the_seats_tensors_with_float_masks():
+    env = ParlourMultiAgentEnv(game="tribolo")
+    obs, _ = env.reset(seed=4)
+    (agent, o), = obs.items()
+    seat = int(agent.removeprefix("player_"))
+    assert set(o) == {"observations", "action_mask"} and o["action_mask"].dtype == np.float32
+    assert np.array_equal(o["observations"], env.state.observation_tensor(seat))
+    assert np.array_equal(o["action_mask"], env.state.legal_mask(seat).astype(np.float32))
+
+
+def test_simultaneous_games_ask_every_seat_at_once():
+    env = ParlourMultiAgentEnv(game="goofspiel", options={"num_cards": 4})
+    obs, _ = env.reset(seed=0)
+    assert sorted(obs) == ["player_0", "player_1"]
+    with pytest.raises(ValueError, match=r"agents to act are \['player_0', 'player_1'\]"):
+        env.step({"player_0": 0})
+
+
+def test_opponents_play_inside_the_env():
+    """A baseline seat is not an RLlib agent: only the learner's observations come back,
+    and its reward is its return."""
+    env = ParlourMultiAgentEnv(game="sticks", opponents="original-minimax", seat=1)
+    for seed in range(3):
+        trajectory, totals, _ = play_random(env, seed)
+        assert env.learning_seats == (1,) and env.opponent_labels == {0: "original-minimax"}
+        assert all(set(actions) == {"player_1"} for actions, _, _ in trajectory)
+        assert totals == {"player_1": float(env.state.returns()[1])}
+
+
+def test_the_pool_mixes_live_seats_and_baselines():
+    env = ParlourMultiAgentEnv(game="tribolo", options=GAMES["tribolo"], opponents="random,self")
+    seen = set()
+    for seed in range(20):
+        env.reset(seed=seed)
+        seen.add(len(env.learning_seats))
+    assert seen == {1, 2, 3}
+
+
+def test_the_same_seed_gives_the_same_episode():
+    config = {"game": "tides_of_time", "options": {"rounds": 1}, "opponents": "random,self"}
+    first = play_random(ParlourMultiAgentEnv(config), seed=7)[0]
+    assert play_random(ParlourMultiAgentEnv(config), seed=7)[0] == first
+    assert play_random(ParlourMultiAgentEnv(config), seed=8)[0] != first
+
+
+def test_an_illegal_action_raises_and_changes_nothing():
+    env = ParlourMultiAgentEnv(game="tribolo")
+    obs, _ = env.reset(seed=0)
+    ((agent, o),) = obs.items()
+    before = env.state.to_text()
+    with pytest.raises(IllegalActionError):
+        env.step({agent: int(np.flatnonzero(o["action_mask"] == 0)[0])})
+    assert env.state.to_text() == before
+
+
+@pytest.mark.parametrize(
+    ("config", "message"),
+    [
+        ({"game": "nosuch"}, "unknown game 'nosuch'"),
+        ({"game": "sticks", "colour": 1}, r"unknown env_config key\(s\) \['colour'\]"),
+        ({"game": "sticks", "seat": 2}, r"seat must be an int in 0..1 or 'random', got 2"),
+        ({"game": "sticks", "opponents": "nosuch"}, "nosuch"),
+        ({"game": "sticks", "options": {"max_take": 0}}, "max_take"),
+        ({}, "must name a game"),
+    ],
+)
+def test_bad_env_configs(config, message):
+    with pytest.raises(ValueError, match=message):
+        ParlourMultiAgentEnv(config)
+
+
+def test_the_module_never_chooses_a_masked_move():
+    env = ParlourMultiAgentEnv(game="tribolo")
+    space = env.observation_spaces["player_0"]
+    module = MaskedPPOModule(observation_space=space, action_space=env.action_spaces["player_0"],
+                             model_config={"channels": 4, "blocks": 1, "features_dim": 16})
+    assert module.encoder.network == "cnn"  # planes: the board network
+    obs, _ = env.reset(seed=1)
+    (o,) = obs.values()
+    batch = {"obs": {key: torch.as_tensor(value)[None] for key, value in o.items()}}
+    logits = module.forward_inference(batch)["action_dist_inputs"][0]
+    probs = torch.softmax(logits, 0).detach().numpy()
+    assert probs[o["action_mask"] == 0].max() < 1e-20 and probs[o["action_mask"] == 1].sum() == pytest.approx(1)
+    values = module.compute_values(batch)
+    assert values.shape == (1,)
+    flat = MaskedPPOModule(observation_space=ParlourMultiAgentEnv(game="sticks").observation_spaces["player_0"],
+                           action_space=spaces.Discrete(3), model_config={"hidden": [8]})
+    assert flat.encoder.network == "mlp"
+
+
+def test_bad_model_settings():
+    with pytest.raises(ValueError, match=r"unknown model_config key\(s\) \['width'\]"):
+        model_settings({"width": 3})
+    with pytest.raises(ValueError, match="network must be one of"):
+        model_settings({"network": "transformer"})
+    with pytest.raises(ValueError, match="policies must be one of"):
+        ppo_config("sticks", policies="each")
+    with pytest.raises(ValueError, match="num_env_runners must be an int >= 0"):
+        ppo_config("sticks", num_env_runners=-1)
+
+
+# -- training on a real local Ray --------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def local_ray():
+    if ray.is_initialized():  # another test file's Ray in this process
+        ray.shutdown()
+    loopback_only()
+    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False, _node_ip_address="127.0.0.1")
+    yield
+    ray.shutdown()
+
+
+def rllib_config(**changes):
+    settings = {"game": "sticks", "backend": "rllib", "opponents": ["self"], "timesteps": 400, "eval_every": 200,
+                "eval_games": 10, "rllib": {"train_batch_size": 200, "minibatch_size": 100, "num_epochs": 2}}
+    settings.update(changes)
+    return TrainConfig(**settings)
+
+
+def test_a_run_saves_evaluates_resumes_and_plays(local_ray, tmp_path):
+    out = tmp_path / "run"
+    result = open_trainer(rllib_config(timesteps=200), out, **QUIET).run()
+    files = RunFiles(out)
+    assert result.steps == 200 and [row["step"] for row in read_evaluations(files)][::2] == [0, 200]
+    assert (out / "best" / "parlour.json").is_file() and files.config.read_text().count('backend = "rllib"') == 1
+    resumed = open_trainer(None, out, resume=True, timesteps=400, **QUIET)
+    assert resumed.checkpoint.step == 200
+    result = resumed.run()
+    assert result.steps == 400 and [row["step"] for row in read_evaluations(files)][::2] == [0, 200, 400]
+    meta = json.loads((checkpoint_dir(out) / "parlour.json").read_text())
+    assert meta["game"] == "sticks" and meta["modules"] == ["shared"]
+    match = play_match(load_game("sticks"), [f"rllib:{out}", "random"], 4, seed=0)
+    assert len(match.records) == 4
+    frozen = ParlourMultiAgentEnv(game="sticks", opponents=f"rllib:{out}", seat=0)  # a frozen run as an opponent
+    play_random(frozen, seed=0)
+    assert frozen.learning_seats == (0,) and frozen.opponent_labels == {1: f"rllib:{out}"}
+
+
+def test_per_seat_modules_on_a_small_tribolo(local_ray, tmp_path):
+    """All three seats learn, each its own module; the player takes its seat's module."""
+    config = rllib_config(game="tribolo", game_options=GAMES["tribolo"], timesteps=200, eval_every=200, eval_games=2,
+                          rllib={"train_batch_size": 200, "minibatch_size": 100, "num_epochs": 1, "policies": "per_seat"},
+                          cnn_channels=4, cnn_blocks=1)
+    result = open_trainer(config, tmp_path / "tri", **QUIET).run()
+    assert result.steps >= 200
+    game = load_game("tribolo", **GAMES["tribolo"])
+    player = make_from_spec(f"rllib:{tmp_path / 'tri'}", game)
+    assert player.module_ids == ["player_0", "player_1", "player_2"]
+    state = game.new_initial_state(0)
+    seat = state.current_players()[0]
+    assert state.legal_mask(seat)[player.act(state.info_state(seat))]
+    with pytest.raises(ValueError, match=r"module 'shared' is not in RLlib checkpoint"):
+        make_from_spec(f"rllib:{tmp_path / 'tri'},module=shared", game)
+
+
+def test_cli_rllib_backend(local_ray, tmp_path, capsys):
+    out = tmp_path / "cli"
+    code = main(["train", "--backend", "rllib", "--game", "sticks", "--opponents", "random,self", "--timesteps", "200",
+                 "--eval-every", "200", "--eval-games", "4", "--set", "rllib.train_batch_size=200",
+                 "--set", "rllib.minibatch_size=50", "--final-games", "4", "--quiet", "--out", str(out)])
+    assert code == 0
+    text = capsys.readouterr().out
+    assert "rllib:" in text and (out / "arena.md").exists()
+
+
+def test_the_rllib_player_refuses_what_it_cannot_play(tmp_path):
+    with pytest.raises(ValueError, match="does not exist"):
+        RLlibPolicy(load_game("sticks"), path=str(tmp_path / "nothing"))
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(DamagedFileError, match="not a parlour RLlib checkpoint"):
+        RLlibPolicy(load_game("sticks"), path=str(tmp_path / "empty"))
+    (tmp_path / "bad").mkdir()
+    (tmp_path / "bad" / "parlour.json").write_text("{")
+    with pytest.raises(DamagedFileError, match="corrupt"):
+        RLlibPolicy(load_game("sticks"), path=str(tmp_path / "bad"))
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "parlour.json").write_text(json.dumps({"game": "tribolo", "modules": ["shared"]}))
+    with pytest.raises(ValueError, match="trained for 'tribolo', not 'sticks'"):
+        RLlibPolicy(load_game("sticks"), path=str(tmp_path / "other"))
+
+
+@pytest.mark.parametrize(
+    ("settings", "message"),
+    [
+        ({"backend": "ray"}, "backend must be one of"),
+        ({"backend": "rllib", "algo": "alphazero"}, "trains algo 'ppo' only"),
+        ({"rllib": {"policies": "each"}}, "rllib.policies must be 'shared' or 'per_seat'"),
+        ({"rllib": {"num_env_runners": -1}}, "rllib.num_env_runners must be at least 0"),
+        ({"rllib": {"num_env_runners": 2}}, r"rllib.num_env_runners=2: remote env_runners are not supported yet"),
+        ({"rllib": {"num_learners": 1}}, r"rllib.num_learners=1: remote learners are not supported yet"),
+        ({"rllib": {"minibatch_size": 5000}}, "larger than rllib.train_batch_size"),
+        ({"rllib": {"colour": 1}}, r"unknown rllib setting\(s\) \['colour'\]"),
+    ],
+)
+def test_bad_rllib_settings(settings, message):
+    with pytest.raises(ValueError, match=message):
+        TrainConfig(**settings)
