@@ -7,8 +7,8 @@ inside ``ParlourMultiAgentEnv``), so an env step is the same game work on both s
 learner's move and the opponents' replies.  Same PPO shape: ``--batch`` env steps per
 update, minibatches of 256, 4 epochs, the same network family (an MLP of 128-128 for flat
 observations, the board network for planes).  The RLlib side runs with ``--runners`` env
-runners: 0 (sampling in the driver) by default, since remote runners never returned a
-sample with Ray 2.60 here (docs/rllib.md, "Known limits").
+runners: 0 (sampling in the driver) by default, since remote runners did not return a
+sample within minutes with Ray 2.60 here (docs/rllib.md, "Known limits").
 
 Timed: whole training iterations (sampling plus learning), after one warm-up iteration
 on each side (start-up, Ray's workers and torch's first calls are not counted): env

@@ -220,8 +220,8 @@ class TrainConfig:
             if self.rllib[key] > 0:
                 raise ValueError(
                     f"rllib.{key}={self.rllib[key]}: remote {key.removeprefix('num_')} are not supported yet "
-                    "(RLlib's remote env runners never returned a sample on parlour's env with Ray 2.60, see "
-                    "docs/rllib.md); sampling and learning run in the driver, which may join a cluster with --address"
+                    "(RLlib's remote env runners did not return a sample on parlour's env within 5-10 minutes "
+                    "with Ray 2.60, see docs/rllib.md); sampling and learning run in the driver, which may join a cluster with --address"
                 )
         if self.rllib["minibatch_size"] > self.rllib["train_batch_size"]:
             raise ValueError(f"rllib.minibatch_size={self.rllib['minibatch_size']} is larger than "
