@@ -7,8 +7,9 @@ inside ``ParlourMultiAgentEnv``), so an env step is the same game work on both s
 learner's move and the opponents' replies.  Same PPO shape: ``--batch`` env steps per
 update, minibatches of 256, 4 epochs, the same network family (an MLP of 128-128 for flat
 observations, the board network for planes).  The RLlib side runs with ``--runners`` env
-runners: 0 (sampling in the driver) by default, since remote runners did not return a
-sample within minutes with Ray 2.60 here (docs/rllib.md, "Known limits").
+runners, 0 (sampling in the driver), 1 and 2 by default; on this 2-core machine two
+runners and the learner share the two cores.  Measure on a quiet machine: under load a
+runner's start-up (importing torch) can take minutes (docs/rllib.md, "Known limits").
 
 Timed: whole training iterations (sampling plus learning), after one warm-up iteration
 on each side (start-up, Ray's workers and torch's first calls are not counted): env
@@ -79,7 +80,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--iterations", type=int, default=2, help="timed updates per measurement")
     parser.add_argument("--batch", type=int, default=2048, help="env steps per PPO update")
     parser.add_argument("--n-envs", type=int, default=4, help="SB3's DummyVecEnv size")
-    parser.add_argument("--runners", default="0", help="RLlib env-runner counts to measure (remote runners hang for now: docs/rllib.md)")
+    parser.add_argument("--runners", default="0,1,2", help="RLlib env-runner counts to measure")
     parser.add_argument("--envs-per-runner", type=int, default=1, help="RLlib's num_envs_per_env_runner")
     args = parser.parse_args(argv)
 

@@ -86,9 +86,9 @@ RLLIB_DEFAULTS: dict[str, Any] = {
     "entropy_coeff": 0.01,
 }
 """Settings of ``backend = "rllib"`` (the ``[rllib]`` table): ``policies`` ``shared`` (one
-module for every seat) or ``per_seat``; ``num_env_runners`` sampling processes and
-``num_learners`` learner processes (both 0, in the driver, for now: remote runners hang,
-see docs/rllib.md) and ``num_envs_per_env_runner`` envs per runner; ``address`` of a Ray cluster to join (empty: ``RAY_ADDRESS``
+module for every seat) or ``per_seat``; ``num_env_runners`` sampling processes (0: in
+the driver) with ``num_envs_per_env_runner`` envs each, ``num_learners`` learner
+processes (0: in the driver); ``address`` of a Ray cluster to join (empty: ``RAY_ADDRESS``
 if set, else a local Ray on 127.0.0.1); PPO's ``train_batch_size`` env steps per update,
 ``minibatch_size``, ``num_epochs``, ``learning_rate`` and ``entropy_coeff``."""
 
@@ -216,13 +216,6 @@ class TrainConfig:
                 raise ValueError(f"rllib.{key} must be at least 1, got {value!r}")
             if key == "learning_rate" and not value > 0:
                 raise ValueError(f"rllib.learning_rate must be positive, got {value!r}")
-        for key in ("num_env_runners", "num_learners"):
-            if self.rllib[key] > 0:
-                raise ValueError(
-                    f"rllib.{key}={self.rllib[key]}: remote {key.removeprefix('num_')} are not supported yet "
-                    "(RLlib's remote env runners did not return a sample on parlour's env within 5-10 minutes "
-                    "with Ray 2.60, see docs/rllib.md); sampling and learning run in the driver, which may join a cluster with --address"
-                )
         if self.rllib["minibatch_size"] > self.rllib["train_batch_size"]:
             raise ValueError(f"rllib.minibatch_size={self.rllib['minibatch_size']} is larger than "
                              f"rllib.train_batch_size={self.rllib['train_batch_size']}")

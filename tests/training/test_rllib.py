@@ -252,8 +252,6 @@ def test_the_rllib_player_refuses_what_it_cannot_play(tmp_path):
         ({"backend": "rllib", "algo": "alphazero"}, "trains algo 'ppo' only"),
         ({"rllib": {"policies": "each"}}, "rllib.policies must be 'shared' or 'per_seat'"),
         ({"rllib": {"num_env_runners": -1}}, "rllib.num_env_runners must be at least 0"),
-        ({"rllib": {"num_env_runners": 2}}, r"rllib.num_env_runners=2: remote env_runners are not supported yet"),
-        ({"rllib": {"num_learners": 1}}, r"rllib.num_learners=1: remote learners are not supported yet"),
         ({"rllib": {"minibatch_size": 5000}}, "larger than rllib.train_batch_size"),
         ({"rllib": {"colour": 1}}, r"unknown rllib setting\(s\) \['colour'\]"),
     ],
