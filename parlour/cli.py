@@ -392,7 +392,7 @@ def _resume_changes(saved: Any, given: Any, sources: dict[str, str]) -> list[str
     changes = []
     for key, source in sources.items():
         head, _, sub = key.partition(".")
-        if head == "timesteps":
+        if head == "timesteps" or key == "rllib.address":  # how long, and where: not what the run is
             continue
         if head == "game_options":  # compare the games' resolved options: defaults given explicitly are no change
             old, new = (games[0], games[1]) if not sub else (games[0].get(sub), games[1].get(sub))
@@ -436,10 +436,11 @@ def _train(args: argparse.Namespace) -> int:
             raise UsageError(str(error)) from None
         if changes:
             raise UsageError(
-                f"--resume continues the run with the settings in {str(files.config)!r}, where only --timesteps may change: "
+                f"--resume continues the run with the settings in {str(files.config)!r}, where only --timesteps (and --address) may change: "
                 + "; ".join(changes)
             )
-        return _run_training(None, args.out, args, timesteps=given.timesteps if "timesteps" in sources else None)
+        return _run_training(None, args.out, args, timesteps=given.timesteps if "timesteps" in sources else None,
+                             address=given.rllib["address"] if "rllib.address" in sources else None)
     if args.algo == "alphazero" and (args.opponents or args.weights):
         raise UsageError("--algo alphazero learns by self-play only: --opponents and --weights are for ppo")
     settings: dict[str, Any] = {}
@@ -457,7 +458,8 @@ def _train(args: argparse.Namespace) -> int:
     return _run_training(config, out, args)
 
 
-def _run_training(config: Any, out: str, args: argparse.Namespace, timesteps: int | None = None) -> int:
+def _run_training(config: Any, out: str, args: argparse.Namespace, timesteps: int | None = None,
+                  address: str | None = None) -> int:
     from parlour.baselines import references
     from parlour.training.arena import GameFailed
     from parlour.training.run_files import DamagedRun
@@ -474,6 +476,8 @@ def _run_training(config: Any, out: str, args: argparse.Namespace, timesteps: in
         raise UsageError(str(error)) from None
     except ImportError as error:
         raise Failure(str(error)) from None
+    if address is not None:  # a resumed run may move to another cluster (config.toml keeps the first address)
+        trainer.config.rllib["address"] = address
     try:
         result = trainer.run()
     except KeyboardInterrupt as interrupt:

@@ -170,6 +170,9 @@ class TrainConfig:
             raise ValueError(f"algo must be one of {list(ALGOS)}, got {self.algo!r}")
         if self.backend not in BACKENDS:
             raise ValueError(f"backend must be one of {list(BACKENDS)}, got {self.backend!r}")
+        if self.backend != "rllib" and "league" in self.opponents:
+            raise ValueError(f"opponent 'league' (frozen snapshots of the RLlib modules) needs backend 'rllib', got backend "
+                             f"{self.backend!r}, where the learner's snapshots are 'self'")
         if self.backend == "rllib" and self.algo != "ppo":
             raise ValueError(f"backend 'rllib' trains algo 'ppo' only, got algo {self.algo!r} (alphazero runs on parlour's own search)")
         self._validate_rllib()

@@ -26,7 +26,9 @@ from parlour.games.base import Game
 
 SELF = "self"
 """The entry name for the learner's own frozen snapshots."""
-
+LEAGUE = "league"
+"""The RLlib backend's entry for frozen snapshots of its learning modules (there ``self``
+is a live learning seat); ``parlour.training.rllib.league`` fills it."""
 
 
 @dataclass(frozen=True)
@@ -67,7 +69,11 @@ def split_specs(text: str) -> list[str]:
 
 
 class OpponentPool:
-    """Weighted baselines plus the learner's snapshots (see the module docstring)."""
+    """Weighted baselines plus the learner's snapshots (see the module docstring).
+
+    ``special``: entry names that are not policy specs, which the pool's user resolves
+    itself (``self`` here; the RLlib env adds ``league``).
+    """
 
     def __init__(
         self,
@@ -76,6 +82,7 @@ class OpponentPool:
         snapshots: Sequence[str] = (),
         max_snapshots: int = 20,
         policies: dict[str, Policy] | None = None,
+        special: Sequence[str] = (SELF,),
     ) -> None:
         if not entries:
             raise ValueError("an opponent pool needs at least one entry")
@@ -87,8 +94,12 @@ class OpponentPool:
         self.snapshots: list[str] = list(snapshots)
         self._policies: dict[str, Policy] = dict(policies or {})
         self._loaded: dict[str, Policy] = {}
+        self.special = tuple(special)
         for entry in self.entries:
-            if entry.spec != SELF and entry.spec not in self._policies:
+            if entry.spec == LEAGUE and LEAGUE not in self.special:
+                raise ValueError(f"opponent {LEAGUE!r} is the RLlib backend's league of frozen snapshots; "
+                                 f"here the learner's snapshots are {SELF!r}")
+            if entry.spec not in self.special and entry.spec not in self._policies:
                 self._policies[entry.spec] = make_from_spec(entry.spec, game)  # fail early on bad specs
         weights = np.array([e.weight for e in self.entries], dtype=float)
         self._cumulative = np.cumsum(weights)

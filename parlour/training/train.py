@@ -40,7 +40,7 @@ from parlour.baselines.learned.ppo import (
 from parlour.games import load_game
 from parlour.games.base import Game
 from parlour.training.config import TrainConfig, choose_network
-from parlour.training.opponents import OpponentPool, parse_opponents
+from parlour.training.opponents import LEAGUE, SELF, OpponentPool, parse_opponents
 from parlour.training.run_files import (
     Checkpoint,
     RunFiles,
@@ -149,7 +149,8 @@ class Trainer:
         self.eval_opponents = self.config.eval_opponents or quick_opponents(self.game)
         self.network = choose_network(self.config.network, self.game.observation_shape, self.config.game)
         # Bad specs fail here, before anything is written or replaced.
-        OpponentPool(self.game, parse_opponents(self.config.opponents, self.config.opponent_weights))
+        special = (SELF, LEAGUE) if self.config.backend == "rllib" else (SELF,)
+        OpponentPool(self.game, parse_opponents(self.config.opponents, self.config.opponent_weights), special=special)
         for spec in self.eval_opponents:
             make_from_spec(spec, self.game)
         if not resume and root.exists() and any(root.iterdir()):

@@ -63,18 +63,25 @@ def test_the_ray_arena_gives_the_local_tables(two_nodes, name, options, agents):
     assert to_markdown(summarize(remote)) == to_markdown(summarize(local))
 
 
-def test_training_runs_across_the_cluster(two_nodes, tmp_path, capsys):
+def test_training_runs_across_the_cluster(two_nodes, tmp_path, capsys, monkeypatch):
     """docs/rllib.md's Tribolo command (every seat learning) on a small board, the driver
-    joined to the cluster (sampling and learning in it: see docs/rllib.md on env runners);
-    then the run's best checkpoint in a Ray arena spread over the cluster's two nodes."""
+    joined to the cluster through RAY_ADDRESS and sampling in an env runner on one of its
+    nodes; resumed with --address (a resumed run may name another cluster); then the
+    run's best checkpoint in a Ray arena spread over the cluster's two nodes."""
     out = tmp_path / "run"
     small = ["--option", "width=6", "--option", "height=5", "--option", "walls=2", "--option", "start_cells=2"]
-    code = main(["train", "--backend", "rllib", "--address", two_nodes, "--game", "tribolo", *small, "--opponents", "self",
-                 "--timesteps", "200", "--eval-every", "200", "--eval-games", "2",
+    monkeypatch.setenv("RAY_ADDRESS", two_nodes)
+    code = main(["train", "--backend", "rllib", "--game", "tribolo", *small, "--opponents", "self",
+                 "--timesteps", "200", "--eval-every", "200", "--eval-games", "2", "--set", "rllib.num_env_runners=1",
                  "--set", "rllib.train_batch_size=200", "--set", "rllib.minibatch_size=100", "--set", "cnn_channels=4",
                  "--final-games", "0", "--quiet", "--out", str(out)])
     assert code == 0
     assert [row["step"] for row in read_evaluations(RunFiles(out))][::2] == [0, 200]
+    monkeypatch.delenv("RAY_ADDRESS")
+    code = main(["train", "--resume", "--address", two_nodes, "--timesteps", "400", "--final-games", "0", "--quiet",
+                 "--out", str(out)])
+    assert code == 0
+    assert [row["step"] for row in read_evaluations(RunFiles(out))][::2] == [0, 200, 400]
     capsys.readouterr()
     code = main(["arena", "--game", "tribolo", *small, "--agents", f"rllib:{out}", "random", "greedy", "--games", "2",
                  "--backend", "ray", "--address", two_nodes, "--quiet"])

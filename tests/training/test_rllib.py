@@ -3,6 +3,7 @@ with its checkpoints and resume, and the ``rllib:`` player in the arena.
 
 The training tests start a real local Ray (bound to 127.0.0.1) once per test process."""
 
+import io
 import json
 
 import numpy as np
@@ -21,6 +22,7 @@ from helpers import SMALL_GAMES
 from parlour.cli import main
 from parlour.errors import DamagedFileError, IllegalActionError
 from parlour.games import load_game
+from parlour.play import play
 from parlour.training.arena import play_match
 from parlour.training.config import TrainConfig
 from parlour.training.ray_cluster import loopback_only
@@ -197,6 +199,9 @@ def test_a_run_saves_evaluates_resumes_and_plays(local_ray, tmp_path):
     assert meta["game"] == "sticks" and meta["modules"] == ["shared"]
     match = play_match(load_game("sticks"), [f"rllib:{out}", "random"], 4, seed=0)
     assert len(match.records) == 4
+    transcript = io.StringIO()  # a person plays it in the terminal (parlour play)
+    assert play(load_game("sticks"), f"rllib:{out}", seat=0, seed=0, stdin=io.StringIO("1\n" * 30), stdout=transcript) == 0
+    assert f"player_1 (rllib:{out}) plays" in transcript.getvalue() and "result:" in transcript.getvalue()
     frozen = ParlourMultiAgentEnv(game="sticks", opponents=f"rllib:{out}", seat=0)  # a frozen run as an opponent
     play_random(frozen, seed=0)
     assert frozen.learning_seats == (0,) and frozen.opponent_labels == {1: f"rllib:{out}"}
@@ -221,12 +226,12 @@ def test_per_seat_modules_on_a_small_tribolo(local_ray, tmp_path):
 
 def test_cli_rllib_backend(local_ray, tmp_path, capsys):
     out = tmp_path / "cli"
-    code = main(["train", "--backend", "rllib", "--game", "sticks", "--opponents", "random,self", "--timesteps", "200",
+    code = main(["train", "--backend", "rllib", "--game", "sticks", "--opponents", "random,self,league", "--timesteps", "200",
                  "--eval-every", "200", "--eval-games", "4", "--set", "rllib.train_batch_size=200",
                  "--set", "rllib.minibatch_size=50", "--final-games", "4", "--quiet", "--out", str(out)])
     assert code == 0
     text = capsys.readouterr().out
-    assert "rllib:" in text and (out / "arena.md").exists()
+    assert "rllib:" in text and (out / "arena.md").exists() and (out / "snapshots" / "step_000000000.npz").is_file()
 
 
 def test_the_rllib_player_refuses_what_it_cannot_play(tmp_path):
@@ -259,3 +264,113 @@ def test_the_rllib_player_refuses_what_it_cannot_play(tmp_path):
 def test_bad_rllib_settings(settings, message):
     with pytest.raises(ValueError, match=message):
         TrainConfig(**settings)
+
+
+# -- the league: frozen snapshots of the learning modules ----------------------------
+
+
+def fresh_modules(env, seed):
+    """A randomly initialised module for ``env`` (what a snapshot holds), as ``build_modules`` makes them."""
+    torch.manual_seed(seed)
+    module = MaskedPPOModule(observation_space=env.observation_spaces["player_0"], action_space=env.action_spaces["player_0"],
+                             model_config=model_settings({"hidden": [16]}))
+    return {"shared": module.eval()}
+
+
+def test_league_seats_are_played_inside_the_env_by_the_latest_snapshots():
+    env = ParlourMultiAgentEnv(game="sticks", opponents="league", seat=0, max_snapshots=2)
+    env.reset(seed=0)
+    assert env.learning_seats == (0, 1)  # no snapshot yet: a league draw seats a live learner
+    for step in range(3):
+        env.add_snapshot(f"league:step_{step}", fresh_modules(env, step))
+    assert [repr(p) for p in env.league] == ["league:step_1", "league:step_2"]
+    labels = set()
+    for seed in range(12):
+        _, totals, _ = play_random(env, seed)
+        assert env.learning_seats == (0,) and set(totals) == {"player_0"}
+        labels.add(env.opponent_labels[1])
+    assert labels == {"league:step_1", "league:step_2"}
+
+
+def test_league_is_for_the_rllib_backend_only():
+    with pytest.raises(ValueError, match="opponent 'league' .* needs backend 'rllib'"):
+        TrainConfig(opponents=["league"])
+    from parlour.training.opponents import OpponentPool, parse_opponents
+
+    with pytest.raises(ValueError, match="here the learner's snapshots are 'self'"):
+        OpponentPool(load_game("sticks"), parse_opponents("league"))
+
+
+def test_a_damaged_snapshot_file_is_refused(tmp_path):
+    from parlour.training.rllib.league import load_snapshot, save_snapshot
+
+    path = tmp_path / "step_000000000.npz"
+    weights = {"shared": {"encoder.w": np.arange(6, dtype=np.float32).reshape(2, 3)}}
+    save_snapshot(path, weights)
+    assert np.array_equal(load_snapshot(path)["shared"]["encoder.w"], weights["shared"]["encoder.w"])
+    path.write_bytes(path.read_bytes()[:40])
+    with pytest.raises(DamagedFileError, match="cannot be read"):
+        load_snapshot(path)
+
+
+def test_add_league_snapshot_freezes_the_learner_weights_of_that_moment(local_ray):
+    from parlour.training.rllib.league import add_league_snapshot
+
+    algo = ppo_config("sticks", opponents="self,league", train_batch_size=200, minibatch_size=100, num_epochs=1,
+                      model={"hidden": [16]}).build_algo()
+    try:
+        weights = add_league_snapshot(algo, "league:step_0")
+        env = algo.env_runner.env.envs[0].unwrapped
+        (snapshot,) = env.league
+        frozen = snapshot.module_for(0).get_state()
+        assert all(np.array_equal(frozen[name], value) for name, value in weights["shared"].items())
+        algo.train()
+        live = algo.learner_group.get_weights(["shared"])["shared"]
+        assert any(not np.array_equal(frozen[name], live[name]) for name in live)  # the snapshot did not move
+        assert all(np.array_equal(frozen[name], value) for name, value in snapshot.module_for(0).get_state().items())
+        seen = set()
+        for seed in range(10):
+            env.reset(seed=seed)
+            seen.update(env.opponent_labels.values())
+        assert seen == {"league:step_0"}
+    finally:
+        algo.stop()
+
+
+def test_a_league_run_keeps_its_snapshots_and_gets_them_back_on_resume(local_ray, tmp_path):
+    out = tmp_path / "league"
+    config = rllib_config(opponents=["self", "league"], snapshot_every=200, timesteps=200, eval_every=200, eval_games=4)
+    open_trainer(config, out, **QUIET).run()
+    files = RunFiles(out)
+    assert sorted(p.name for p in files.snapshots.glob("*.npz")) == ["step_000000000.npz", "step_000000200.npz"]
+    resumed = open_trainer(None, out, resume=True, timesteps=400, **QUIET)
+    pushed = []
+    import parlour.training.rllib.trainer as trainer_module
+
+    original = trainer_module.push_snapshot
+    trainer_module.push_snapshot = lambda algo, label, weights: pushed.append(label) or original(algo, label, weights)
+    try:
+        result = resumed.run()
+    finally:
+        trainer_module.push_snapshot = original
+    assert result.steps == 400 and pushed[:2] == ["league:step_0", "league:step_200"]
+    assert (files.snapshots / "step_000000400.npz").is_file()
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(300)
+def test_a_remote_env_runner_samples_and_gets_the_league(local_ray):
+    """Sampling in an env runner process (not the driver): one update, and a snapshot reaches its env."""
+    from parlour.training.rllib.league import add_league_snapshot
+
+    algo = ppo_config("sticks", opponents="self,league", num_env_runners=1, train_batch_size=200, minibatch_size=100,
+                      num_epochs=1, model={"hidden": [16]}).build_algo()
+    try:
+        add_league_snapshot(algo, "league:step_0")
+        result = algo.train()
+        assert result["env_runners"]["num_env_steps_sampled"] >= 200
+        leagues = algo.env_runner_group.foreach_env_runner(
+            lambda runner: [[repr(p) for p in env.unwrapped.league] for env in runner.env.envs], local_env_runner=False)
+        assert leagues == [[["league:step_0"]]]
+    finally:
+        algo.stop()

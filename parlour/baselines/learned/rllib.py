@@ -152,3 +152,34 @@ class RLlibPolicy(Policy):
 
         self._torch = torch
         self._modules = {}
+
+
+class SnapshotPolicy(RLlibPolicy):
+    """Modules held in memory, not read from a checkpoint: a frozen snapshot of a run's
+    learning modules, played inside the RLlib env as a league opponent.  ``label``
+    names it in logs and tables (``league:step_N``)."""
+
+    name = "rllib-snapshot"
+    summary = "A frozen in-memory snapshot of RLlib modules (a league entry; not made from a spec)."
+
+    def __init__(self, game: Any, modules: dict[str, Any], label: str, seed: int | None = None) -> None:
+        self._given = dict(modules)
+        self.label = label
+        super().__init__(game, seed, path=label, deterministic=False)
+
+    def setup(self) -> None:
+        import torch
+
+        self.module_ids = sorted(self._given)
+        self.checkpoint = self.label
+        self._torch = torch
+        self._modules = self._given
+
+    def __getstate__(self) -> dict[str, Any]:
+        return dict(self.__dict__)  # the modules themselves: there is no file to reload them from
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+
+    def __repr__(self) -> str:
+        return self.label

@@ -4,8 +4,9 @@
 anything on it afterwards), set up so that a new user needs no wrapper:
 
 - the env is ``ParlourMultiAgentEnv`` with the game, its options, the learner's
-  ``seat`` and the ``opponents`` pool (``self``: a learning seat; any other spec: a
-  parlour policy played inside the env);
+  ``seat`` and the ``opponents`` pool (``self``: a learning seat; ``league``: a frozen
+  snapshot of the learning modules, see ``league.add_league_snapshot``, the latest
+  ``max_snapshots`` of them; any other spec: a parlour policy played inside the env);
 - ``policies="shared"``: every learning seat maps to one module, ``"shared"``
   (parameter-sharing self-play: the seat's planes say whose view it is);
   ``policies="per_seat"``: one module per seat, ``player_0``, ``player_1`` ...;
@@ -55,6 +56,7 @@ def ppo_config(
     opponents: str | Sequence[str] = "self",
     opponent_weights: Sequence[float] | None = None,
     seat: int | str = "random",
+    max_snapshots: int = 20,
     model: Mapping[str, Any] | None = None,
     num_env_runners: int = 0,
     num_learners: int = 0,
@@ -66,7 +68,8 @@ def ppo_config(
 ) -> PPOConfig:
     """PPO for ``game`` on RLlib's new API stack (see the module docstring)."""
     env_config = {"game": game, "options": dict(options or {}), "opponents": opponents,
-                  "opponent_weights": None if opponent_weights is None else list(opponent_weights), "seat": seat}
+                  "opponent_weights": None if opponent_weights is None else list(opponent_weights), "seat": seat,
+                  "max_snapshots": max_snapshots}
     probe = ParlourMultiAgentEnv(env_config)  # validates the game, options and opponents here, not in a worker
     model_config = model_settings(dict(model or {}))
     ids = module_ids(probe, policies)

@@ -9,7 +9,7 @@ two renames, the old one waits in a ``.old`` directory beside it).
 
 A training run's own checkpoints (``checkpoints/step_N/model.zip``, see ``run_files``)
 hold the same directory as one zip, so that their SHA-256 manifest covers it and a
-resume can check it before restoring (``zip_checkpoint``, ``unzip_checkpoint``).
+resume can check it before restoring (``zip_directory``, ``unzip_checkpoint``).
 """
 
 from __future__ import annotations
@@ -58,18 +58,16 @@ def swap_in(fresh: Path, path: Path) -> None:
             shutil.rmtree(old, ignore_errors=True)
 
 
-def zip_checkpoint(algo: Any, path: Path, game: Game, modules: Iterable[str]) -> None:
-    """``save_checkpoint`` into one zip file at ``path`` (entries under ``checkpoint/``)."""
-    with tempfile.TemporaryDirectory(dir=path.parent) as work:
-        folder = save_checkpoint(algo, Path(work) / "checkpoint", game, modules)
-        with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
-            for file in sorted(folder.rglob("*")):
-                if file.is_file():
-                    archive.write(file, file.relative_to(folder.parent).as_posix())
+def zip_directory(folder: Path, path: Path) -> None:
+    """A saved checkpoint directory as the zip ``unzip_checkpoint`` reads (entries under ``checkpoint/``)."""
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        for file in sorted(folder.rglob("*")):
+            if file.is_file():
+                archive.write(file, Path("checkpoint", file.relative_to(folder)).as_posix())
 
 
 def unzip_checkpoint(path: Path, into: Path) -> Path:
-    """The checkpoint directory of a zip written by ``zip_checkpoint``, unpacked in ``into``."""
+    """The checkpoint directory of a zip written by ``zip_directory``, unpacked in ``into``."""
     with zipfile.ZipFile(path) as archive:
         for name in archive.namelist():
             if name.startswith("/") or ".." in Path(name).parts:

@@ -23,6 +23,10 @@ pool: ``self`` makes it a learning agent too, any other spec (a baseline, or a f
 ``ppo:``/``az:``/``rllib:`` model) is played inside the env by that parlour policy, from
 its own information state, and is not an RLlib agent at all.  The default pool,
 ``self``, makes every seat learn (parameter-sharing self-play with ``policies="shared"``).
+The pool may also hold ``league``: one of the latest ``max_snapshots`` frozen snapshots
+of the learning modules (``add_snapshot``; ``parlour.training.rllib.league`` takes them
+during a run), drawn uniformly and played inside the env like a baseline; before the
+first snapshot arrives, a ``league`` draw seats a live learner.
 Randomness: ``reset(seed=...)`` restarts the env's generator; the seats, the opponents
 drawn, their seeds and the deal all come from it.
 """
@@ -37,10 +41,11 @@ from gymnasium import spaces
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
 from parlour.baselines import Policy
+from parlour.baselines.learned.rllib import SnapshotPolicy
 from parlour.baselines.playout import joint_action
 from parlour.games import load_game
 from parlour.games.base import Game, State
-from parlour.training.opponents import SELF, OpponentPool, parse_opponents
+from parlour.training.opponents import LEAGUE, SELF, OpponentPool, parse_opponents
 
 MAX_RESET_TRIES = 1000
 """Deals drawn before giving up when every game ends before a learning agent moves."""
@@ -66,10 +71,11 @@ class ParlourMultiAgentEnv(MultiAgentEnv):
         opponents: str | Sequence[str] = SELF,
         opponent_weights: Sequence[float] | None = None,
         seat: int | str = "random",
+        max_snapshots: int = 20,
     ) -> None:
         super().__init__()
         settings = {"game": game, "options": options, "opponents": opponents, "opponent_weights": opponent_weights,
-                    "seat": seat}
+                    "seat": seat, "max_snapshots": max_snapshots}
         if config:
             unknown = sorted(set(config) - set(settings))
             if unknown:
@@ -81,7 +87,9 @@ class ParlourMultiAgentEnv(MultiAgentEnv):
         if seat != "random" and (isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < n):
             raise ValueError(f"seat must be an int in 0..{n - 1} or 'random', got {seat!r}")
         self.seat_mode = seat
-        self.pool = OpponentPool(self.game, parse_opponents(settings["opponents"] or SELF, settings["opponent_weights"]))
+        self.pool = OpponentPool(self.game, parse_opponents(settings["opponents"] or SELF, settings["opponent_weights"]),
+                                 max_snapshots=settings["max_snapshots"], special=(SELF, LEAGUE))
+        self.league: list[SnapshotPolicy] = []
         self.possible_agents = [agent_name(s) for s in range(n)]
         self.agents = list(self.possible_agents)
         low, high = self.game.observation_bounds
@@ -133,6 +141,12 @@ class ParlourMultiAgentEnv(MultiAgentEnv):
         nxt = self._to_move()
         return self._observations(nxt), {agent_name(s): 0.0 for s in movers}, {"__all__": False}, {"__all__": False}, {}
 
+    def add_snapshot(self, label: str, modules: Mapping[str, Any]) -> None:
+        """A frozen snapshot for the ``league`` entry: ``modules`` (module id -> RLModule,
+        the shared one or one per seat) played as ``label``; the latest ``max_snapshots`` play."""
+        self.league.append(SnapshotPolicy(self.game, dict(modules), label))
+        del self.league[: -self.pool.max_snapshots]
+
     # -- inside ------------------------------------------------------------------------
 
     def _draw_seats(self) -> None:
@@ -143,11 +157,12 @@ class ParlourMultiAgentEnv(MultiAgentEnv):
         for seat in range(n):
             if seat == learner:
                 continue
-            entry = self.pool.draw_entry(rng)
-            if entry.spec != SELF:
-                policy = self.pool.policy(entry.spec)
-                policy.reset(int(rng.integers(2**63)))
-                self.opponents[seat], self.opponent_labels[seat] = policy, entry.spec
+            spec = self.pool.draw_entry(rng).spec
+            if spec == SELF or (spec == LEAGUE and not self.league):
+                continue
+            policy = self.league[int(rng.integers(len(self.league)))] if spec == LEAGUE else self.pool.policy(spec)
+            policy.reset(int(rng.integers(2**63)))
+            self.opponents[seat], self.opponent_labels[seat] = policy, repr(policy) if spec == LEAGUE else spec
         self.learning_seats = tuple(s for s in range(n) if s not in self.opponents)
         self.agents = [agent_name(s) for s in self.learning_seats]
 

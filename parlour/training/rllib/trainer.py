@@ -20,12 +20,18 @@ different games than the uninterrupted one would have) and torch's generator for
 action sampling.  A resumed run is therefore a faithful continuation, not a replay;
 SB3 runs (``backend = "sb3"``) are exact.
 
+League: with ``league`` among the opponents, the learning modules are frozen at step 0
+and every ``snapshot_every`` steps into every env's league (``league.py``) and into
+``snapshots/step_N.npz``; a resumed run pushes back the latest ``max_snapshots`` of
+those taken up to its checkpoint.
+
 Ray: ``rllib.address`` (or ``RAY_ADDRESS``) joins a running cluster; otherwise the run
 starts a local Ray bound to 127.0.0.1 and stops it at the end.
 """
 
 from __future__ import annotations
 
+import shutil
 import tempfile
 import time
 from pathlib import Path
@@ -35,7 +41,9 @@ import numpy as np
 
 from parlour.baselines.learned.rllib import RLlibPolicy, require_rllib_extra
 from parlour.training.ray_cluster import connect
-from parlour.training.rllib.checkpoint import save_checkpoint, swap_in, unzip_checkpoint, zip_checkpoint
+from parlour.training.rllib.checkpoint import save_checkpoint, swap_in, unzip_checkpoint, zip_directory
+from parlour.training.rllib.league import add_league_snapshot, load_snapshot, push_snapshot, save_snapshot
+from parlour.training.opponents import LEAGUE
 from parlour.training.run_files import read_evaluations, write_atomic, write_checkpoint, write_evaluations
 from parlour.training.train import Trainer, TrainResult, _best_step, _progress_bar
 from parlour.training.win_rates import rates_deterministic
@@ -75,8 +83,8 @@ class RLlibTrainer(Trainer):
         algo_config = ppo_config(
             config.game, config.game_options, policies=rl["policies"], opponents=list(config.opponents),
             opponent_weights=config.opponent_weights, seat=config.seat, model=model,
-            num_env_runners=rl["num_env_runners"], num_learners=rl["num_learners"], seed=config.seed,
-            train_batch_size=rl["train_batch_size"], minibatch_size=rl["minibatch_size"], num_epochs=rl["num_epochs"],
+            max_snapshots=config.max_snapshots, num_env_runners=rl["num_env_runners"], num_learners=rl["num_learners"],
+            seed=config.seed,            train_batch_size=rl["train_batch_size"], minibatch_size=rl["minibatch_size"], num_epochs=rl["num_epochs"],
             lr=rl["learning_rate"],
         )
         algo_config.training(entropy_coeff=rl["entropy_coeff"])
@@ -103,8 +111,8 @@ class RLlibTrainer(Trainer):
                 files.root.mkdir(parents=True, exist_ok=True)
                 write_atomic(files.config, self.config.to_toml())
                 step = 0
-                rows, best_score = self._evaluate_algo(algo, 0, -np.inf)
-                self._save(algo, rows, step, best_score)
+                self._snapshot(algo, step)
+                rows, best_score = self._evaluate_and_save(algo, step, [], -np.inf)
             writer = SummaryWriter(str(files.tensorboard / "rllib"))
             bar = _progress_bar(self.total, step, self.progress)
             while step < self.total:
@@ -114,12 +122,13 @@ class RLlibTrainer(Trainer):
                 self._log_result(writer, result, step)
                 if bar is not None:
                     bar.update(sampled)
+                if step // self.config.snapshot_every > before // self.config.snapshot_every:
+                    self._snapshot(algo, step)
                 if step // self.segment_steps > before // self.segment_steps or step >= self.total:
-                    new_rows, best_score = self._evaluate_algo(algo, step, best_score)
-                    for row in new_rows:
+                    count = len(rows)
+                    rows, best_score = self._evaluate_and_save(algo, step, rows, best_score)
+                    for row in rows[count:]:
                         writer.add_scalar(f"eval/win_rate_vs_{row['opponent']}", row["win_rate"], step)
-                    rows.extend(new_rows)
-                    self._save(algo, rows, step, best_score)
         finally:
             if bar is not None:
                 bar.close()
@@ -132,6 +141,19 @@ class RLlibTrainer(Trainer):
         self._plot(rows)
         return TrainResult(files.root, step, rows, _best_step(rows), time.perf_counter() - start)
 
+    @property
+    def uses_league(self) -> bool:
+        weights = self.config.opponent_weights or [1.0] * len(self.config.opponents)
+        return any(spec == LEAGUE and weight > 0 for spec, weight in zip(self.config.opponents, weights))
+
+    def _snapshot(self, algo: Any, step: int) -> None:
+        """Freeze the learning modules into every env's league and into snapshots/ (league runs only)."""
+        if self.uses_league:
+            save_snapshot(self._snapshot_path(step), add_league_snapshot(algo, f"league:step_{step}"))
+
+    def _snapshot_path(self, step: int) -> Path:
+        return self.files.snapshot(step).with_suffix(".npz")
+
     def _restore(self, algo: Any) -> tuple[int, list[dict[str, Any]], float]:
         checkpoint = self.begin_resume()
         files = self.files
@@ -139,33 +161,34 @@ class RLlibTrainer(Trainer):
             algo.restore_from_path(str(unzip_checkpoint(checkpoint.model, Path(work))))
         state = checkpoint.state
         step = int(state["step"])
+        if self.uses_league:  # the league as it was at the checkpoint: later snapshots are not replayed
+            kept = [path for path in sorted(files.snapshots.glob("step_*.npz")) if int(path.stem[5:]) <= step]
+            for path in kept[-self.config.max_snapshots:]:
+                push_snapshot(algo, f"league:step_{int(path.stem[5:])}", load_snapshot(path))
         rows = read_evaluations(files, up_to=step)
         write_evaluations(files, rows)
         self.log(f"resuming {files.root} at step {step:,} of {self.total:,}")
         return step, rows, float(state["best_score"])
 
-    def _save(self, algo: Any, rows: list[dict[str, Any]], step: int, best_score: float) -> None:
-        write_evaluations(self.files, rows)
-        state = {"step": step, "best_score": best_score, "backend": "rllib"}
-        write_checkpoint(self.files, step, lambda path: zip_checkpoint(algo, path, self.game, self.module_ids), state)
-
-    def _evaluate_algo(self, algo: Any, step: int, best_score: float) -> tuple[list[dict[str, Any]], float]:
-        """Rate the current modules; keep them as best/ if their mean score is the best yet."""
+    def _evaluate_and_save(self, algo: Any, step: int, rows: list[dict[str, Any]],
+                           best_score: float) -> tuple[list[dict[str, Any]], float]:
+        """Save the modules once; rate that save (it becomes best/ if its mean score is the
+        best yet) and zip it as the step's checkpoint.  The rows so far and the best score."""
         candidate = self.files.root / ".candidate"
         save_checkpoint(algo, candidate, self.game, self.module_ids, {"step": step})
         try:
             agent = RLlibPolicy(self.game, path=str(candidate), deterministic=rates_deterministic(self.game))
-            return self.rate_candidate(agent, candidate, step, best_score)
+            new_rows, best_score = self.rate_candidate(agent, candidate, step, best_score)
+            rows = rows + new_rows
+            write_evaluations(self.files, rows)
+            state = {"step": step, "best_score": best_score, "backend": "rllib"}
+            write_checkpoint(self.files, step, lambda path: zip_directory(candidate, path), state)
         finally:
-            if candidate.exists():
-                import shutil
-
-                shutil.rmtree(candidate, ignore_errors=True)
+            shutil.rmtree(candidate, ignore_errors=True)
+        return rows, best_score
 
     def keep_best(self, candidate: Path) -> None:
         """The candidate directory becomes best/ (a copy, swapped in whole)."""
-        import shutil
-
         fresh = Path(tempfile.mkdtemp(prefix=".best.", suffix=".tmp", dir=self.files.root))
         try:
             shutil.copytree(candidate, fresh / "best")
