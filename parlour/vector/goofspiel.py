@@ -14,7 +14,8 @@ always 0.  A step changes only a few entries of it (one card per hand, the prize
 entries, pot, points, progress and one history block).  Every seat's observation is
 then a fixed permutation of ``F`` (the seat-relative order is a rotation of the seats;
 entries hidden by ``imperfect_info`` read the zero column), so all observations of all
-games are one ``np.take``.  The float32 values come from lookup tables computed in
+games are one gather ``F[:, gather]``.  (Keeping one buffer per seat and scattering
+each step's changes into every seat's view instead was measured slower.)  The float32 values come from lookup tables computed in
 float64 with the single game's formulas, so they are bit-for-bit the same.
 """
 
@@ -157,12 +158,12 @@ class GoofspielBatch(BatchedEngine):
         return self.F[self._rows[:, None], seats[:, None] * self.A + np.arange(self.A)].astype(np.int8)
 
     def observations(self) -> np.ndarray:
-        return np.take(self.F, self.gather, axis=1)
+        return self.F[:, self.gather]  # (fancy indexing measured faster than np.take here)
 
     def observation(self, seat: int | np.ndarray) -> np.ndarray:
         seats = self._seats(seat)
         if isinstance(seats, int):
-            return np.take(self.F, self.gather[seats], axis=1)
+            return self.F[:, self.gather[seats]]
         return self.F[self._rows[:, None], self.gather[seats]]
 
     def returns(self) -> np.ndarray:
@@ -276,7 +277,7 @@ class GoofspielBatch(BatchedEngine):
             terminated[done] = True
             rewards[done] = returns_of_points(self.points[done], self.return_type)
             final = np.zeros((self.num_envs, P, self.D), dtype=np.float32)
-            final[done] = np.take(F[done], self.gather, axis=1)
+            final[done] = F[done][:, self.gather]
             if self.autoreset:
                 self._reset_rows(done)
         return BatchStep(rewards, terminated, final)
