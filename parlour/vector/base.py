@@ -64,6 +64,8 @@ class BatchedEngine(abc.ABC):
     """
 
     game_name: ClassVar[str]
+    opponents: ClassVar[tuple[str, ...]] = ("random",)
+    """The batched players ``opponent_actions`` knows (parlour's policy names)."""
     simultaneous: ClassVar[bool]
     """True: every seat acts in every step (``step`` takes ``(B, P)`` actions); False:
     one mover per game (``step`` takes ``(B,)`` actions, the movers')."""
@@ -152,6 +154,14 @@ class BatchedEngine(abc.ABC):
         if not self.simultaneous:
             masks = masks[self._rows, self.movers().clip(0)]
         return uniform_legal(masks, rng)
+
+    def opponent_actions(self, name: str, rng: np.random.Generator | None = None) -> np.ndarray:
+        """The actions the batched player ``name`` (one of ``opponents``) picks for the
+        seats to act, shaped as ``random_actions``'.  Engines with cheap heuristic players
+        (a batched ``greedy``) extend this; ``random`` is every engine's."""
+        if name == "random":
+            return self.random_actions(rng)
+        raise ValueError(f"{self.game_name}: no batched player {name!r}; batched players are {list(self.opponents)}")
 
     def movers(self) -> np.ndarray:
         """``(B,)`` int: the seat to move in a turn-based game, -1 where the game is over."""

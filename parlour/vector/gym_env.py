@@ -3,7 +3,7 @@
 
 The conventions are the single-agent view's: the learner holds one seat per game
 (``seat="random"``: drawn anew for every episode, or a fixed int), the other seats are
-batched opponents (``"random"``: uniform among their legal actions), the observation
+batched opponents (``"random"``: uniform among their legal actions; the engine's ``opponents`` list the others), the observation
 is the learner's ``observation_tensor``, the reward is 0 until the episode ends and
 then the learner's return, and the legal moves come from :meth:`action_masks` (what
 sb3-contrib's MaskablePPO reads).  Opponents act inside ``step``: in a simultaneous
@@ -36,7 +36,6 @@ from parlour.errors import IllegalActionError
 from parlour.vector import make_engine
 from parlour.vector.base import BatchedEngine
 
-OPPONENTS = ("random",)
 ILLEGAL_MODES = ("lose", "raise")
 MAX_REDEALS = 1000
 """Rounds of opponents' moves in one call before giving up (games that keep ending
@@ -48,11 +47,12 @@ class LearnerCore:
     Gymnasium and the SB3 vector envs: ``reset`` and ``step`` return plain arrays."""
 
     def __init__(self, game: str, num_envs: int, opponent: str = "random", seat: int | str = "random", illegal_action: str = "lose", seed: int | None = None, **game_options: Any) -> None:
-        if opponent not in OPPONENTS:
-            raise ValueError(f"opponent must be one of {list(OPPONENTS)} for the batched envs, got {opponent!r}")
         if illegal_action not in ILLEGAL_MODES:
             raise ValueError(f"illegal_action must be one of {list(ILLEGAL_MODES)}, got {illegal_action!r}")
         self.engine: BatchedEngine = make_engine(game, num_envs, seed, autoreset=True, **game_options)
+        if opponent not in self.engine.opponents:
+            raise ValueError(f"opponent must be one of {list(self.engine.opponents)} for the batched {game} envs, got {opponent!r}")
+        self.opponent = opponent
         players = self.engine.num_players
         if seat != "random" and (isinstance(seat, (bool, np.bool_)) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < players):
             raise ValueError(f"seat must be an int in 0..{players - 1} or 'random', got {seat!r}")
@@ -121,7 +121,7 @@ class LearnerCore:
             engine.reset_games(illegal)
         play = ~illegal
         if engine.simultaneous:
-            joint = engine.random_actions()
+            joint = engine.opponent_actions(self.opponent)
             joint[self._rows, self.seats] = array
             result = engine.step(joint, where=play)
         else:
@@ -157,7 +157,7 @@ class LearnerCore:
             need = engine.movers() != self.seats
             if not need.any():
                 return final
-            result = engine.step(engine.random_actions(), where=need)
+            result = engine.step(engine.opponent_actions(self.opponent), where=need)
             done = result.terminated
             if done.any():
                 mid = done & ~fresh  # the learner's episode ended on an opponent's move
