@@ -359,16 +359,20 @@ def test_a_league_run_keeps_its_snapshots_and_gets_them_back_on_resume(local_ray
 
 @pytest.mark.slow
 @pytest.mark.timeout(300)
-def test_a_remote_env_runner_samples_and_gets_the_league(local_ray):
-    """Sampling in an env runner process (not the driver): one update, and a snapshot reaches its env."""
+def test_a_remote_env_runner_and_learner_train_and_the_league_reaches_the_runner(local_ray):
+    """Sampling in an env runner process and learning in a learner process (not the
+    driver): one update moves the weights, and a snapshot reaches the runner's env."""
     from parlour.training.rllib.league import add_league_snapshot
 
-    algo = ppo_config("sticks", opponents="self,league", num_env_runners=1, train_batch_size=200, minibatch_size=100,
-                      num_epochs=1, model={"hidden": [16]}).build_algo()
+    algo = ppo_config("sticks", opponents="self,league", num_env_runners=1, num_learners=1, train_batch_size=200,
+                      minibatch_size=100, num_epochs=1, model={"hidden": [16]}).build_algo()
     try:
-        add_league_snapshot(algo, "league:step_0")
+        assert not algo.learner_group.is_local
+        before = add_league_snapshot(algo, "league:step_0")["shared"]
         result = algo.train()
         assert result["env_runners"]["num_env_steps_sampled"] >= 200
+        after = algo.learner_group.get_weights(["shared"])["shared"]
+        assert any(not np.array_equal(before[name], after[name]) for name in after)
         leagues = algo.env_runner_group.foreach_env_runner(
             lambda runner: [[repr(p) for p in env.unwrapped.league] for env in runner.env.envs], local_env_runner=False)
         assert leagues == [[["league:step_0"]]]
