@@ -254,7 +254,7 @@ class GoofspielState(State):
     ``winners``: the seat that took each round's pot, or -1 for a tie.
     """
 
-    __slots__ = ("game", "prizes", "round", "hands", "start_hands", "pot", "points", "bids", "winners")
+    __slots__ = ("game", "prizes", "round", "hands", "start_hands", "pot", "points", "bids", "winners", "_obs")
 
     def __init__(self, game: GoofspielGame, prizes: tuple[int, ...], hands: list[int]) -> None:
         self.game = game
@@ -266,6 +266,9 @@ class GoofspielState(State):
         self.points = [0] * game.num_players
         self.bids: list[tuple[int, ...]] = []
         self.winners: list[int] = []
+        self._obs: dict[int, np.ndarray] | None = None
+        """Each observed seat's observation, kept up to date by ``apply`` once built
+        (an env observes every step; a search never does, and pays nothing for it)."""
 
     # --- the protocol -------------------------------------------------------------
 
@@ -323,6 +326,8 @@ class GoofspielState(State):
         self.round = r + 1
         self.bids.append(bids)
         self.winners.append(winner)
+        if self._obs:
+            self._update_observations(r, bids, winner)
 
     def _reject(self, action: object) -> None:
         """The slow path of ``apply``: raise the clearest ``IllegalActionError`` for a
@@ -368,6 +373,7 @@ class GoofspielState(State):
         other.points = self.points.copy()
         other.bids = self.bids.copy()
         other.winners = self.winners.copy()
+        other._obs = None
         return other
 
     def is_terminal(self) -> bool:
@@ -413,6 +419,18 @@ class GoofspielState(State):
         ``N = num_cards``, ``S = 1 + ... + N``.  The history makes the vector hold all
         of the information state, so a memoryless agent loses nothing.
         """
+        observations = self._obs
+        if observations is None:
+            observations = self._obs = {}
+        vector = observations.get(player)
+        if vector is None:
+            if not 0 <= player < len(self.hands):
+                raise ValueError(f"goofspiel: no seat {player!r}; seats are 0..{len(self.hands) - 1}")
+            vector = observations[player] = self._build_observation(player)
+        return vector.copy()
+
+    def _build_observation(self, player: int) -> np.ndarray:
+        """The observation of ``player`` built from scratch (``observation_tensor``'s layout)."""
         game = self.game
         players, a, n = game.num_players, game.num_actions, game.num_cards
         scale = 1.0 / game.total_prize
@@ -435,6 +453,37 @@ class GoofspielState(State):
             )
         )
         return np.concatenate(parts)
+
+    def _update_observations(self, r: int, bids: tuple[int, ...], winner: int) -> None:
+        """Bring every built observation up to date after round ``r`` (``bids``, ``winner``):
+        the same values ``_build_observation`` computes, written into the few entries the
+        round changed, all seats' in one numpy assignment (tests compare with fresh builds)."""
+        game = self.game
+        players, a, n = len(self.hands), game.num_actions, len(self.prizes)
+        scale = 1.0 / game.total_prize
+        seen = 1 if game.config["imperfect_info"] else players
+        prizes, points = self.prizes, self.points
+        prize_at = players * a  # current prize one-hot, then the prizes to come
+        pot_at = prize_at + 2 * n
+        base = pot_at + 2 + players + r * (2 * players + 2)  # round r's history block
+        prize, following = prizes[r], (prizes[r + 1] if r + 1 < n else 0)
+        pot, done = self.pot * scale, self.round / n
+        for player, vector in self._obs.items():
+            index = [prize_at + prize - 1, pot_at, pot_at + 1 + players, base + players,
+                     base + players + 1 + (0 if winner < 0 else 1 + (winner - player) % players)]
+            values = [0.0, pot, done, prize / n, 1.0]
+            if following:
+                index += [prize_at + following - 1, prize_at + n + following - 1]
+                values += [1.0, 0.0]
+            for k in range(players):
+                seat = player + k if player + k < players else player + k - players
+                index.append(pot_at + 1 + k)
+                values.append(points[seat] * scale)
+                if k < seen:
+                    bid = bids[seat]
+                    index += [k * a + bid, base + k]
+                    values += [0.0, (bid + 1) / a]
+            vector[index] = values
 
     def _history_features(self, player: int, hidden: bool) -> list[float]:
         """Per round (N blocks of 2P + 2): the bids as card / num_actions, own first

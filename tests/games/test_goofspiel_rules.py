@@ -2,6 +2,8 @@
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from parlour import IllegalActionError
 from parlour.games.goofspiel import GoofspielGame, points_to_returns
@@ -280,3 +282,38 @@ def test_observation_layout():
     assert hidden_obs.observation_tensor(1)[16:22].tolist() == pytest.approx([1 / 3, 0, 1, 0, 0, 1])
     hidden = GoofspielGame(num_cards=3, imperfect_info=True).new_initial_state(0)
     assert hidden.observation_tensor(0)[3:6].tolist() == [0, 0, 0]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    players=st.integers(2, 4),
+    cards=st.integers(1, 7),
+    order=st.sampled_from(["random", "descending", "ascending"]),
+    tie=st.sampled_from(["carry", "discard"]),
+    hidden=st.booleans(),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_observations_kept_up_to_date_equal_the_ones_built_afresh(players, cards, order, tie, hidden, seed):
+    """``apply`` updates the observations already built in place; at every step they equal
+    a fresh build, for seats observed from the start and seats first observed later; a
+    clone starts without them and a mutated copy does not reach the state."""
+    game = GoofspielGame(num_players=players, num_cards=cards, prize_order=order, tie_rule=tie, imperfect_info=hidden)
+    rng = np.random.default_rng(seed)
+    state = game.new_initial_state(rng)
+    state.observation_tensor(0)[:] = 7.0  # a copy: changing it changes nothing
+    while True:
+        for seat in range(players):
+            if seat == 0 or rng.random() < 0.5:
+                assert np.array_equal(state.observation_tensor(seat), state._build_observation(seat)), seat
+        clone = state.clone()
+        assert np.array_equal(clone.observation_tensor(players - 1), state._build_observation(players - 1))
+        if state.is_terminal():
+            break
+        state.apply({seat: int(rng.choice(state.legal_actions(seat))) for seat in range(players)})
+
+
+def test_observing_a_seat_that_does_not_exist_is_an_error():
+    state = GoofspielGame(num_cards=3).new_initial_state(0)
+    for seat in (-1, 2):
+        with pytest.raises(ValueError, match=f"no seat {seat}"):
+            state.observation_tensor(seat)
