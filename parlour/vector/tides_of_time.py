@@ -69,8 +69,13 @@ from parlour.games.tides_of_time import (
 from parlour.vector.base import BatchedEngine, BatchStep
 
 ONE = np.int64(1)
-CARD_BITS = ONE << np.arange(NUM_CARDS, dtype=np.int64)
 SUIT_MASKS = np.array([sum(1 << i for i in range(NUM_CARDS) if SUIT_OF[i] == s) for s in range(5)], dtype=np.int64)
+_SET_CARDS = np.array(list(_SETS), dtype=np.intp)
+_SET_POINTS = np.array([points for points, _ in _SETS.values()], dtype=np.int64)
+_SET_SUITS = np.array([(suits * 3)[:3] for _, suits in _SETS.values()], dtype=np.intp)
+"""The set cards' suits, padded to three by repeating (the minimum is unchanged)."""
+_MAJ_CARDS = np.array(list(_MAJORITY), dtype=np.intp)
+_MAJ_SUITS = np.array(list(_MAJORITY.values()), dtype=np.intp)
 _WORD_PARTS = tuple(
     tuple((j, 18 * j - 64 * w) for j in range(PLANES) if 18 * j < 64 * (w + 1) and 18 * j + 18 > 64 * w) for w in range(3)
 )
@@ -91,7 +96,8 @@ def card_points(k0: np.ndarray, k1: np.ndarray, zero_ties_win: bool = True, maze
     nest = has[..., NEST] == 1  # step 2
 
     def beats(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-        tie = (x == y) & nest
+        n = nest if x.ndim == nest.ndim else nest[..., None]
+        tie = (x == y) & n
         if not zero_ties_win:
             tie &= x > 0
         return (x > y) | tie
@@ -103,10 +109,9 @@ def card_points(k0: np.ndarray, k1: np.ndarray, zero_ties_win: bool = True, maze
     roof = (has[..., ROOF, None] == 1) & (top > 0) & (counts == top)
     c = np.where(roof, 2 * counts, counts)
     o = c[:, ::-1]
-    for i, (points, suits) in _SETS.items():  # step 5
-        pts[..., i] = points * (c[..., suits[0]] if len(suits) == 1 else c[..., list(suits)].min(axis=-1))
-    for i, s in _MAJORITY.items():
-        pts[..., i] = 7 * beats(c[..., s], o[..., s])
+    # step 5, the set cards ("for each" is a set of one suit) and the majorities at once
+    pts[..., _SET_CARDS] = _SET_POINTS * c[..., _SET_SUITS].min(axis=-1)
+    pts[..., _MAJ_CARDS] = 7 * beats(c[..., _MAJ_SUITS], o[..., _MAJ_SUITS])
     low = c.min(axis=-1)
     pts[..., MAZE] = 13 * low if maze_counts_sets else 13 * (low >= 1)
     pts[..., EYE] = 3 * (c == 0).sum(axis=-1)
