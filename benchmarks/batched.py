@@ -5,17 +5,22 @@
   observations of both seats and both masks, against ``goofspiel_v0.parallel_env()``
   (which also builds every observation and mask);
 - pick-up sticks (10 sticks, take 1..3, misère): ``SticksBatch`` at B = 1024 against
-  the AEC ``sticks_v0.env()``, steps/s (one move each).
+  the AEC ``sticks_v0.env()``, steps/s (one move each);
+- Tides of Time (the full three-round game, 19 joint steps: picks, relics, discards):
+  joint steps/s of ``TidesOfTimeBatch`` at B = 1, 64, 1024, with both seats'
+  observations and masks every step, against ``tides_of_time_v0.parallel_env()``.
 
 Both sides choose uniformly among the legal actions (the envs with benchmarks/playouts.py's
 ``Uniform``, the engines with ``random_actions``, one vectorised draw per step), so the
 figures include the policy's cost.  The contenders are interleaved in one process and each
 figure is the median of ``--runs`` timed runs of about ``--seconds`` each; the ratios are
 of those medians.  Targets (issue 15): >= 100x ``parallel_env()`` at B = 1024 for
-Goofspiel, >= 30x the AEC env for sticks.
+Goofspiel, >= 30x the AEC env for sticks, >= 30x ``parallel_env()`` at B = 1024 for
+Tides of Time.
 
-    python benchmarks/batched.py            # markdown table on stdout
-    python benchmarks/batched.py --quick    # a smoke run
+    python benchmarks/batched.py                  # markdown table on stdout
+    python benchmarks/batched.py --quick          # a smoke run
+    python benchmarks/batched.py --games tides    # one section (goofspiel, sticks, tides)
 """
 
 from __future__ import annotations
@@ -29,11 +34,13 @@ from collections.abc import Callable
 import numpy as np
 
 import parlour
-from parlour.envs import goofspiel_v0, sticks_v0
-from parlour.vector import GoofspielBatch, SticksBatch
+from parlour.envs import goofspiel_v0, sticks_v0, tides_of_time_v0
+from parlour.vector import GoofspielBatch, SticksBatch, TidesOfTimeBatch
 from playouts import Uniform, aec_playouts, parallel_playouts  # the same drivers as benchmarks/playouts.py
 
 G13 = dict(num_cards=13, prize_order="descending", tie_rule="discard")
+SECTIONS = ("goofspiel", "sticks", "tides")
+BASELINES = {"goofspiel": "goofspiel-13 parallel_env()", "sticks": "sticks-10 AEC env()", "tides": "tides_of_time parallel_env()"}
 
 
 def env_rate(run: Callable[[int, Uniform], int], seconds: float, seed: int) -> float:
@@ -70,35 +77,49 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5, help="timed runs per contender (median reported)")
     parser.add_argument("--seconds", type=float, default=1.0, help="length of one timed run")
     parser.add_argument("--quick", action="store_true", help="two short runs, to check the script works")
+    parser.add_argument("--games", nargs="+", choices=SECTIONS, default=list(SECTIONS), help="the sections to run (default: all)")
     args = parser.parse_args()
     runs, seconds = (2, 0.2) if args.quick else (args.runs, args.seconds)
-    sizes = (1, 16, 1024, 8192)
-    goof = {b: GoofspielBatch(b, seed=0, **G13) for b in sizes}
-    sticks = SticksBatch(1024, seed=0)
+    sections = set(args.games)
+    goof = {b: GoofspielBatch(b, seed=0, **G13) for b in (1, 16, 1024, 8192)} if "goofspiel" in sections else {}
+    sticks = {1024: SticksBatch(1024, seed=0)} if "sticks" in sections else {}
+    tides = {b: TidesOfTimeBatch(b, seed=0) for b in (1, 64, 1024)} if "tides" in sections else {}
     rows: dict[str, list[float]] = {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        penv, aenv = goofspiel_v0.parallel_env(**G13), sticks_v0.env()
-        for engine in [*goof.values(), sticks]:  # warm-up
+        penv, aenv, tenv = goofspiel_v0.parallel_env(**G13), sticks_v0.env(), tides_of_time_v0.parallel_env()
+        for engine in [*goof.values(), *sticks.values(), *tides.values()]:  # warm-up
             batched_rate(engine, 0.05)
         for r in range(runs):  # interleaved: every contender once per run
-            rows.setdefault("goofspiel-13 parallel_env()", []).append(env_rate(lambda n, p: parallel_playouts(penv, n, p), seconds, r))
+            if goof:
+                rows.setdefault(BASELINES["goofspiel"], []).append(env_rate(lambda n, p: parallel_playouts(penv, n, p), seconds, r))
             for b, engine in goof.items():
                 rows.setdefault(f"goofspiel-13 GoofspielBatch B={b}", []).append(batched_rate(engine, seconds))
-            rows.setdefault("sticks-10 AEC env()", []).append(env_rate(lambda n, p: aec_playouts(aenv, n, p), seconds, r))
-            rows.setdefault("sticks-10 SticksBatch B=1024", []).append(batched_rate(sticks, seconds))
+            if sticks:
+                rows.setdefault(BASELINES["sticks"], []).append(env_rate(lambda n, p: aec_playouts(aenv, n, p), seconds, r))
+            for b, engine in sticks.items():
+                rows.setdefault(f"sticks-10 SticksBatch B={b}", []).append(batched_rate(engine, seconds))
+            if tides:
+                rows.setdefault(BASELINES["tides"], []).append(env_rate(lambda n, p: parallel_playouts(tenv, n, p), seconds, r))
+            for b, engine in tides.items():
+                rows.setdefault(f"tides_of_time TidesOfTimeBatch B={b}", []).append(batched_rate(engine, seconds))
     median = {label: statistics.median(values) for label, values in rows.items()}
     print(f"parlour {parlour.__version__}, numpy {np.__version__}, median of {runs} runs of {seconds:g} s, interleaved\n")
     print("| contender | steps/s | x single-game env |")
     print("|---|---:|---:|")
     for label, value in median.items():
-        base = median["goofspiel-13 parallel_env()" if label.startswith("goofspiel") else "sticks-10 AEC env()"]
+        base = median[next(v for v in BASELINES.values() if label.split()[0] == v.split()[0])]
         print(f"| {label} | {value:,.0f} | {value / base:.1f}x |")
     print()
-    g = median["goofspiel-13 GoofspielBatch B=1024"] / median["goofspiel-13 parallel_env()"]
-    s = median["sticks-10 SticksBatch B=1024"] / median["sticks-10 AEC env()"]
-    print(f"- goofspiel-13, B=1024 / parallel_env(): {g:.1f}x joint steps/s (target >= 100)")
-    print(f"- sticks-10, B=1024 / AEC env(): {s:.1f}x steps/s (target >= 30)")
+    if goof:
+        g = median["goofspiel-13 GoofspielBatch B=1024"] / median[BASELINES["goofspiel"]]
+        print(f"- goofspiel-13, B=1024 / parallel_env(): {g:.1f}x joint steps/s (target >= 100)")
+    if sticks:
+        s = median["sticks-10 SticksBatch B=1024"] / median[BASELINES["sticks"]]
+        print(f"- sticks-10, B=1024 / AEC env(): {s:.1f}x steps/s (target >= 30)")
+    if tides:
+        t = median["tides_of_time TidesOfTimeBatch B=1024"] / median[BASELINES["tides"]]
+        print(f"- tides_of_time, B=1024 / parallel_env(): {t:.1f}x joint steps/s (target >= 30)")
 
 
 if __name__ == "__main__":
