@@ -4,8 +4,10 @@ Every contender is driven the same way from Python: a uniform random choice amon
 the legal actions, drawn from pre-generated floats of one seeded
 ``numpy.random.Generator`` so the policy costs the same everywhere.  Each figure is
 the median of ``--runs`` timed runs; ratios are against references measured in the
-same process (OpenSpiel's C++ ``goofspiel`` through pyspiel, PettingZoo's
-``connect_four_v3`` and ``tictactoe_v3``, which need ``pip install -e .[bench]``).
+same process (OpenSpiel's C++ ``goofspiel`` through pyspiel with the same prize order
+and tie rule as the row it is compared with, PettingZoo's ``connect_four_v3`` and
+``tictactoe_v3``, which need ``pip install -e .[bench]``).  The contenders take turns,
+run by run, so that load from other jobs falls on all of them alike.
 
     python benchmarks/playouts.py            # full run, markdown table on stdout
     python benchmarks/playouts.py --quick    # a smoke run
@@ -101,18 +103,29 @@ def parallel_playouts(env, games: int, pick: Uniform) -> int:
     return steps
 
 
-def measure(run: Callable[[int, Uniform], int], games: int, runs: int) -> tuple[float, float]:
-    """Median games/s and steps/s over ``runs`` timed runs (after one warm-up)."""
-    run(max(1, games // 10), Uniform(0))
-    games_s, steps_s = [], []
+def timed(run: Callable[[int, Uniform], int], games: int, pick: Uniform) -> tuple[float, float]:
+    """Games/s and steps/s of one run."""
+    start = time.perf_counter()
+    steps = run(games, pick)
+    elapsed = time.perf_counter() - start
+    return games / elapsed, steps / elapsed
+
+
+def measure_all(rows: list[tuple[str, Callable[[int, Uniform], int], int]], runs: int) -> dict[str, tuple[float, float, float]]:
+    """Median games/s, steps/s and the steps/s spread (max/min) per contender over
+    ``runs`` rounds in which every contender runs once, in turn (interleaved, so that
+    load from other jobs hits every contender alike), after one warm-up each."""
+    for _label, run, games in rows:
+        run(max(1, games // 10), Uniform(0))
+    samples: dict[str, list[tuple[float, float]]] = {label: [] for label, _, _ in rows}
     for r in range(runs):
-        pick = Uniform(r + 1)
-        start = time.perf_counter()
-        steps = run(games, pick)
-        elapsed = time.perf_counter() - start
-        games_s.append(games / elapsed)
-        steps_s.append(steps / elapsed)
-    return statistics.median(games_s), statistics.median(steps_s)
+        for label, run, games in rows:
+            samples[label].append(timed(run, games, Uniform(r + 1)))
+    return {
+        label: (statistics.median(g for g, _ in got), statistics.median(s for _, s in got),
+                max(s for _, s in got) / min(s for _, s in got))
+        for label, got in samples.items()
+    }
 
 
 def contenders(scale: int) -> list[tuple[str, Callable[[int, Uniform], int], int]]:
@@ -120,6 +133,8 @@ def contenders(scale: int) -> list[tuple[str, Callable[[int, Uniform], int], int
     g13 = dict(num_cards=13, prize_order="descending", tie_rule="discard")
     rows: list[tuple[str, Callable[[int, Uniform], int], int]] = [
         ("goofspiel-13 rules (descending, discard)", lambda n, p: rules_playouts(GoofspielGame(**g13), n, p), 4000),
+        ("goofspiel-13 rules (random order, discard)",
+         lambda n, p: rules_playouts(GoofspielGame(num_cards=13, tie_rule="discard"), n, p), 4000),
         ("goofspiel-13 rules (random order, carry)", lambda n, p: rules_playouts(GoofspielGame(num_cards=13), n, p), 4000),
         ("sticks-10 rules", lambda n, p: rules_playouts(SticksGame(), n, p), 10000),
         ("sticks-100 rules (take 1-5)", lambda n, p: rules_playouts(SticksGame(num_sticks=100, max_take=5), n, p), 2000),
@@ -131,8 +146,11 @@ def contenders(scale: int) -> list[tuple[str, Callable[[int, Uniform], int], int
     try:
         import pyspiel
 
-        game = pyspiel.load_game("goofspiel", {"num_cards": 13, "points_order": "descending", "imp_info": False})
-        rows.append(("REF pyspiel goofspiel-13 (C++)", lambda n, p: pyspiel_playouts(game, n, p), 4000))
+        # OpenSpiel's goofspiel discards tied prizes; a random order is a chance node per round.
+        descending = pyspiel.load_game("goofspiel", {"num_cards": 13, "points_order": "descending", "imp_info": False})
+        shuffled = pyspiel.load_game("goofspiel", {"num_cards": 13, "points_order": "random", "imp_info": False})
+        rows.append(("REF pyspiel goofspiel-13 descending (C++)", lambda n, p: pyspiel_playouts(descending, n, p), 4000))
+        rows.append(("REF pyspiel goofspiel-13 random order (C++)", lambda n, p: pyspiel_playouts(shuffled, n, p), 4000))
     except ImportError:
         print("(pyspiel not installed: pip install -e .[bench])")
     try:
@@ -152,22 +170,24 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="few short runs, to check the script works")
     args = parser.parse_args()
     runs, scale = (2, 20) if args.quick else (args.runs, 1)
-    results = {}
-    print(f"parlour {parlour.__version__}, median of {runs} runs\n")
-    print("| contender | games/s | steps/s |")
-    print("|---|---:|---:|")
-    for label, run, games in contenders(scale):
-        results[label] = measure(run, games, runs)
-        print(f"| {label} | {results[label][0]:,.0f} | {results[label][1]:,.0f} |", flush=True)
-    ref = results.get("REF pyspiel goofspiel-13 (C++)")
-    c4 = results.get("REF pettingzoo connect_four_v3 env()")
+    rows = contenders(scale)
+    print(f"parlour {parlour.__version__}, median of {runs} interleaved runs\n")
+    results = measure_all(rows, runs)
+    print("| contender | games/s | steps/s | steps/s max/min |")
+    print("|---|---:|---:|---:|")
+    for label, _, _ in rows:
+        games_s, steps_s, spread = results[label]
+        print(f"| {label} | {games_s:,.0f} | {steps_s:,.0f} | {spread:.2f} |")
     print()
-    if ref:
-        for label in ("goofspiel-13 rules (descending, discard)", "goofspiel-13 rules (random order, carry)"):
-            print(f"- {label} / pyspiel goofspiel-13: {results[label][0] / ref[0]:.2f}x games/s (target >= 1)")
+    # Like with like: each rules row against pyspiel playing the same prize order and tie rule.
+    for label, ref in (("goofspiel-13 rules (descending, discard)", "REF pyspiel goofspiel-13 descending (C++)"),
+                       ("goofspiel-13 rules (random order, discard)", "REF pyspiel goofspiel-13 random order (C++)")):
+        if ref in results:
+            print(f"- {label} / {ref}: {results[label][0] / results[ref][0]:.2f}x games/s (target >= 1)")
+    c4 = results.get("REF pettingzoo connect_four_v3 env()")
     if c4:
-        for label in ("goofspiel-13 AEC env()", "sticks-10 AEC env()", "goofspiel-13 parallel_env()"):
-            print(f"- {label} / connect_four_v3 env(): {results[label][1] / c4[1]:.2f}x steps/s (target >= 3 for AEC)")
+        for label, target in (("goofspiel-13 AEC env()", 5), ("sticks-10 AEC env()", 3), ("goofspiel-13 parallel_env()", 3)):
+            print(f"- {label} / connect_four_v3 env(): {results[label][1] / c4[1]:.2f}x steps/s (target >= {target})")
 
 
 if __name__ == "__main__":
