@@ -15,10 +15,12 @@ import numpy as np
 from parlour.vector.base import BatchedEngine, BatchStep, uniform_legal
 from parlour.vector.goofspiel import GoofspielBatch
 from parlour.vector.sticks import SticksBatch
+from parlour.vector.tribolo import TriboloBatch
 
 ENGINES: dict[str, type[BatchedEngine]] = {
     GoofspielBatch.game_name: GoofspielBatch,
     SticksBatch.game_name: SticksBatch,
+    TriboloBatch.game_name: TriboloBatch,
 }
 
 
@@ -31,4 +33,4 @@ def make_engine(name: str, num_envs: int, seed: int | np.random.Generator | None
     return cls(num_envs, seed, autoreset=autoreset, **options)
 
 
-__all__ = ["ENGINES", "BatchStep", "BatchedEngine", "GoofspielBatch", "SticksBatch", "make_engine", "uniform_legal"]
+__all__ = ["ENGINES", "BatchStep", "BatchedEngine", "GoofspielBatch", "SticksBatch", "TriboloBatch", "make_engine", "uniform_legal"]

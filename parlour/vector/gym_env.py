@@ -169,7 +169,7 @@ class LearnerCore:
 
 
 class BatchedVectorEnv(gymnasium.vector.VectorEnv):
-    """``num_envs`` games of ``game`` (``"goofspiel"`` or ``"sticks"``, with
+    """``num_envs`` games of ``game`` (``"goofspiel"``, ``"sticks"`` or ``"tribolo"``, with
     ``game_options``) seen by a learner (see the module docstring)."""
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP}

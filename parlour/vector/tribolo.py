@@ -364,35 +364,35 @@ class TriboloBatch(BatchedEngine):
         """Every jump of each mover's cell (rules 3-4), all rays of all games at once:
         the rays are walked one cell per round, keeping only those still on a run of the
         opponent they started on (runs are short, so the rounds soon have few rays)."""
-        n = len(rows)
+        n, L = len(rows), self.rays.shape[2]
         flat = self.board.reshape(-1)
+        rays = self.rays.reshape(-1)
         base = rows * self.stride
-        g = np.repeat(np.arange(n), 8)  # one entry per ray: its game and direction
-        d = np.tile(np.arange(8), n)
-        cell, p = acts[g], movers[g].astype(np.int8)
-        o = flat[self.rays[cell, d, 0] + base[g]]
-        live = (o < 3) & (o != p)
-        g, d, cell, p, o = g[live], d[live], cell[live], p[live], o[live]
-        won_g, won_d, won_run = [], [], []
+        # one entry per ray: where it starts in ``rays``, its game's offset, the mover
+        start = (acts[:, None] * 8 + np.arange(8)).reshape(-1) * L
+        gb = np.repeat(base, 8)
+        p = np.repeat(movers.astype(np.int8), 8)
+        o = flat[rays[start] + gb]
+        ids = np.flatnonzero((o < 3) & (o != p))  # rays that start on an opponent
+        start, gb, p, o = start[ids], gb[ids], p[ids], o[ids]
+        runs = np.zeros(8 * n, dtype=np.int64)  # run taken on each ray (0: none)
         j = 1
-        while len(g):
-            v = flat[self.rays[cell, d, j] + base[g]]
-            end = v != o  # the run is j cells long; a jump if the mover closes it
-            if end.any():
-                win = end & (v == p)
-                won_g.append(g[win])
-                won_d.append(d[win])
-                won_run.append(np.full(int(win.sum()), j))
-                keep = ~end
-                g, d, cell, p, o = g[keep], d[keep], cell[keep], p[keep], o[keep]
+        while len(ids):
+            v = flat[rays[start + j] + gb]
+            on = v == o
+            if not on.all():  # these runs are j cells long; jumps where the mover closes them
+                won = ~on & (v == p)
+                runs[ids[won]] = j
+                keep = np.flatnonzero(on)
+                ids, start, gb, p, o = ids[keep], start[keep], gb[keep], p[keep], o[keep]
             j += 1
-        if won_g:
-            g, d, run = np.concatenate(won_g), np.concatenate(won_d), np.concatenate(won_run)
-            for j in range(int(run.max()) if len(run) else 0):
-                if j:
-                    more = run > j
-                    g, d, run = g[more], d[more], run[more]
-                flat[self.rays[acts[g], d, j] + base[g]] = movers[g]
+        won = np.flatnonzero(runs)
+        if len(won):
+            steps = np.arange(int(runs[won].max()))
+            first = (acts[won // 8] * 8 + won % 8) * L
+            cells = rays[first[:, None] + steps] + base[won // 8][:, None]
+            taken = steps < runs[won][:, None]
+            flat[cells[taken]] = np.repeat(movers[won // 8], runs[won])
         flat[base + self.cell_pos[acts]] = movers
 
     # ----- players -------------------------------------------------------------------
