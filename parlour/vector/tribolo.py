@@ -22,10 +22,10 @@ so a seat's moves in all B games cost about 170 numpy operations on arrays of
 ``B * (H + 1)`` words.
 
 ``step`` applies every jump of the movers' cells at once from precomputed rays
-(``rays[cell, direction]``: the cells walked outwards, then an ``OFF`` sentinel): the
-owners along the 8 rays of each played cell are gathered, the run of the first
-cell's owner is measured, and the runs that are a single opponent closed by the
-mover become the mover's.  Rule 5/7 follows: the next seat, else the next but one,
+(``rays[cell, direction]``: the cells walked outwards, then an ``OFF`` sentinel): the 8
+rays of every played cell are walked together one cell per round, keeping only the
+rays still on the opponent they started on, and the runs closed by the mover become
+the mover's.  Rule 5/7 follows: the next seat, else the next but one,
 else the mover (each later candidate only for the games that still need one), else
 the game is over.
 
