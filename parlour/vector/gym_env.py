@@ -169,9 +169,8 @@ class LearnerCore:
 
 
 class BatchedVectorEnv(gymnasium.vector.VectorEnv):
-    """``num_envs`` games of ``game`` (a batched game of ``parlour.vector.ENGINES``:
-    ``"goofspiel"``, ``"sticks"``, ``"tides_of_time"``, with ``game_options``) seen by a
-    learner (see the module docstring)."""
+    """``num_envs`` games of ``game`` (any game of ``parlour.vector.ENGINES``, with
+    ``game_options``) seen by a learner (see the module docstring)."""
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP}
 

@@ -170,4 +170,4 @@ def test_bad_options_are_the_single_games_errors() -> None:
     with pytest.raises(ValueError, match="num_envs"):
         GoofspielBatch(0)
     with pytest.raises(ValueError, match="no batched engine"):
-        make_engine("tribolo", 2)
+        make_engine("chess", 2)
