@@ -594,7 +594,9 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--weights", metavar="W[,W...]", help="sampling weights of the opponents (default equal)")
     train.add_argument("--timesteps", type=int, help="environment steps of the learner (rounded up to whole rollouts)")
     train.add_argument("--n-envs", type=int, help="parallel environments (default 4)")
-    train.add_argument("--vec-env", choices=["dummy", "subproc"], help="DummyVecEnv (default) or SubprocVecEnv")
+    train.add_argument("--vec-env", choices=["dummy", "subproc", "batched"],
+                       help="DummyVecEnv (default), SubprocVecEnv, or batched: one numpy engine steps every env "
+                            "(games with a batched engine, one batched opponent such as random)")
     train.add_argument("--seed", type=int, help="run seed (default 0)")
     train.add_argument("--eval-every", type=int, help="steps between evaluations and checkpoints (default 10000)")
     train.add_argument("--eval-games", type=int, help="games per evaluation opponent (default 100)")

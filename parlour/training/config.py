@@ -97,7 +97,7 @@ RLLIB_TYPES: dict[str, type] = {key: type(value) for key, value in RLLIB_DEFAULT
 ALGOS = ("ppo", "alphazero")
 BACKENDS = ("sb3", "rllib")
 
-VEC_KINDS = ("dummy", "subproc")
+VEC_KINDS = ("dummy", "subproc", "batched")
 NETWORKS = ("auto", "mlp", "cnn")
 """``TrainConfig.network``'s values (``parlour.baselines.learned.networks`` builds them)."""
 
@@ -164,6 +164,8 @@ class TrainConfig:
             raise ValueError(f"network must be one of {list(NETWORKS)}, got {self.network!r}")
         if self.vec_env not in VEC_KINDS:
             raise ValueError(f"vec_env must be one of {list(VEC_KINDS)}, got {self.vec_env!r}")
+        if self.vec_env == "batched":
+            self._validate_batched()
         if not self.opponents:
             raise ValueError("opponents must name at least one policy spec or 'self'")
         if self.algo not in ALGOS:
@@ -204,6 +206,20 @@ class TrainConfig:
                 f"ppo.batch_size={self.ppo['batch_size']} is larger than a rollout "
                 f"(n_steps {self.ppo['n_steps']} x n_envs {self.n_envs})"
             )
+
+    def _validate_batched(self) -> None:
+        """``vec_env = "batched"``: one numpy engine steps all ``n_envs`` games, so the game
+        needs a batched engine and the opponents one batched player (no pool, no snapshots)."""
+        from parlour.vector import ENGINES
+
+        engine = ENGINES.get(self.game)
+        if engine is None:
+            raise ValueError(f"vec_env 'batched' needs a game with a batched engine ({sorted(ENGINES)}), got game {self.game!r}")
+        if self.backend != "sb3" or self.algo != "ppo":
+            raise ValueError(f"vec_env 'batched' is for backend 'sb3' with algo 'ppo', got backend {self.backend!r}, algo {self.algo!r}")
+        if len(self.opponents) != 1 or self.opponents[0] not in engine.opponents:
+            raise ValueError(f"vec_env 'batched' plays one batched opponent for {self.game}, one of {list(engine.opponents)}; "
+                             f"got opponents {self.opponents}")
 
     def _validate_rllib(self) -> None:
         unknown = sorted(set(self.rllib) - set(RLLIB_DEFAULTS))

@@ -68,7 +68,16 @@ def make_env(config: dict[str, Any], snapshots: list[str], rank: int) -> Any:
 
 
 def make_vec_env(config: TrainConfig, snapshots: list[str]) -> Any:
-    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
+    """The run's ``n_envs`` learner envs: ``DummyVecEnv`` or ``SubprocVecEnv`` of
+    ``SingleAgentEnv``, or (``vec_env = "batched"``) one batched numpy engine for all of
+    them against its batched opponent (``parlour.vector``), with SB3's episode statistics."""
+    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
+
+    if config.vec_env == "batched":
+        from parlour.vector.sb3_env import BatchedSB3VecEnv
+
+        return VecMonitor(BatchedSB3VecEnv(config.game, config.n_envs, opponent=config.opponents[0], seat=config.seat,
+                                           seed=config.seed, **config.game_options))
 
     fns = [functools.partial(make_env, config.to_dict(), list(snapshots), rank) for rank in range(config.n_envs)]
     return SubprocVecEnv(fns) if config.vec_env == "subproc" else DummyVecEnv(fns)

@@ -473,3 +473,27 @@ def test_learns_to_beat_random_at_sticks(tmp_path):
     wins = sum(1 for r in match.records if r.returns[r.agents.index(0)] > 0)
     assert wins / len(match.records) > 0.7, wins
     assert np.isfinite(wins)
+
+
+def test_batched_envs_train_and_resume_exactly(tmp_path):
+    """``vec_env = "batched"``: one numpy engine for all envs; the run is deterministic and
+    resumes exactly, like the per-game envs."""
+    batched = dict(game="goofspiel", game_options={"num_cards": 5}, opponents=["random"], n_envs=8, vec_env="batched",
+                   ppo=dict(SMALL, n_steps=32), timesteps=768)
+    whole = Trainer(small_config(**batched), tmp_path / "whole", progress=False, log=lambda _: None).run()
+    Trainer(small_config(**{**batched, "timesteps": 512}), tmp_path / "cut", progress=False, log=lambda _: None).run()
+    resumed = Trainer(None, tmp_path / "cut", resume=True, timesteps=768, progress=False, log=lambda _: None).run()
+    assert resumed.steps == whole.steps == 768
+    assert same_params(tmp_path / "whole" / "last.zip", tmp_path / "cut" / "last.zip")
+    assert resumed.evaluations == whole.evaluations
+    assert not same_params(tmp_path / "whole" / "last.zip", tmp_path / "whole" / "checkpoints" / "step_000000512" / "model.zip")
+
+
+@pytest.mark.parametrize(("changes", "message"), [
+    ({"backend": "rllib"}, "vec_env 'batched' is for backend 'sb3' with algo 'ppo', got backend 'rllib'"),
+    ({"opponents": ["random", "self"]}, "vec_env 'batched' plays one batched opponent for sticks, one of"),
+    ({"opponents": ["mcts"]}, r"one of \['random'\]; got opponents \['mcts'\]"),
+])
+def test_batched_envs_refuse_what_they_cannot_run(changes, message):
+    with pytest.raises(ValueError, match=message):
+        small_config(vec_env="batched", **{"opponents": ["random"], **changes})
