@@ -1,35 +1,45 @@
 """Double Card, B games at once: the mover of every game places (or takes) a card in one ``step``.
 
-The state of a game is its cells (segment codes, ``(B, 96)`` int8, cell = row * 8 +
-column as in :mod:`parlour.games.double_card.board`), the card anchors (``hanch`` /
-``vanch``, ``(B, 96)`` bool: the bottom-left cells of horizontal / vertical cards), and
-per game the moves played, the seat to move, the anchor of the card moved last, the
-card being recycled (its anchor and placement, between the two sub-steps of a
-recycling move) and the winner (-1 playing, 0 or 1, 2 draw), the single game's
-``DoubleCardState`` field for field.
+The board of a game is 12 ``uint64`` words, one per row (row 0 = row 1), each holding
+eight one-byte *lanes* whose bit ``c`` is column ``c`` (A = 0)::
+
+    lane 0 red   1 white   2 filled dot   3 empty circle        (the segments)
+    lane 4 anchor of a horizontal card    5 anchor of a vertical card
+    lane 6 the cells of the card moved last   7 the cells the card in hand was taken from
+
+which are exactly planes 0-7 of the observation, so those come from one
+``unpackbits`` of the board bytes.  Next to the board, per game: moves played, the
+seat to move, the anchor of the card moved last, the card in hand (anchor and
+placement, between the two sub-steps of a recycling move) and the winner (-1 playing,
+0 or 1, 2 draw): the single game's ``DoubleCardState`` field for field.
 
 Everything is array operations over the batch, from tables built once:
 
-- legal placements: the playable cells (empty, in row 1 or on a segment) give the
-  vertical anchors (below row 12) and the horizontal ones (a playable right neighbour,
-  not column H); the 8 placements share those two masks, and the recycle rule clears
-  the forbidden anchor of the card in hand (``_FORBID``: the placements it applies to);
-- legal takes: anchors with nothing resting on the card, not the card moved last;
-- wins: each placement action lists the 4-cell windows through its two cells
-  (``action_windows``, padded with a window of an always-empty cell), so one gather of
-  ``(n, K, 4)`` codes finds the colour and dot lines of all the games that just placed
-  a card (taking a card cannot make a line, as the rules module notes);
-- observations: the segment planes come from a code -> planes table; the rest are the
-  anchors, two cells per game for planes 6 and 7, and per-game constants.
+- legal placements: the row bytes of the playable cells (empty, in row 1 or on a
+  segment) give the vertical anchors (below row 12) and the horizontal ones (a playable
+  right neighbour); the 8 placements share those two masks, and the recycle rule clears
+  the forbidden anchor of the card in hand (``_forbid_table``: the placements it
+  applies to);
+- legal takes: anchors with nothing resting on the card (row bytes shifted by one and
+  two rows), not the card moved last;
+- wins: the four directions of four in a row on the segment lanes with shifts (within a
+  row: by 1 column; between rows: aligned, or shifted by one column per row for the
+  diagonals), masked to the start columns that cannot leak between lanes.  The whole
+  board is tested after each placement: before it there was no line (the game would be
+  over) and taking a card cannot make one, so any line goes through the new card, as
+  the rules module's incremental test assumes;
+- a placement action is two ``|=`` on two row words, from per-action tables (the row
+  and the lane bits of each of its cells).
 
 No chance (``first_player`` is an option, not a draw): the generator only serves
 :meth:`random_actions`.  The single game stays the reference: :meth:`game_state`
-rebuilds game ``b`` as a ``DoubleCardState``, and an illegal action is explained by it
-(the same reasons as ``DoubleCardState.apply``).
+rebuilds game ``b`` as a ``DoubleCardState`` (and :meth:`load_state` the reverse), and an
+illegal action is explained by it (the same reasons as ``DoubleCardState.apply``).
 """
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import numpy as np
@@ -40,7 +50,6 @@ from parlour.games.double_card import (
     CELLS,
     COLS,
     HORIZONTAL,
-    LINES,
     NUM_PLANES,
     PICK_BASE,
     PLACEMENT_OF,
@@ -51,53 +60,53 @@ from parlour.games.double_card import (
     DoubleCardGame,
     DoubleCardState,
 )
-from parlour.vector.base import BatchedEngine, BatchStep, uniform_legal
+from parlour.vector.base import BatchedEngine, BatchStep
 
-_PAD = CELLS  # an extra, always-empty cell: the padding of the window table
+if sys.byteorder != "little":  # pragma: no cover - the lanes are read as the words' bytes
+    raise ImportError("parlour.vector.double_card needs a little-endian machine")
+
+RED, WHITE, FILLED, RING, HANCH, VANCH, LAST, TAKEN = range(8)
+"""The lanes (bytes) of a row word; lane L is observation plane L."""
+
+_U = np.uint64
+_BYTE = _U(0xFF)
+_SEGMENT_LANES = _U(0xFFFFFFFF)
+_COLOUR_LANES = _U(0xFFFF)
+_CELL_LANES = 0x0000_0101_0101_0101  # lanes 0-5 (segments and anchors) of column 0
+_KEEP_NOT_MOVE_LANES = ~_U((0xFF << 8 * LAST) | (0xFF << 8 * TAKEN))
+_START_LEFT = _U(0x1F1F1F1F)  # columns A-E of lanes 0-3: a run to the right stays in its lane
+_START_RIGHT = _U(0xF8F8F8F8)  # columns D-H: a run to the left stays in its lane
+_ONE, _TWO, _THREE = _U(1), _U(2), _U(3)
+
+
+def _seg_bits(code: int) -> int:
+    """The lane bits (column 0) of a segment code 1..4: colour and dot."""
+    white, ring = (code - 1) >> 1, (code - 1) & 1
+    return 1 << 8 * (RED + white) | 1 << 8 * (FILLED + ring)
 
 
 def _tables() -> dict[str, np.ndarray]:
-    """The per-action and per-window index tables (module constants)."""
-    windows = sorted({line[i : i + 4] for line in LINES for i in range(len(line) - 3)})
-    through: list[list[int]] = [[] for _ in range(CELLS)]
-    for w, cells in enumerate(windows):
-        for cell in cells:
-            through[cell].append(w)
+    """Per-action tables: the row and the lane bits of the two cells of each placement."""
     actions = np.arange(REGULAR_ACTIONS)
     p = actions // CELLS + 1
     anchor = actions % CELLS
     horizontal = np.array(HORIZONTAL, dtype=bool)[p]
-    valid = np.where(horizontal, anchor % COLS != COLS - 1, anchor < CELLS - COLS)
-    other = np.where(valid, anchor + np.where(horizontal, 1, COLS), _PAD)
-    dummy = len(windows)
-    per_action = [sorted(set(through[a]) | set(through[o])) if ok else [] for a, o, ok in zip(anchor, other, valid)]
-    width = max(map(len, per_action))
-    action_windows = np.full((REGULAR_ACTIONS, width), dummy, dtype=np.int64)
-    for a, ws in enumerate(per_action):
-        action_windows[a, : len(ws)] = ws
-    window_cells = np.array([*windows, (_PAD,) * 4], dtype=np.int64)
+    other = np.minimum(anchor + np.where(horizontal, 1, COLS), CELLS - 1)  # (clipped for the illegal ones)
+    a_bits = [
+        (_seg_bits(SEG_ANCHOR[q]) | 1 << 8 * (HANCH if HORIZONTAL[q] else VANCH) | 1 << 8 * LAST) << (a % COLS)
+        for q, a in zip(p.tolist(), anchor.tolist())
+    ]
+    o_bits = [(_seg_bits(SEG_OTHER[q]) | 1 << 8 * LAST) << (o % COLS) for q, o in zip(p.tolist(), other.tolist())]
     placement_of = np.zeros((2, 5), dtype=np.int64)  # (horizontal, anchor segment) -> placement
     for (h, seg), q in PLACEMENT_OF.items():
         placement_of[int(h), seg] = q
-    seg_planes = np.zeros((4, 5), dtype=np.float32)  # planes 0-3 of each segment code
-    for code in range(1, 5):
-        white, ring = (code - 1) >> 1, (code - 1) & 1
-        seg_planes[white, code] = 1.0
-        seg_planes[2 + ring, code] = 1.0
-    cols = np.arange(CELLS) % COLS
     return {
-        "act_anchor": anchor,
-        "act_other": other,
-        "act_horizontal": horizontal,
-        "act_seg_anchor": np.array(SEG_ANCHOR, dtype=np.int8)[p],
-        "act_seg_other": np.array(SEG_OTHER, dtype=np.int8)[p],
-        "action_windows": action_windows,
-        "window_cells": window_cells,
+        "anchor_row": anchor // COLS,
+        "anchor_bits": np.array(a_bits, dtype=np.uint64),
+        "other_row": other // COLS,
+        "other_bits": np.array(o_bits, dtype=np.uint64),
         "placement_of": placement_of,
         "horizontal_p": np.array(HORIZONTAL, dtype=bool),
-        "seg_planes": seg_planes,
-        "not_last_col": cols != COLS - 1,
-        "below_top": np.arange(CELLS) < CELLS - COLS,
     }
 
 
@@ -105,7 +114,7 @@ _T = _tables()
 
 
 def _forbid_table(rule: str) -> np.ndarray:
-    """``(9, k)``: for the placement ``p`` of the card in hand, the placements (0-based
+    """``(9, 4)``: for the placement ``p`` of the card in hand, the placements (0-based
     rows of the ``(8, 96)`` placement block) whose anchor equal to the card's is
     forbidden by the recycle rule (``-1`` pads; ``none``: no row)."""
     rows = np.full((9, 4), -1, dtype=np.int64)
@@ -118,6 +127,16 @@ def _forbid_table(rule: str) -> np.ndarray:
             same = []
         rows[p, : len(same)] = same
     return rows
+
+
+def _lane(board: np.ndarray, lane: int) -> np.ndarray:
+    """``(n, 12)`` uint8: one lane of every row."""
+    return board.view(np.uint8).reshape(*board.shape, 8)[..., lane]
+
+
+def _bits_96(rows: np.ndarray) -> np.ndarray:
+    """``(n, 12)`` uint8 row bytes -> ``(n, 96)`` uint8 0/1, cell order."""
+    return np.unpackbits(rows, axis=1, bitorder="little")
 
 
 class DoubleCardBatch(BatchedEngine):
@@ -137,10 +156,9 @@ class DoubleCardBatch(BatchedEngine):
         self.recycle_rule = game.recycle_rule
         self.colors_seat = game.colors_seat
         self._forbid = _forbid_table(self.recycle_rule)
+        self._colors_by_seat = np.array([seat == self.colors_seat for seat in range(2)])
         B = self.num_envs
-        self.seg = np.zeros((B, CELLS + 1), dtype=np.int8)  # column 96: the padding cell, always empty
-        self.hanch = np.zeros((B, CELLS), dtype=bool)
-        self.vanch = np.zeros((B, CELLS), dtype=bool)
+        self.board = np.zeros((B, ROWS), dtype=np.uint64)
         self.moves = np.zeros(B, dtype=np.int64)
         self.to_move = np.zeros(B, dtype=np.int64)
         self.last = np.full(B, -1, dtype=np.int64)
@@ -153,9 +171,7 @@ class DoubleCardBatch(BatchedEngine):
     # ----- state ---------------------------------------------------------------------
 
     def _reset_rows(self, rows: np.ndarray) -> None:
-        self.seg[rows] = 0
-        self.hanch[rows] = False
-        self.vanch[rows] = False
+        self.board[rows] = 0
         self.moves[rows] = 0
         self.to_move[rows] = 0
         self.last[rows] = -1
@@ -164,15 +180,21 @@ class DoubleCardBatch(BatchedEngine):
         self.winner[rows] = -1
         self._masks = None
 
+    def _lane_int(self, b: int, lane: int) -> int:
+        """A lane of game ``b`` as a single-game bitboard (bit = cell)."""
+        return int.from_bytes(_lane(self.board[b], lane).tobytes(), "little")
+
     def game_state(self, b: int) -> DoubleCardState:
         """Game ``b`` as a single-game ``DoubleCardState`` (for debugging, tests and
         the error messages)."""
-        def bits(row: np.ndarray) -> int:
-            return sum(1 << int(c) for c in np.flatnonzero(row))
-
+        red, white, filled = (self._lane_int(b, lane) for lane in (RED, WHITE, FILLED))
+        seg = [
+            0 if not (red | white) >> cell & 1 else 1 + 2 * (white >> cell & 1) + (1 - (filled >> cell & 1))
+            for cell in range(CELLS)
+        ]
         taken = None if self.taken_anchor[b] < 0 else (int(self.taken_anchor[b]), int(self.taken_p[b]))
         return DoubleCardState.from_board(
-            self.game, self.seg[b, :CELLS].tolist(), bits(self.hanch[b]), bits(self.vanch[b]),
+            self.game, seg, self._lane_int(b, HANCH), self._lane_int(b, VANCH),
             moves=int(self.moves[b]), to_move=int(self.to_move[b]), last=int(self.last[b]), taken=taken,
             winner=int(self.winner[b]),
         )
@@ -182,10 +204,15 @@ class DoubleCardBatch(BatchedEngine):
         this engine's options), e.g. a position with all 24 cards down."""
         if not isinstance(state, DoubleCardState) or state.game.config != self.game.config:
             raise ValueError(f"double_card: load_state needs a DoubleCardState of a game with options {self.game.config}, got {state!r}")
-        self.seg[b, :CELLS] = state.seg
-        self.seg[b, CELLS] = 0
-        self.hanch[b] = [state.hanch >> c & 1 for c in range(CELLS)]
-        self.vanch[b] = [state.vanch >> c & 1 for c in range(CELLS)]
+        occ = state.occ
+        last_cells = 0 if state.last < 0 else 1 << state.last | 1 << state.partner(state.last)
+        taken_cells = 0
+        if state.taken is not None:
+            a, p = state.taken
+            taken_cells = 1 << a | 1 << (a + (1 if HORIZONTAL[p] else COLS))
+        lanes = [state.red, occ & ~state.red, state.filled, occ & ~state.filled, state.hanch, state.vanch, last_cells, taken_cells]
+        raw = np.array([np.frombuffer(x.to_bytes(ROWS, "little"), dtype=np.uint8) for x in lanes])  # (8 lanes, 12 rows)
+        self.board[b] = np.ascontiguousarray(raw.T).view(np.uint64).ravel()
         self.moves[b], self.to_move[b], self.last[b], self.winner[b] = state.moves, state.to_move, state.last, state.winner
         self.taken_anchor[b], self.taken_p[b] = state.taken if state.taken is not None else (-1, 0)
         self._masks = None
@@ -204,7 +231,7 @@ class DoubleCardBatch(BatchedEngine):
 
     def returns(self) -> np.ndarray:
         out = np.zeros((self.num_envs, 2))
-        self._write_returns(out, np.flatnonzero((self.winner == 0) | (self.winner == 1)))
+        self._write_returns(out, np.flatnonzero(self.winner >= 0))
         return out
 
     def _write_returns(self, out: np.ndarray, rows: np.ndarray) -> None:
@@ -215,17 +242,19 @@ class DoubleCardBatch(BatchedEngine):
 
     # ----- legal moves ---------------------------------------------------------------
 
-    def _free_cards(self, rows: np.ndarray | slice) -> np.ndarray:
-        """``(n, 96)`` bool: the anchors of the cards that may be taken (nothing resting
-        on them, not the card moved last) in the games ``rows``."""
-        occ = self.seg[rows, :CELLS] > 0
-        above = np.zeros((occ.shape[0], CELLS + 2 * COLS), dtype=bool)
-        above[:, :CELLS] = occ  # above[:, a + k] = occ[a + k], False past the top row
-        free = self.hanch[rows] & ~(above[:, COLS : CELLS + COLS] | above[:, COLS + 1 : CELLS + COLS + 1])
-        free |= self.vanch[rows] & ~above[:, 2 * COLS :]
+    def _free_cards(self, rows: np.ndarray) -> np.ndarray:
+        """``(n, 12)`` uint8 row bytes: the anchors of the cards that may be taken in the
+        games ``rows`` (nothing resting on them, not the card moved last)."""
+        board = self.board[rows]
+        occ = _lane(board, RED) | _lane(board, WHITE)
+        up1 = np.zeros_like(occ)
+        up1[:, :-1] = occ[:, 1:]  # up1[r] = occ[r + 1]
+        up2 = np.zeros_like(occ)
+        up2[:, :-2] = occ[:, 2:]
+        free = _lane(board, HANCH) & ~(up1 | up1 >> 1) | _lane(board, VANCH) & ~up2
         last = self.last[rows]
         moved = np.flatnonzero(last >= 0)
-        free[moved, last[moved]] = False
+        free[moved, last[moved] // COLS] &= ~(np.uint8(1) << (last[moved] % COLS).astype(np.uint8))
         return free
 
     def _mover_masks(self) -> np.ndarray:
@@ -234,27 +263,28 @@ class DoubleCardBatch(BatchedEngine):
         if self._masks is not None:
             return self._masks
         B = self.num_envs
-        occ = self.seg[:, :CELLS] > 0
+        board = self.board
+        occ = _lane(board, RED) | _lane(board, WHITE)
         surface = ~occ
-        surface[:, COLS:] &= occ[:, :-COLS]  # empty and in row 1 or on a segment
-        vertical = surface & _T["below_top"]
-        horizontal = surface & _T["not_last_col"]
-        horizontal[:, :-1] &= surface[:, 1:]
+        surface[:, 1:] &= occ[:, :-1]  # empty and in row 1 or on a segment
+        horizontal = surface & (surface >> 1)  # (column H has no right neighbour: bit 7 >> 1 is 0)
+        vertical = surface
+        vertical[:, -1] = 0  # not from row 12
         masks = np.zeros((B, REGULAR_ACTIONS + CELLS), dtype=np.int8)
         place = masks[:, :REGULAR_ACTIONS].reshape(B, 8, CELLS)
-        place[:, 0::2] = horizontal[:, None]  # placements 1, 3, 5, 7
-        place[:, 1::2] = vertical[:, None]
+        place[:, 0::2] = _bits_96(horizontal)[:, None]  # placements 1, 3, 5, 7
+        place[:, 1::2] = _bits_96(vertical)[:, None]
         holding = np.flatnonzero(self.taken_anchor >= 0)
         if len(holding) and self.recycle_rule != "none":
-            forbid = self._forbid[self.taken_p[holding]]  # (n, k) placement rows, -1 pads
+            forbid = self._forbid[self.taken_p[holding]]  # (n, 4) placement rows, -1 pads
             r, k = np.nonzero(forbid >= 0)
             place[holding[r], forbid[r, k], self.taken_anchor[holding[r]]] = 0
         picking = np.flatnonzero((self.taken_anchor < 0) & (self.moves >= CARDS) & (self.winner < 0))
         if len(picking):
             masks[picking, :REGULAR_ACTIONS] = 0
-            masks[picking, PICK_BASE:] = self._free_cards(picking)
-        over = self.winner >= 0
-        if over.any():
+            masks[picking, PICK_BASE:] = _bits_96(self._free_cards(picking))
+        over = np.flatnonzero(self.winner >= 0)
+        if len(over):
             masks[over] = 0
         self._masks = masks
         return masks
@@ -270,53 +300,55 @@ class DoubleCardBatch(BatchedEngine):
 
     def random_actions(self, rng: np.random.Generator | None = None) -> np.ndarray:
         """Uniformly random legal actions of the movers, ``(B,)`` (0 where a game is
-        over); the base class's draw, from the movers' masks directly."""
-        return uniform_legal(self._mover_masks(), self.rng if rng is None else rng)
+        over): the base class's draw (the k-th legal action, k = floor(u * count), one
+        float per game), found in two levels (the block of 96 ids, then the id) instead
+        of one running count over all 864 ids."""
+        rng = self.rng if rng is None else rng
+        masks = self._mover_masks()
+        B = self.num_envs
+        blocks = masks.reshape(B, 9, CELLS)
+        per_block = blocks.sum(axis=2, dtype=np.int16)
+        before = np.cumsum(per_block, axis=1, dtype=np.int16)
+        k = (rng.random(B) * before[:, -1]).astype(np.int16)
+        block = (before > k[:, None]).argmax(axis=1)
+        k -= before[self._rows, block] - per_block[self._rows, block]
+        inside = (np.cumsum(blocks[self._rows, block], axis=1, dtype=np.int16) > k[:, None]).argmax(axis=1)
+        return block * CELLS + inside
 
     # ----- observations ----------------------------------------------------------------
 
-    def _planes(self, rows: np.ndarray | slice = slice(None)) -> np.ndarray:
-        """``(n, 12, 96)`` float32: the observation of the games ``rows`` with plane 8
-        (the seat's objective) left at zero."""
-        seg = self.seg[rows, :CELLS]
-        n = seg.shape[0]
-        obs = np.zeros((n, NUM_PLANES, CELLS), dtype=np.float32)
-        obs[:, :4] = _T["seg_planes"][:, seg].transpose(1, 0, 2)
-        hanch = self.hanch[rows]
-        obs[:, 4] = hanch
-        obs[:, 5] = self.vanch[rows]
-        last = self.last[rows]
-        r = np.flatnonzero(last >= 0)
-        if len(r):
-            a = last[r]
-            obs[r, 6, a] = 1.0
-            obs[r, 6, a + np.where(hanch[r, a], 1, COLS)] = 1.0
-        ta = self.taken_anchor[rows]
-        holding = ta >= 0
-        r = np.flatnonzero(holding)
-        if len(r):
-            a = ta[r]
-            obs[r, 7, a] = 1.0
-            obs[r, 7, a + np.where(_T["horizontal_p"][self.taken_p[rows][r]], 1, COLS)] = 1.0
+    def _fill(self, out: np.ndarray, rows: np.ndarray | slice, colors: np.ndarray) -> None:
+        """Write the observations of the games ``rows`` into ``out`` (``(n, S, 12, 96)``,
+        one slot per seat wanted); ``colors`` (broadcast to ``(n, S)``): whether the seat
+        of each slot plays colors (plane 8)."""
+        board = self.board[rows]
+        n, seats = out.shape[:2]
+        # planes 0-7: the lanes, (n, 8 lanes, 12 rows) bytes -> bits
+        lanes = np.unpackbits(board.view(np.uint8).reshape(n, ROWS, 8).transpose(0, 2, 1), axis=2, bitorder="little")
+        out[:, :, :8] = lanes[:, None]
+        # planes 8-11 are constant per game and seat: one broadcast write (one per plane is slower)
+        holding = self.taken_anchor[rows] >= 0
         moves = self.moves[rows]
-        obs[:, 9] = holding[:, None]
-        obs[:, 10] = (holding | (moves >= CARDS))[:, None]
-        obs[:, 11] = np.minimum(1.0, moves / self.max_moves).astype(np.float32)[:, None]
-        return obs
+        planes = np.empty((n, seats, 4), dtype=np.float32)
+        planes[:, :, 0] = colors
+        planes[:, :, 1] = holding[:, None]
+        planes[:, :, 2] = (holding | (moves >= CARDS))[:, None]
+        planes[:, :, 3] = np.minimum(1.0, moves / self.max_moves).astype(np.float32)[:, None]
+        out[:, :, 8:] = planes[..., None]
+
+    def _both_seats(self, rows: np.ndarray | slice, n: int) -> np.ndarray:
+        out = np.empty((n, 2, NUM_PLANES, CELLS), dtype=np.float32)
+        self._fill(out, rows, self._colors_by_seat)
+        return out.reshape(n, 2, NUM_PLANES, ROWS, COLS)
 
     def observations(self) -> np.ndarray:
-        planes = self._planes()
-        out = np.empty((self.num_envs, 2, NUM_PLANES, CELLS), dtype=np.float32)
-        out[:, 0] = planes
-        out[:, 1] = planes
-        out[:, self.colors_seat, 8] = 1.0
-        return out.reshape(self.num_envs, 2, NUM_PLANES, ROWS, COLS)
+        return self._both_seats(slice(None), self.num_envs)
 
     def observation(self, seat: int | np.ndarray) -> np.ndarray:
         seats = self._seats(seat)
-        obs = self._planes()
-        obs[:, 8] = (np.asarray(seats) == self.colors_seat).reshape(-1, 1) if np.ndim(seats) else float(seats == self.colors_seat)
-        return obs.reshape(self.num_envs, NUM_PLANES, ROWS, COLS)
+        out = np.empty((self.num_envs, 1, NUM_PLANES, CELLS), dtype=np.float32)
+        self._fill(out, slice(None), (np.asarray(seats) == self.colors_seat).reshape(-1, 1))
+        return out.reshape(self.num_envs, NUM_PLANES, ROWS, COLS)
 
     # ----- stepping ----------------------------------------------------------------------
 
@@ -345,61 +377,63 @@ class DoubleCardBatch(BatchedEngine):
             i = int(np.argmax(~ok))
             raise self._illegal(int(rows[i]), int(acts[i]))
         self._masks = None
+        rewards = np.zeros((self.num_envs, 2))
+        terminated = np.zeros(self.num_envs, dtype=bool)
         pick = acts >= PICK_BASE
         if pick.any():
             self._take(rows[pick], acts[pick] - PICK_BASE)
-        rewards = np.zeros((self.num_envs, 2))
-        terminated = np.zeros(self.num_envs, dtype=bool)
-        final = None
-        if pick.all():
-            return BatchStep(rewards, terminated, final)
-        placed = rows[~pick]
-        self._place(placed, acts[~pick])
-        done = placed[self.winner[placed] >= 0]
-        if len(done):
-            terminated[done] = True
-            self._write_returns(rewards, done)
-            final = np.zeros((self.num_envs, 2, NUM_PLANES, CELLS), dtype=np.float32)
-            planes = self._planes(done)
-            final[done, 0] = planes
-            final[done, 1] = planes
-            final[done, self.colors_seat, 8] = 1.0
-            final = final.reshape(self.num_envs, 2, NUM_PLANES, ROWS, COLS)
-            if self.autoreset:
-                self._reset_rows(done)
+            if pick.all():
+                return BatchStep(rewards, terminated, None)
+            rows, acts = rows[~pick], acts[~pick]
+        self._place(rows, acts)
+        done = rows[self.winner[rows] >= 0]
+        if not len(done):
+            return BatchStep(rewards, terminated, None)
+        terminated[done] = True
+        self._write_returns(rewards, done)
+        final = np.zeros((self.num_envs, 2, NUM_PLANES, ROWS, COLS), dtype=np.float32)
+        final[done] = self._both_seats(done, len(done))
+        if self.autoreset:
+            self._reset_rows(done)
         return BatchStep(rewards, terminated, final)
 
     def _take(self, rows: np.ndarray, anchors: np.ndarray) -> None:
-        horizontal = self.hanch[rows, anchors]
-        other = anchors + np.where(horizontal, 1, COLS)
-        self.taken_p[rows] = _T["placement_of"][horizontal.astype(np.int64), self.seg[rows, anchors]]
+        r, c = anchors // COLS, (anchors % COLS).astype(np.uint64)
+        words = self.board[rows, r]
+        horizontal = (words >> (c + _U(8 * HANCH))) & _ONE
+        code = 1 + 2 * ((words >> (c + _U(8 * WHITE))) & _ONE) + ((words >> (c + _U(8 * RING))) & _ONE)
+        self.taken_p[rows] = _T["placement_of"][horizontal.astype(np.int64), code.astype(np.int64)]
         self.taken_anchor[rows] = anchors
-        self.seg[rows, anchors] = 0
-        self.seg[rows, other] = 0
-        self.hanch[rows, anchors] = False
-        self.vanch[rows, anchors] = False
+        h = horizontal.astype(bool)
+        other = anchors + np.where(h, 1, COLS)
+        ro, co = other // COLS, (other % COLS).astype(np.uint64)
+        clear = _U(_CELL_LANES)
+        taken = _U(1 << 8 * TAKEN)
+        self.board[rows, r] = words & ~(clear << c) | taken << c
+        self.board[rows, ro] = self.board[rows, ro] & ~(clear << co) | taken << co
 
     def _place(self, rows: np.ndarray, acts: np.ndarray) -> None:
-        anchors = _T["act_anchor"][acts]
-        horizontal = _T["act_horizontal"][acts]
-        self.seg[rows, anchors] = _T["act_seg_anchor"][acts]
-        self.seg[rows, _T["act_other"][acts]] = _T["act_seg_other"][acts]
-        self.hanch[rows, anchors] = horizontal
-        self.vanch[rows, anchors] = ~horizontal
+        board = self.board
+        board[rows] &= _KEEP_NOT_MOVE_LANES  # the last card and the taken-from cells change
+        ra, ro = _T["anchor_row"][acts], _T["other_row"][acts]
+        board[rows, ra] |= _T["anchor_bits"][acts]
+        board[rows, ro] |= _T["other_bits"][acts]
         moves = self.moves[rows] + 1
         self.moves[rows] = moves
-        self.last[rows] = anchors
+        self.last[rows] = acts % CELLS
         self.taken_anchor[rows] = -1
         self.taken_p[rows] = 0
         mover = self.to_move[rows]
         self.to_move[rows] = 1 - mover
-        # lines through the two new cells: (n, K, 4) codes of the windows
-        codes = self.seg[rows[:, None, None], _T["window_cells"][_T["action_windows"][acts]]]
-        full = (codes > 0).all(axis=-1)
-        red = (codes <= 2).sum(axis=-1)  # among full windows: codes 1, 2 red; 3, 4 white
-        filled = (codes & 1).sum(axis=-1)  # codes 1, 3 filled dots
-        colour = (full & ((red == 0) | (red == 4))).any(axis=-1)
-        dot = (full & ((filled == 0) | (filled == 4))).any(axis=-1)
+        # four in a row on the segment lanes (whole board: see the module docstring)
+        x = board[rows] & _SEGMENT_LANES
+        lines = np.bitwise_or.reduce(x & x >> _ONE & x >> _TWO & x >> _THREE & _START_LEFT, axis=1)
+        a, b, c, d = x[:, :-3], x[:, 1:-2], x[:, 2:-1], x[:, 3:]
+        lines |= np.bitwise_or.reduce(a & b & c & d, axis=1)
+        lines |= np.bitwise_or.reduce(a & b >> _ONE & c >> _TWO & d >> _THREE & _START_LEFT, axis=1)
+        lines |= np.bitwise_or.reduce(a & b << _ONE & c << _TWO & d << _THREE & _START_RIGHT, axis=1)
+        colour = (lines & _COLOUR_LANES) != 0
+        dot = (lines & ~_COLOUR_LANES) != 0
         cs = self.colors_seat
         winner = np.where(colour & dot, mover, np.where(colour, cs, np.where(dot, 1 - cs, -1)))
         winner[(winner < 0) & (moves >= self.max_moves)] = 2
@@ -408,3 +442,4 @@ class DoubleCardBatch(BatchedEngine):
             stuck = ~self._free_cards(rows[check]).any(axis=1)
             winner[check[stuck]] = 2
         self.winner[rows] = winner
+
