@@ -129,6 +129,11 @@ def _forbid_table(rule: str) -> np.ndarray:
     return rows
 
 
+_POPCOUNT = np.array([bin(i).count("1") for i in range(256)], dtype=np.int16)
+_KTH_BIT = np.array([[([c for c in range(8) if i >> c & 1] + [0] * 8)[k] for k in range(8)] for i in range(256)], dtype=np.int64)
+"""``_KTH_BIT[byte, k]``: the position of the k-th set bit of ``byte`` (0 past the last)."""
+
+
 def _lane(board: np.ndarray, lane: int) -> np.ndarray:
     """``(n, 12)`` uint8: one lane of every row."""
     return board.view(np.uint8).reshape(*board.shape, 8)[..., lane]
@@ -165,6 +170,7 @@ class DoubleCardBatch(BatchedEngine):
         self.taken_anchor = np.full(B, -1, dtype=np.int64)
         self.taken_p = np.zeros(B, dtype=np.int64)
         self.winner = np.full(B, -1, dtype=np.int64)
+        self._bytes: np.ndarray | None = None
         self._masks: np.ndarray | None = None
         self.reset()
 
@@ -178,7 +184,7 @@ class DoubleCardBatch(BatchedEngine):
         self.taken_anchor[rows] = -1
         self.taken_p[rows] = 0
         self.winner[rows] = -1
-        self._masks = None
+        self._bytes = self._masks = None
 
     def _lane_int(self, b: int, lane: int) -> int:
         """A lane of game ``b`` as a single-game bitboard (bit = cell)."""
@@ -215,7 +221,7 @@ class DoubleCardBatch(BatchedEngine):
         self.board[b] = np.ascontiguousarray(raw.T).view(np.uint64).ravel()
         self.moves[b], self.to_move[b], self.last[b], self.winner[b] = state.moves, state.to_move, state.last, state.winner
         self.taken_anchor[b], self.taken_p[b] = state.taken if state.taken is not None else (-1, 0)
-        self._masks = None
+        self._bytes = self._masks = None
 
     @property
     def terminated(self) -> np.ndarray:
@@ -257,41 +263,51 @@ class DoubleCardBatch(BatchedEngine):
         free[moved, last[moved] // COLS] &= ~(np.uint8(1) << (last[moved] % COLS).astype(np.uint8))
         return free
 
-    def _mover_masks(self) -> np.ndarray:
-        """``(B, 864)`` int8: the legal actions of each game's mover (zeros where the game
-        is over); cached until the state changes (read-only for callers)."""
-        if self._masks is not None:
-            return self._masks
+    def _legal_bytes(self) -> np.ndarray:
+        """``(B, 9, 12)`` uint8: the legal actions of each game's mover as row bytes, one
+        block of 96 ids (12 rows of 8 columns: bit c of byte r is id 96 * block + 8 * r + c)
+        per placement and one for the takes (zeros where the game is over); cached until
+        the state changes."""
+        if self._bytes is not None:
+            return self._bytes
         B = self.num_envs
         board = self.board
         occ = _lane(board, RED) | _lane(board, WHITE)
         surface = ~occ
         surface[:, 1:] &= occ[:, :-1]  # empty and in row 1 or on a segment
-        horizontal = surface & (surface >> 1)  # (column H has no right neighbour: bit 7 >> 1 is 0)
-        vertical = surface
-        vertical[:, -1] = 0  # not from row 12
-        masks = np.zeros((B, REGULAR_ACTIONS + CELLS), dtype=np.int8)
-        place = masks[:, :REGULAR_ACTIONS].reshape(B, 8, CELLS)
-        place[:, 0::2] = _bits_96(horizontal)[:, None]  # placements 1, 3, 5, 7
-        place[:, 1::2] = _bits_96(vertical)[:, None]
+        legal = np.empty((B, 9, ROWS), dtype=np.uint8)
+        legal[:, 0:8:2] = (surface & (surface >> 1))[:, None]  # placements 1, 3, 5, 7: a playable right neighbour (none for H)
+        surface[:, -1] = 0  # placements 2, 4, 6, 8: not from row 12
+        legal[:, 1:8:2] = surface[:, None]
+        legal[:, 8] = 0
         holding = np.flatnonzero(self.taken_anchor >= 0)
         if len(holding) and self.recycle_rule != "none":
-            forbid = self._forbid[self.taken_p[holding]]  # (n, 4) placement rows, -1 pads
+            forbid = self._forbid[self.taken_p[holding]]  # (n, 4) placement blocks, -1 pads
             r, k = np.nonzero(forbid >= 0)
-            place[holding[r], forbid[r, k], self.taken_anchor[holding[r]]] = 0
+            g = holding[r]
+            anchor = self.taken_anchor[g]
+            legal[g, forbid[r, k], anchor // COLS] &= ~(np.uint8(1) << (anchor % COLS).astype(np.uint8))
         picking = np.flatnonzero((self.taken_anchor < 0) & (self.moves >= CARDS) & (self.winner < 0))
         if len(picking):
-            masks[picking, :REGULAR_ACTIONS] = 0
-            masks[picking, PICK_BASE:] = _bits_96(self._free_cards(picking))
+            legal[picking, :8] = 0
+            legal[picking, 8] = self._free_cards(picking)
         over = np.flatnonzero(self.winner >= 0)
         if len(over):
-            masks[over] = 0
-        self._masks = masks
-        return masks
+            legal[over] = 0
+        self._bytes = legal
+        return legal
+
+    def _mover_masks(self) -> np.ndarray:
+        """``(B, 864)`` int8: the legal actions of each game's mover (zeros where the game
+        is over); cached until the state changes (read-only for callers)."""
+        if self._masks is None:
+            legal = self._legal_bytes()
+            self._masks = np.unpackbits(legal.reshape(self.num_envs, -1), axis=1, bitorder="little").view(np.int8)
+        return self._masks
 
     def legal_masks(self) -> np.ndarray:
         out = np.zeros((self.num_envs, 2, self.num_actions), dtype=np.int8)
-        out[self._rows, self.to_move] = self._mover_masks()
+        out.reshape(2 * self.num_envs, self.num_actions)[2 * self._rows + self.to_move] = self._mover_masks()
         return out
 
     def legal_mask(self, seat: int | np.ndarray) -> np.ndarray:
@@ -301,19 +317,23 @@ class DoubleCardBatch(BatchedEngine):
     def random_actions(self, rng: np.random.Generator | None = None) -> np.ndarray:
         """Uniformly random legal actions of the movers, ``(B,)`` (0 where a game is
         over): the base class's draw (the k-th legal action, k = floor(u * count), one
-        float per game), found in two levels (the block of 96 ids, then the id) instead
-        of one running count over all 864 ids."""
+        float per game), found on the legal row bytes (the block of 96 ids, the byte, the
+        bit) instead of a running count over all 864 ids."""
         rng = self.rng if rng is None else rng
-        masks = self._mover_masks()
-        B = self.num_envs
-        blocks = masks.reshape(B, 9, CELLS)
-        per_block = blocks.sum(axis=2, dtype=np.int16)
+        legal = self._legal_bytes()
+        rows = self._rows
+        per_byte = _POPCOUNT[legal]  # (B, 9, 12)
+        per_block = per_byte.sum(axis=2, dtype=np.int16)
         before = np.cumsum(per_block, axis=1, dtype=np.int16)
-        k = (rng.random(B) * before[:, -1]).astype(np.int16)
+        k = (rng.random(self.num_envs) * before[:, -1]).astype(np.int16)
         block = (before > k[:, None]).argmax(axis=1)
-        k -= before[self._rows, block] - per_block[self._rows, block]
-        inside = (np.cumsum(blocks[self._rows, block], axis=1, dtype=np.int16) > k[:, None]).argmax(axis=1)
-        return block * CELLS + inside
+        k -= before[rows, block] - per_block[rows, block]
+        counts = per_byte[rows, block]  # (B, 12)
+        running = np.cumsum(counts, axis=1, dtype=np.int16)
+        row = (running > k[:, None]).argmax(axis=1)
+        k -= running[rows, row] - counts[rows, row]
+        column = _KTH_BIT[legal[rows, block, row], np.minimum(k, 7)]
+        return block * CELLS + row * COLS + column
 
     # ----- observations ----------------------------------------------------------------
 
@@ -370,13 +390,14 @@ class DoubleCardBatch(BatchedEngine):
         actions = self._action_array(actions, (self.num_envs,), "the mover's action in each game")
         rows = self._selected(where)
         acts = actions[rows].astype(np.int64, copy=False)
-        masks = self._mover_masks()
+        legal = self._legal_bytes()
         inside = (acts >= 0) & (acts < self.num_actions)
-        ok = inside & (masks[rows, np.where(inside, acts, 0)] == 1)
+        a = np.where(inside, acts, 0)
+        ok = inside & ((legal.reshape(self.num_envs, -1)[rows, a >> 3] >> (a & 7).astype(np.uint8)) & 1).astype(bool)
         if not ok.all():
             i = int(np.argmax(~ok))
             raise self._illegal(int(rows[i]), int(acts[i]))
-        self._masks = None
+        self._bytes = self._masks = None
         rewards = np.zeros((self.num_envs, 2))
         terminated = np.zeros(self.num_envs, dtype=bool)
         pick = acts >= PICK_BASE
