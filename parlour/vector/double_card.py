@@ -144,6 +144,41 @@ def _bits_96(rows: np.ndarray) -> np.ndarray:
     return np.unpackbits(rows, axis=1, bitorder="little")
 
 
+class _Buffers:
+    """Output arrays of one shape, reused once nothing outside holds them.
+
+    Writing a fresh 10 MB array costs several times writing a warm one (page faults;
+    ``np.zeros`` of that size is a ``memset`` once the allocator keeps such blocks), and
+    at B = 1024 the observations alone are 9.4 MB per step.  A buffer is handed out
+    again only when its reference count shows that the pool is its only holder (a
+    caller's array, any view of it, a memoryview all hold a reference), so every
+    returned array is as good as a fresh one for the caller.  ``zeroed=True``: the
+    buffer is all zeros except the rows the last user wrote (``rows`` given to
+    :meth:`get`), which are cleared on reuse."""
+
+    KEEP = 4
+
+    def __init__(self, shape: tuple[int, ...], dtype: type, zeroed: bool = False) -> None:
+        self.shape, self.dtype, self.zeroed = shape, dtype, zeroed
+        self.buffers: list[np.ndarray] = []
+        self.dirty: list[np.ndarray | slice] = []
+
+    def get(self, rows: np.ndarray | slice = slice(None)) -> np.ndarray:
+        """A free buffer; with ``zeroed``, zeros but for the ``rows`` the caller writes."""
+        for i in range(len(self.buffers)):
+            buf = self.buffers[i]
+            if sys.getrefcount(buf) == 3:  # the list, ``buf``, the call's argument
+                if self.zeroed:
+                    buf[self.dirty[i]] = 0
+                    self.dirty[i] = rows
+                return buf
+        buf = np.zeros(self.shape, self.dtype) if self.zeroed else np.empty(self.shape, self.dtype)
+        if len(self.buffers) < self.KEEP:
+            self.buffers.append(buf)
+            self.dirty.append(rows)
+        return buf
+
+
 class DoubleCardBatch(BatchedEngine):
     """B Double Card games (options of ``DoubleCardGame``: ``max_moves``,
     ``recycle_rule``, ``first_player``; all supported).  ``step(actions)`` takes the
@@ -172,6 +207,10 @@ class DoubleCardBatch(BatchedEngine):
         self.winner = np.full(B, -1, dtype=np.int64)
         self._bytes: np.ndarray | None = None
         self._masks: np.ndarray | None = None
+        self._obs_buffers = _Buffers((B, 2, NUM_PLANES, CELLS), np.float32)
+        self._seat_buffers = _Buffers((B, 1, NUM_PLANES, CELLS), np.float32)
+        self._final_buffers = _Buffers((B, 2, NUM_PLANES, CELLS), np.float32, zeroed=True)
+        self._mask_buffers = _Buffers((2 * B, REGULAR_ACTIONS + CELLS), np.int8, zeroed=True)  # (game, seat) rows
         self.reset()
 
     # ----- state ---------------------------------------------------------------------
@@ -306,9 +345,10 @@ class DoubleCardBatch(BatchedEngine):
         return self._masks
 
     def legal_masks(self) -> np.ndarray:
-        out = np.zeros((self.num_envs, 2, self.num_actions), dtype=np.int8)
-        out.reshape(2 * self.num_envs, self.num_actions)[2 * self._rows + self.to_move] = self._mover_masks()
-        return out
+        slots = 2 * self._rows + self.to_move  # (game, mover) rows of the (2B, A) view
+        out = self._mask_buffers.get(slots)
+        out[slots] = self._mover_masks()
+        return out.reshape(self.num_envs, 2, self.num_actions)
 
     def legal_mask(self, seat: int | np.ndarray) -> np.ndarray:
         seats = self._seats(seat)
@@ -356,17 +396,14 @@ class DoubleCardBatch(BatchedEngine):
         planes[:, :, 3] = np.minimum(1.0, moves / self.max_moves).astype(np.float32)[:, None]
         out[:, :, 8:] = planes[..., None]
 
-    def _both_seats(self, rows: np.ndarray | slice, n: int) -> np.ndarray:
-        out = np.empty((n, 2, NUM_PLANES, CELLS), dtype=np.float32)
-        self._fill(out, rows, self._colors_by_seat)
-        return out.reshape(n, 2, NUM_PLANES, ROWS, COLS)
-
     def observations(self) -> np.ndarray:
-        return self._both_seats(slice(None), self.num_envs)
+        out = self._obs_buffers.get()
+        self._fill(out, slice(None), self._colors_by_seat)
+        return out.reshape(self.num_envs, 2, NUM_PLANES, ROWS, COLS)
 
     def observation(self, seat: int | np.ndarray) -> np.ndarray:
         seats = self._seats(seat)
-        out = np.empty((self.num_envs, 1, NUM_PLANES, CELLS), dtype=np.float32)
+        out = self._seat_buffers.get()
         self._fill(out, slice(None), (np.asarray(seats) == self.colors_seat).reshape(-1, 1))
         return out.reshape(self.num_envs, NUM_PLANES, ROWS, COLS)
 
@@ -412,8 +449,11 @@ class DoubleCardBatch(BatchedEngine):
             return BatchStep(rewards, terminated, None)
         terminated[done] = True
         self._write_returns(rewards, done)
-        final = np.zeros((self.num_envs, 2, NUM_PLANES, ROWS, COLS), dtype=np.float32)
-        final[done] = self._both_seats(done, len(done))
+        last = np.empty((len(done), 2, NUM_PLANES, CELLS), dtype=np.float32)
+        self._fill(last, done, self._colors_by_seat)
+        final = self._final_buffers.get(done)
+        final[done] = last
+        final = final.reshape(self.num_envs, 2, NUM_PLANES, ROWS, COLS)
         if self.autoreset:
             self._reset_rows(done)
         return BatchStep(rewards, terminated, final)
