@@ -71,12 +71,12 @@ RED, WHITE, FILLED, RING, HANCH, VANCH, LAST, TAKEN = range(8)
 _U = np.uint64
 _BYTE = _U(0xFF)
 _SEGMENT_LANES = _U(0xFFFFFFFF)
+_ONE = _U(1)
 _COLOUR_LANES = _U(0xFFFF)
 _CELL_LANES = 0x0000_0101_0101_0101  # lanes 0-5 (segments and anchors) of column 0
 _KEEP_NOT_MOVE_LANES = ~_U((0xFF << 8 * LAST) | (0xFF << 8 * TAKEN))
 _START_LEFT = _U(0x1F1F1F1F)  # columns A-E of lanes 0-3: a run to the right stays in its lane
 _START_RIGHT = _U(0xF8F8F8F8)  # columns D-H: a run to the left stays in its lane
-_ONE, _TWO, _THREE = _U(1), _U(2), _U(3)
 
 
 def _seg_bits(code: int) -> int:
@@ -206,6 +206,7 @@ class DoubleCardBatch(BatchedEngine):
         self.taken_p = np.zeros(B, dtype=np.int64)
         self.winner = np.full(B, -1, dtype=np.int64)
         self._bytes: np.ndarray | None = None
+        self._counts = np.zeros((B, 9), dtype=np.int16)
         self._masks: np.ndarray | None = None
         self._obs_buffers = _Buffers((B, 2, NUM_PLANES, CELLS), np.float32)
         self._seat_buffers = _Buffers((B, 1, NUM_PLANES, CELLS), np.float32)
@@ -315,25 +316,36 @@ class DoubleCardBatch(BatchedEngine):
         surface = ~occ
         surface[:, 1:] &= occ[:, :-1]  # empty and in row 1 or on a segment
         legal = np.empty((B, 9, ROWS), dtype=np.uint8)
-        legal[:, 0:8:2] = (surface & (surface >> 1))[:, None]  # placements 1, 3, 5, 7: a playable right neighbour (none for H)
+        counts = np.empty((B, 9), dtype=np.int16)  # legal ids per block
+        horizontal = surface & (surface >> 1)  # placements 1, 3, 5, 7: a playable right neighbour (none for H)
+        legal[:, 0:8:2] = horizontal[:, None]
+        counts[:, 0:8:2] = _POPCOUNT[horizontal].sum(axis=1, dtype=np.int16)[:, None]
         surface[:, -1] = 0  # placements 2, 4, 6, 8: not from row 12
         legal[:, 1:8:2] = surface[:, None]
+        counts[:, 1:8:2] = _POPCOUNT[surface].sum(axis=1, dtype=np.int16)[:, None]
         legal[:, 8] = 0
+        counts[:, 8] = 0
         holding = np.flatnonzero(self.taken_anchor >= 0)
         if len(holding) and self.recycle_rule != "none":
             forbid = self._forbid[self.taken_p[holding]]  # (n, 4) placement blocks, -1 pads
             r, k = np.nonzero(forbid >= 0)
-            g = holding[r]
+            g, block = holding[r], forbid[r, k]
             anchor = self.taken_anchor[g]
-            legal[g, forbid[r, k], anchor // COLS] &= ~(np.uint8(1) << (anchor % COLS).astype(np.uint8))
+            bit = np.uint8(1) << (anchor % COLS).astype(np.uint8)
+            counts[g, block] -= (legal[g, block, anchor // COLS] & bit) != 0  # (one id per game and block)
+            legal[g, block, anchor // COLS] &= ~bit
         picking = np.flatnonzero((self.taken_anchor < 0) & (self.moves >= CARDS) & (self.winner < 0))
         if len(picking):
+            free = self._free_cards(picking)
             legal[picking, :8] = 0
-            legal[picking, 8] = self._free_cards(picking)
+            legal[picking, 8] = free
+            counts[picking, :8] = 0
+            counts[picking, 8] = _POPCOUNT[free].sum(axis=1, dtype=np.int16)
         over = np.flatnonzero(self.winner >= 0)
         if len(over):
             legal[over] = 0
-        self._bytes = legal
+            counts[over] = 0
+        self._bytes, self._counts = legal, counts
         return legal
 
     def _mover_masks(self) -> np.ndarray:
@@ -362,17 +374,17 @@ class DoubleCardBatch(BatchedEngine):
         rng = self.rng if rng is None else rng
         legal = self._legal_bytes()
         rows = self._rows
-        per_byte = _POPCOUNT[legal]  # (B, 9, 12)
-        per_block = per_byte.sum(axis=2, dtype=np.int16)
+        per_block = self._counts
         before = np.cumsum(per_block, axis=1, dtype=np.int16)
         k = (rng.random(self.num_envs) * before[:, -1]).astype(np.int16)
         block = (before > k[:, None]).argmax(axis=1)
         k -= before[rows, block] - per_block[rows, block]
-        counts = per_byte[rows, block]  # (B, 12)
+        chosen = legal[rows, block]  # (B, 12) row bytes of the block
+        counts = _POPCOUNT[chosen]
         running = np.cumsum(counts, axis=1, dtype=np.int16)
         row = (running > k[:, None]).argmax(axis=1)
         k -= running[rows, row] - counts[rows, row]
-        column = _KTH_BIT[legal[rows, block, row], np.minimum(k, 7)]
+        column = _KTH_BIT[chosen[rows, row], np.minimum(k, 7)]
         return block * CELLS + row * COLS + column
 
     # ----- observations ----------------------------------------------------------------
@@ -475,26 +487,29 @@ class DoubleCardBatch(BatchedEngine):
 
     def _place(self, rows: np.ndarray, acts: np.ndarray) -> None:
         board = self.board
-        board[rows] &= _KEEP_NOT_MOVE_LANES  # the last card and the taken-from cells change
-        ra, ro = _T["anchor_row"][acts], _T["other_row"][acts]
-        board[rows, ra] |= _T["anchor_bits"][acts]
-        board[rows, ro] |= _T["other_bits"][acts]
-        moves = self.moves[rows] + 1
-        self.moves[rows] = moves
-        self.last[rows] = acts % CELLS
-        self.taken_anchor[rows] = -1
-        self.taken_p[rows] = 0
-        mover = self.to_move[rows]
-        self.to_move[rows] = 1 - mover
+        every = slice(None) if len(rows) == self.num_envs else rows  # (rows: sorted, distinct)
+        board[every] &= _KEEP_NOT_MOVE_LANES  # the last card and the taken-from cells change
+        board[rows, _T["anchor_row"][acts]] |= _T["anchor_bits"][acts]
+        board[rows, _T["other_row"][acts]] |= _T["other_bits"][acts]
+        moves = self.moves[every] + 1
+        self.moves[every] = moves
+        self.last[every] = acts % CELLS
+        self.taken_anchor[every] = -1
+        self.taken_p[every] = 0
+        mover = self.to_move[every].copy()  # (a view when every game moves)
+        self.to_move[every] = 1 - mover
         # four in a row on the segment lanes (whole board: see the module docstring)
-        x = board[rows] & _SEGMENT_LANES
-        lines = np.bitwise_or.reduce(x & x >> _ONE & x >> _TWO & x >> _THREE & _START_LEFT, axis=1)
+        x = (board[every] & _SEGMENT_LANES).astype(np.uint32)
+        one, two, three = np.uint32(1), np.uint32(2), np.uint32(3)
+        start_left, start_right = np.uint32(_START_LEFT), np.uint32(_START_RIGHT)
         a, b, c, d = x[:, :-3], x[:, 1:-2], x[:, 2:-1], x[:, 3:]
-        lines |= np.bitwise_or.reduce(a & b & c & d, axis=1)
-        lines |= np.bitwise_or.reduce(a & b >> _ONE & c >> _TWO & d >> _THREE & _START_LEFT, axis=1)
-        lines |= np.bitwise_or.reduce(a & b << _ONE & c << _TWO & d << _THREE & _START_RIGHT, axis=1)
-        colour = (lines & _COLOUR_LANES) != 0
-        dot = (lines & ~_COLOUR_LANES) != 0
+        across = a & b & c & d  # vertical
+        across |= a & b >> one & c >> two & d >> three & start_left  # diagonal up-right
+        across |= a & b << one & c << two & d << three & start_right  # diagonal up-left
+        lines = np.bitwise_or.reduce(across, axis=1)
+        lines |= np.bitwise_or.reduce(x & x >> one & x >> two & x >> three & start_left, axis=1)  # horizontal
+        colour = (lines & np.uint32(_COLOUR_LANES)) != 0
+        dot = lines > np.uint32(_COLOUR_LANES)
         cs = self.colors_seat
         winner = np.where(colour & dot, mover, np.where(colour, cs, np.where(dot, 1 - cs, -1)))
         winner[(winner < 0) & (moves >= self.max_moves)] = 2
@@ -502,5 +517,4 @@ class DoubleCardBatch(BatchedEngine):
         if len(check):  # the next mover must be able to take a card
             stuck = ~self._free_cards(rows[check]).any(axis=1)
             winner[check[stuck]] = 2
-        self.winner[rows] = winner
-
+        self.winner[every] = winner
