@@ -392,21 +392,23 @@ class DoubleCardBatch(BatchedEngine):
     def _fill(self, out: np.ndarray, rows: np.ndarray | slice, colors: np.ndarray) -> None:
         """Write the observations of the games ``rows`` into ``out`` (``(n, S, 12, 96)``,
         one slot per seat wanted); ``colors`` (broadcast to ``(n, S)``): whether the seat
-        of each slot plays colors (plane 8)."""
+        of each slot plays colors (plane 8).
+
+        Planes 0-10 are bits: one byte per plane and row (the board's lanes, then all
+        ones or all zeros), unpacked and converted in one pass; plane 11 (moves /
+        ``max_moves``) is written over its zeros."""
         board = self.board[rows]
         n, seats = out.shape[:2]
-        # planes 0-7: the lanes, (n, 8 lanes, 12 rows) bytes -> bits
-        lanes = np.unpackbits(board.view(np.uint8).reshape(n, ROWS, 8).transpose(0, 2, 1), axis=2, bitorder="little")
-        out[:, :, :8] = lanes[:, None]
-        # planes 8-11 are constant per game and seat: one broadcast write (one per plane is slower)
         holding = self.taken_anchor[rows] >= 0
         moves = self.moves[rows]
-        planes = np.empty((n, seats, 4), dtype=np.float32)
-        planes[:, :, 0] = colors
-        planes[:, :, 1] = holding[:, None]
-        planes[:, :, 2] = (holding | (moves >= CARDS))[:, None]
-        planes[:, :, 3] = np.minimum(1.0, moves / self.max_moves).astype(np.float32)[:, None]
-        out[:, :, 8:] = planes[..., None]
+        image = np.empty((n, seats, NUM_PLANES, ROWS), dtype=np.uint8)
+        image[:, :, :8] = board.view(np.uint8).reshape(n, ROWS, 8).transpose(0, 2, 1)[:, None]
+        image[:, :, 8] = np.broadcast_to(np.where(colors, 0xFF, 0).astype(np.uint8), (n, seats))[..., None]
+        image[:, :, 9] = (holding.astype(np.uint8) * 0xFF)[:, None, None]
+        image[:, :, 10] = ((holding | (moves >= CARDS)).astype(np.uint8) * 0xFF)[:, None, None]
+        image[:, :, 11] = 0
+        out.reshape(n, seats, NUM_PLANES * CELLS)[...] = np.unpackbits(image.reshape(n, seats, -1), axis=2, bitorder="little")
+        out[:, :, 11] = np.minimum(1.0, moves / self.max_moves).astype(np.float32)[:, None, None]
 
     def observations(self) -> np.ndarray:
         out = self._obs_buffers.get()
