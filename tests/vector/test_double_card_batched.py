@@ -281,3 +281,18 @@ def test_sb3_vec_env_runs() -> None:
         for b in np.flatnonzero(dones):
             assert infos[b]["terminal_observation"].shape == (12, 12, 8)
     assert done_any
+
+
+def test_returned_arrays_are_never_overwritten() -> None:
+    """Outputs are written into reused buffers, but only into ones nobody holds: arrays
+    (and views of them) kept by the caller stay as they were."""
+    engine = DoubleCardBatch(8, 0)
+    kept = []
+    for _ in range(40):
+        result = engine.step(engine.random_actions())
+        arrays = [engine.observations(), engine.observations()[:, 1], engine.observation(0), engine.legal_masks()]
+        if result.final_observations is not None:
+            arrays.append(result.final_observations)
+        kept += [(a, a.copy()) for a in arrays]
+        engine.observations(), engine.legal_masks()  # dropped at once: their buffers are reused
+    assert all(np.array_equal(a, copy) for a, copy in kept)
