@@ -31,6 +31,10 @@ Everything is array operations over the batch, from tables built once:
 - a placement action is two ``|=`` on two row words, from per-action tables (the row
   and the lane bits of each of its cells).
 
+Observations, masks and final observations are written into buffers that are reused
+only once the caller holds no reference to them (:class:`_Buffers`): at B = 1024 the
+observations of a step are 9.4 MB, and warm memory is written several times faster.
+
 No chance (``first_player`` is an option, not a draw): the generator only serves
 :meth:`random_actions`.  The single game stays the reference: :meth:`game_state`
 rebuilds game ``b`` as a ``DoubleCardState`` (and :meth:`load_state` the reverse), and an
