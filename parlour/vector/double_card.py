@@ -31,7 +31,7 @@ Everything is array operations over the batch, from tables built once:
 - a placement action is two ``|=`` on two row words, from per-action tables (the row
   and the lane bits of each of its cells).
 
-Observations, masks and final observations are written into buffers that are reused
+Observations and final observations are written into buffers that are reused
 only once the caller holds no reference to them (:class:`_Buffers`): at B = 1024 the
 observations of a step are 9.4 MB, and warm memory is written several times faster.
 
@@ -215,7 +215,6 @@ class DoubleCardBatch(BatchedEngine):
         self._obs_buffers = _Buffers((B, 2, NUM_PLANES, CELLS), np.float32)
         self._seat_buffers = _Buffers((B, 1, NUM_PLANES, CELLS), np.float32)
         self._final_buffers = _Buffers((B, 2, NUM_PLANES, CELLS), np.float32, zeroed=True)
-        self._mask_buffers = _Buffers((2 * B, REGULAR_ACTIONS + CELLS), np.int8, zeroed=True)  # (game, seat) rows
         self.reset()
 
     # ----- state ---------------------------------------------------------------------
@@ -361,10 +360,11 @@ class DoubleCardBatch(BatchedEngine):
         return self._masks
 
     def legal_masks(self) -> np.ndarray:
-        slots = 2 * self._rows + self.to_move  # (game, mover) rows of the (2B, A) view
-        out = self._mask_buffers.get(slots)
-        out[slots] = self._mover_masks()
-        return out.reshape(self.num_envs, 2, self.num_actions)
+        # the movers' legal bytes in their seat's row, zeros in the other: one unpacking
+        legal = self._legal_bytes().reshape(self.num_envs, -1)
+        both = np.zeros((2 * self.num_envs, legal.shape[1]), dtype=np.uint8)
+        both[2 * self._rows + self.to_move] = legal
+        return np.unpackbits(both, axis=1, bitorder="little").view(np.int8).reshape(self.num_envs, 2, self.num_actions)
 
     def legal_mask(self, seat: int | np.ndarray) -> np.ndarray:
         seats = self._seats(seat)
