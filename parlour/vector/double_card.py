@@ -411,7 +411,7 @@ class DoubleCardBatch(BatchedEngine):
         image[:, :, 9] = (holding.astype(np.uint8) * 0xFF)[:, None, None]
         image[:, :, 10] = ((holding | (moves >= CARDS)).astype(np.uint8) * 0xFF)[:, None, None]
         image[:, :, 11] = 0
-        out.reshape(n, seats, NUM_PLANES * CELLS)[...] = np.unpackbits(image.reshape(n, seats, -1), axis=2, bitorder="little")
+        out.reshape(-1)[...] = np.unpackbits(image.reshape(-1), bitorder="little")  # (out: contiguous)
         out[:, :, 11] = np.minimum(1.0, moves / self.max_moves).astype(np.float32)[:, None, None]
 
     def observations(self) -> np.ndarray:
