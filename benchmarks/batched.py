@@ -13,18 +13,22 @@
   ``tribolo_v0.env()``, steps/s (one move each).  A turn-based AEC step yields one
   observation and one mask (the agent to act's, from ``env.last()``), so each batched
   step of a turn-based game is followed by the movers' observation and mask
-  (``observation(movers)``, ``legal_mask(movers)``), not every seat's.
+  (``observation(movers)``, ``legal_mask(movers)``), not every seat's;
+- Double Card (default options): ``DoubleCardBatch`` at B = 1, 64, 1024 against the AEC
+  ``double_card_v0.env()``, steps/s (a placement, or either sub-step of a recycling
+  move), turn-based like Tribolo.
 
 Both sides choose uniformly among the legal actions (the envs with benchmarks/playouts.py's
 ``Uniform``, the engines with ``random_actions``, one vectorised draw per step), so the
 figures include the policy's cost.  The contenders are interleaved in one process and each
 figure is the median of ``--runs`` timed runs of about ``--seconds`` each; the ratios are
 of those medians.  Targets (issue 15): >= 100x ``parallel_env()`` at B = 1024 for
-Goofspiel, >= 30x the single-game env at B = 1024 for every other game.
+Goofspiel, >= 30x the single-game env at B = 1024 for every other game.  Sticks and the
+two board games, turn-based, are driven like Tribolo (the movers' observation and mask).
 
     python benchmarks/batched.py                  # markdown table on stdout
     python benchmarks/batched.py --quick          # a smoke run
-    python benchmarks/batched.py --games tides    # some sections (goofspiel, sticks, tides, tribolo)
+    python benchmarks/batched.py --games tides    # some sections (goofspiel, sticks, tides, tribolo, double_card)
 """
 
 from __future__ import annotations
@@ -39,8 +43,8 @@ from typing import Any
 import numpy as np
 
 import parlour
-from parlour.envs import goofspiel_v0, sticks_v0, tides_of_time_v0, tribolo_v0
-from parlour.vector import GoofspielBatch, SticksBatch, TidesOfTimeBatch, TriboloBatch
+from parlour.envs import double_card_v0, goofspiel_v0, sticks_v0, tides_of_time_v0, tribolo_v0
+from parlour.vector import DoubleCardBatch, GoofspielBatch, SticksBatch, TidesOfTimeBatch, TriboloBatch
 from playouts import Uniform, aec_playouts, parallel_playouts  # the same drivers as benchmarks/playouts.py
 
 G13 = dict(num_cards=13, prize_order="descending", tie_rule="discard")
@@ -57,6 +61,8 @@ def sections() -> dict[str, tuple[str, Callable[[], Any], Callable[[int], Any], 
         "tides": ("tides_of_time parallel_env()", tides_of_time_v0.parallel_env,
                   lambda b: TidesOfTimeBatch(b, seed=0), (1, 64, 1024), "parallel"),
         "tribolo": ("tribolo-16x11 AEC env()", tribolo_v0.env, lambda b: TriboloBatch(b, seed=0), (1, 64, 1024), "aec"),
+        "double_card": ("double_card AEC env()", double_card_v0.env, lambda b: DoubleCardBatch(b, seed=0), (1, 64, 1024),
+                        "aec"),
     }
 
 

@@ -13,12 +13,14 @@ from typing import Any
 import numpy as np
 
 from parlour.vector.base import BatchedEngine, BatchStep, uniform_legal
+from parlour.vector.double_card import DoubleCardBatch
 from parlour.vector.goofspiel import GoofspielBatch
 from parlour.vector.sticks import SticksBatch
 from parlour.vector.tides_of_time import TidesOfTimeBatch
 from parlour.vector.tribolo import TriboloBatch
 
 ENGINES: dict[str, type[BatchedEngine]] = {
+    DoubleCardBatch.game_name: DoubleCardBatch,
     GoofspielBatch.game_name: GoofspielBatch,
     SticksBatch.game_name: SticksBatch,
     TidesOfTimeBatch.game_name: TidesOfTimeBatch,
@@ -35,4 +37,5 @@ def make_engine(name: str, num_envs: int, seed: int | np.random.Generator | None
     return cls(num_envs, seed, autoreset=autoreset, **options)
 
 
-__all__ = ["ENGINES", "BatchStep", "BatchedEngine", "GoofspielBatch", "SticksBatch", "TidesOfTimeBatch", "TriboloBatch", "make_engine", "uniform_legal"]
+__all__ = ["ENGINES", "BatchStep", "BatchedEngine", "DoubleCardBatch", "GoofspielBatch", "SticksBatch", "TidesOfTimeBatch",
+           "TriboloBatch", "make_engine", "uniform_legal"]
