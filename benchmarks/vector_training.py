@@ -2,7 +2,8 @@
 
 Both sides train sb3-contrib's MaskablePPO with the same settings (64 envs, ``--n-steps``
 per env per update, minibatches of 512, ``--epochs`` epochs, an MLP of 64-64, one torch
-thread), the learner's seat against ``random`` opponents:
+thread; the board games' planes flattened into it too, so both sides run the same
+network), the learner's seat against ``random`` opponents:
 
 - batched: ``parlour.vector.sb3_env.BatchedSB3VecEnv(game, 64)``, one numpy engine
   stepping all 64 games per call;
@@ -15,6 +16,7 @@ each figure is the median of ``--runs``.  The collection share is reported too (
 rollout time: what a faster env can change; the update is the same network either way).
 
     python benchmarks/vector_training.py                       # goofspiel and sticks
+    python benchmarks/vector_training.py --games goofspiel sticks tides_of_time tribolo double_card
     python benchmarks/vector_training.py --games goofspiel --runs 1   # a smoke run
 """
 
@@ -24,7 +26,7 @@ import argparse
 import statistics
 import time
 
-GAMES = {"goofspiel": {"num_cards": 13}, "sticks": {}, "tides_of_time": {}}
+GAMES = {"goofspiel": {"num_cards": 13}, "sticks": {}, "tides_of_time": {}, "tribolo": {}, "double_card": {}}
 NUM_ENVS = 64
 
 
