@@ -18,6 +18,10 @@
   ``double_card_v0.env()``, steps/s (a placement, or either sub-step of a recycling
   move), turn-based like Tribolo.
 
+Goofspiel-13 at B = 8192 is also compared with pgx's ``connect_four`` at B = 8192 (JAX
+on this CPU, jitted and vmapped, observations included; needs pgx from the ``bench``
+extra), the yardstick issue 15 names.
+
 Both sides choose uniformly among the legal actions (the envs with benchmarks/playouts.py's
 ``Uniform``, the engines with ``random_actions``, one vectorised draw per step), so the
 figures include the policy's cost.  The contenders are interleaved in one process and each
@@ -48,6 +52,7 @@ from parlour.vector import DoubleCardBatch, GoofspielBatch, SticksBatch, TidesOf
 from playouts import Uniform, aec_playouts, parallel_playouts  # the same drivers as benchmarks/playouts.py
 
 G13 = dict(num_cards=13, prize_order="descending", tie_rule="discard")
+PGX = "REF pgx connect_four B=8192 (JAX, CPU)"
 TARGETS = {"goofspiel": 100}
 """The B = 1024 ratio each section aims at (30 where not listed)."""
 
@@ -95,6 +100,41 @@ def batched_rate(engine, seconds: float) -> float:
             return steps / elapsed
 
 
+def pgx_connect_four(batch: int) -> Callable[[float], float] | None:
+    """pgx's ``connect_four`` (JAX, on this CPU) at ``batch`` games: steps/s of a jitted
+    vmapped step with pgx's auto-reset and a random legal action per game (drawn in JAX),
+    the state's observation included; ``None`` when pgx is not installed (the ``bench`` extra)."""
+    try:
+        import jax
+        import jax.numpy as jnp
+        import pgx
+        from pgx.experimental import auto_reset
+    except ImportError:
+        return None
+    env = pgx.make("connect_four")
+    step = jax.jit(jax.vmap(auto_reset(env.step, env.init)))
+
+    @jax.jit
+    def act(state, key):
+        return jax.random.categorical(key, jnp.where(state.legal_action_mask, 0.0, -jnp.inf), axis=-1)
+
+    box = {"state": jax.jit(jax.vmap(env.init))(jax.random.split(jax.random.PRNGKey(0), batch)), "key": jax.random.PRNGKey(1)}
+
+    def rate(seconds: float) -> float:
+        steps, start = 0, time.perf_counter()
+        while True:
+            for _ in range(10):
+                box["key"], k1, k2 = jax.random.split(box["key"], 3)
+                box["state"] = step(box["state"], act(box["state"], k1), jax.random.split(k2, batch))
+            box["state"].observation.block_until_ready()
+            steps += 10 * batch
+            elapsed = time.perf_counter() - start
+            if elapsed >= seconds:
+                return steps / elapsed
+
+    return rate
+
+
 def turn_rate(engine, seconds: float) -> float:
     """Steps/s of a turn-based batched engine: a batch step (B moves), then the movers'
     observation and mask (what an AEC step gives), until ``seconds`` have passed."""
@@ -134,11 +174,16 @@ def main() -> None:
             for engine in engines.values():
                 rate(engine, 0.05)  # warm-up
             setups.append((name, label, env, play, rate, engines))
+        pgx_rate = pgx_connect_four(8192) if "goofspiel" in chosen else None
+        if pgx_rate is not None:
+            pgx_rate(0.2)  # compiles
         for r in range(runs):  # interleaved: every contender once per run
             for name, label, env, play, rate, engines in setups:
                 rows.setdefault(label, []).append(env_rate(lambda n, p: play(env, n, p), seconds, r))
                 for b, engine in engines.items():
                     rows.setdefault(f"{name} {type(engine).__name__} B={b}", []).append(rate(engine, seconds))
+            if pgx_rate is not None:
+                rows.setdefault(PGX, []).append(pgx_rate(seconds))
     median = {label: statistics.median(values) for label, values in rows.items()}
     spread = {label: max(values) / min(values) for label, values in rows.items()}
     print(f"parlour {parlour.__version__}, numpy {np.__version__}, median of {runs} runs of {seconds:g} s, interleaved\n")
@@ -148,7 +193,12 @@ def main() -> None:
         base = median[label]
         for row in [label, *(f"{name} {type(e).__name__} B={b}" for b, e in engines.items())]:
             print(f"| {row} | {median[row]:,.0f} | {spread[row]:.2f} | {median[row] / base:.1f}x |")
+    if PGX in median:
+        print(f"| {PGX} | {median[PGX]:,.0f} | {spread[PGX]:.2f} | |")
     print()
+    if PGX in median:
+        ratio = median["goofspiel GoofspielBatch B=8192"] / median[PGX]
+        print(f"- goofspiel, B=8192 / {PGX}: {ratio:.2f}x (target >= 2)")
     for name, label, _env, _play, _rate, engines in setups:
         if 1024 in engines:
             ratio = median[f"{name} {type(engines[1024]).__name__} B=1024"] / median[label]
