@@ -192,6 +192,9 @@ class TriboloBatch(BatchedEngine):
         m = len(rest)
         if not m:
             return
+        if m <= self.few_games:
+            self._settle_few(rest, first)
+            return
         seats = np.concatenate([(first + 1) % 3, (first + 2) % 3])
         board = np.concatenate([self.board[rest], self.board[rest]])
         words = self._moves_words(self._planes_of(board, seats)).reshape(2, m, -1)
@@ -204,6 +207,32 @@ class TriboloBatch(BatchedEngine):
         over = rest[~found]
         self.to_move[over] = -1
         self.legal[over] = False
+
+    few_games = 32
+    """Up to this many games needing the later seats in ``_settle`` go through the
+    single game's Python bitboards (``Geometry.moves``, a few microseconds a seat):
+    usually only a handful of games need them, and a batched move generation costs
+    its ~170 numpy calls (most of a millisecond) whatever the number of games."""
+
+    def _settle_few(self, rows: np.ndarray, first: np.ndarray) -> None:
+        """``_settle``'s later candidates ``first + 1``, ``first + 2`` for a few games,
+        one at a time on Python-int bitboards (bit ``y * width + x``)."""
+        geo = self.game.geometry
+        codes = self.board[rows, : self.height, : self.width].reshape(len(rows), -1)
+        packed = np.packbits(codes[:, None, :] == np.arange(4, dtype=np.int8)[None, :, None], axis=2, bitorder="little")
+        found = np.zeros((len(rows), geo.nbytes), dtype=np.uint8)
+        for i in range(len(rows)):
+            own = [int.from_bytes(packed[i, c].tobytes(), "little") for c in range(4)]  # seats 0-2, empty
+            seat = -1
+            for d in (1, 2):
+                s = (int(first[i]) + d) % 3
+                moves = geo.moves(own[s], own[(s + 1) % 3], own[(s + 2) % 3], own[EMPTY])
+                if moves:
+                    seat = s
+                    found[i] = np.frombuffer(moves.to_bytes(geo.nbytes, "little"), dtype=np.uint8)
+                    break
+            self.to_move[rows[i]] = seat
+        self.legal[rows] = np.unpackbits(found, axis=1, count=self.cells, bitorder="little").view(bool)
 
     # ----- setup -----------------------------------------------------------------------
 
