@@ -478,14 +478,29 @@ class TriboloBatch(BatchedEngine):
         return self._unpack(np.ascontiguousarray(best).reshape(-1), n)
 
 
+_SELECT = np.array([[([i for i in range(8) if v >> i & 1] + [0] * 8)[k] for k in range(8)] for v in range(256)], dtype=np.int64)
+"""``_SELECT[v, k]``: the position of the k-th set bit of the byte ``v`` (0 past the last)."""
+_SELECT = _SELECT.reshape(-1)  # read as _SELECT[8 * v + k]
+
+
 def _kth_legal(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """``uniform_legal(masks, rng)`` for a ``(B, A)`` bool array, from the positions of
-    the legal cells (cheaper than a running count over every cell)."""
-    counts = masks.sum(axis=1)
+    """``uniform_legal(masks, rng)`` for a ``(B, A)`` bool array (the k-th legal cell,
+    k = floor(u * count), one uniform per row from ``rng``), on the bytes of the packed
+    masks: one running sum of the byte popcounts over the whole batch (1-d: a running
+    sum along short rows is slow), a ``searchsorted`` for the byte holding each row's
+    k-th cell, a table for the bit within it.  (Cheaper than a running count over every
+    cell, or the positions of all the legal cells.)"""
+    packed = np.packbits(masks, axis=1, bitorder="little")  # byte j: cells 8j..8j+7
+    nb = packed.shape[1]
+    flat = packed.reshape(-1)
+    cum = np.cumsum(np.bitwise_count(flat), dtype=np.int64)
+    ends = cum[nb - 1 :: nb]
+    counts = np.diff(ends, prepend=0)
     k = (rng.random(counts.shape) * counts).astype(np.int64)
-    cells = np.flatnonzero(masks)
-    starts = np.cumsum(counts) - counts
-    out = np.zeros(len(masks), dtype=np.int64)
-    some = counts > 0
-    out[some] = cells[starts[some] + k[some]] % masks.shape[1]
+    target = ends - counts + k  # the k-th legal cell of the row, counted over the batch
+    at = np.minimum(np.searchsorted(cum, target, side="right"), len(flat) - 1)
+    byte = flat[at]
+    within = target - (cum[at] - np.bitwise_count(byte))  # the k-th cell is this bit of the byte
+    out = 8 * (at % nb) + np.take(_SELECT, byte.astype(np.int64) * 8 + within)
+    out[counts == 0] = 0
     return out
