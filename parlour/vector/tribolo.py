@@ -307,10 +307,9 @@ class TriboloBatch(BatchedEngine):
         n = self.board[rows].shape[0]
         seats = np.broadcast_to(seats, (n,))
         codes = np.stack([seats % 3, (seats + 1) % 3, (seats + 2) % 3, np.full(n, WALL), np.full(n, EMPTY)], axis=1).astype(np.int8)
-        out = np.empty((n, 5, self.height, self.width), dtype=np.float32)
         board = self.board[rows][:, None, : self.height, : self.width]
-        np.equal(board, codes[:, :, None, None], out=out, casting="unsafe")
-        return out
+        # bool, then one cast (measured faster than np.equal into float32 directly)
+        return np.equal(board, codes[:, :, None, None]).astype(np.float32)
 
     def observations(self) -> np.ndarray:
         return np.stack([self._observe(slice(None), s) for s in range(NUM_PLAYERS)], axis=1)
