@@ -179,9 +179,14 @@ class TriboloBatch(BatchedEngine):
         """Rule 5/7: give the games ``rows`` to the first of ``first``, ``first + 1``,
         ``first + 2`` that can move (``to_move = -1`` where nobody can).  The first
         candidate is tried in every game; the two others only where it has no move,
-        both at once (as 2m games laid end to end)."""
+        both at once (as 2m games laid end to end).  A few games (``few_games``: the
+        resets of a step, the games whose next seat is stuck) go through Python
+        bitboards instead."""
         n = len(rows)
         if not n:
+            return
+        if n <= self.few_games:
+            self._settle_few(rows, first, (0, 1, 2))
             return
         index = slice(None) if n == self.num_envs else rows
         words = self._moves_words(self._planes(index, first)).reshape(n, -1)
@@ -193,7 +198,7 @@ class TriboloBatch(BatchedEngine):
         if not m:
             return
         if m <= self.few_games:
-            self._settle_few(rest, first)
+            self._settle_few(rest, first, (1, 2))
             return
         seats = np.concatenate([(first + 1) % 3, (first + 2) % 3])
         board = np.concatenate([self.board[rest], self.board[rest]])
@@ -209,14 +214,14 @@ class TriboloBatch(BatchedEngine):
         self.legal[over] = False
 
     few_games = 32
-    """Up to this many games needing the later seats in ``_settle`` go through the
-    single game's Python bitboards (``Geometry.moves``, a few microseconds a seat):
-    usually only a handful of games need them, and a batched move generation costs
-    its ~170 numpy calls (most of a millisecond) whatever the number of games."""
+    """Up to this many games in ``_settle`` go through the single game's Python
+    bitboards (``Geometry.moves``, a few microseconds a seat): usually only a handful
+    of games need the later seats or a reset, and a batched move generation costs its
+    ~170 numpy calls (most of a millisecond) whatever the number of games."""
 
-    def _settle_few(self, rows: np.ndarray, first: np.ndarray) -> None:
-        """``_settle``'s later candidates ``first + 1``, ``first + 2`` for a few games,
-        one at a time on Python-int bitboards (bit ``y * width + x``)."""
+    def _settle_few(self, rows: np.ndarray, first: np.ndarray, offsets: tuple[int, ...]) -> None:
+        """``_settle`` for a few games, one at a time on Python-int bitboards (bit
+        ``y * width + x``): the candidates ``first + offsets``, in order."""
         geo = self.game.geometry
         codes = self.board[rows, : self.height, : self.width].reshape(len(rows), -1)
         packed = np.packbits(codes[:, None, :] == np.arange(4, dtype=np.int8)[None, :, None], axis=2, bitorder="little")
@@ -224,7 +229,7 @@ class TriboloBatch(BatchedEngine):
         for i in range(len(rows)):
             own = [int.from_bytes(packed[i, c].tobytes(), "little") for c in range(4)]  # seats 0-2, empty
             seat = -1
-            for d in (1, 2):
+            for d in offsets:
                 s = (int(first[i]) + d) % 3
                 moves = geo.moves(own[s], own[(s + 1) % 3], own[(s + 2) % 3], own[EMPTY])
                 if moves:
