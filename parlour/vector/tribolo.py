@@ -191,8 +191,10 @@ class TriboloBatch(BatchedEngine):
         index = slice(None) if n == self.num_envs else rows
         words = self._moves_words(self._planes(index, first)).reshape(n, -1)
         has = words.any(axis=1)
-        self.to_move[rows[has]] = first[has]
-        self.legal[rows[has]] = self._unpack(words[has], int(has.sum()))
+        # every game to its first candidate (whole-array writes; the games where it
+        # has no move are overwritten below)
+        self.to_move[index] = first
+        self.legal[index] = self._unpack(words, n)
         rest, first = rows[~has], first[~has]
         m = len(rest)
         if not m:
