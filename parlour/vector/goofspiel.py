@@ -14,7 +14,8 @@ always 0.  A step changes only a few entries of it (one card per hand, the prize
 entries, pot, points, progress and one history block).  Every seat's observation is
 then a fixed permutation of ``F`` (the seat-relative order is a rotation of the seats;
 entries hidden by ``imperfect_info`` read the zero column), so all observations of all
-games are one gather ``F[:, gather]``.  (Keeping one buffer per seat and scattering
+games are one column gather of ``F`` (``np.take``; a slice copy for a seat whose
+view is ``F`` itself).  (Keeping one buffer per seat and scattering
 each step's changes into every seat's view instead was measured slower.)  The float32 values come from lookup tables computed in
 float64 with the single game's formulas, so they are bit-for-bit the same.
 """

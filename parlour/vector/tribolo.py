@@ -27,7 +27,14 @@ rays of every played cell are walked together one cell per round, keeping only t
 rays still on the opponent they started on, and the runs closed by the mover become
 the mover's.  Rule 5/7 follows: the next seat, else the next but one,
 else the mover (each later candidate only for the games that still need one), else
-the game is over.
+the game is over.  The later candidates usually concern a handful of games, and a
+batched move generation costs about the same for 3 games as for 1000 (its numpy
+calls), so up to ``few_games`` games (also the few resets of a step) go through the
+single game's Python bitboards (``Geometry.moves``) instead.
+
+``random_actions`` draws like ``uniform_legal`` (k = floor(u * count), the k-th legal
+cell) on the packed masks: byte popcounts, one running sum over the batch, a
+``searchsorted`` and a bit-select table.
 
 Setup: drawn with the engine's generator, vectorised: a uniform permutation of the
 cells per game (``argsort`` of uniforms; ``new_initial_state`` uses
