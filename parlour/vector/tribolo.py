@@ -27,7 +27,14 @@ rays of every played cell are walked together one cell per round, keeping only t
 rays still on the opponent they started on, and the runs closed by the mover become
 the mover's.  Rule 5/7 follows: the next seat, else the next but one,
 else the mover (each later candidate only for the games that still need one), else
-the game is over.
+the game is over.  The later candidates usually concern a handful of games, and a
+batched move generation costs about the same for 3 games as for 1000 (its numpy
+calls), so up to ``few_games`` games (also the few resets of a step) go through the
+single game's Python bitboards (``Geometry.moves``) instead.
+
+``random_actions`` draws like ``uniform_legal`` (k = floor(u * count), the k-th legal
+cell) on the packed masks: byte popcounts, one running sum over the batch, a
+``searchsorted`` and a bit-select table.
 
 Setup: drawn with the engine's generator, vectorised: a uniform permutation of the
 cells per game (``argsort`` of uniforms; ``new_initial_state`` uses
@@ -179,18 +186,28 @@ class TriboloBatch(BatchedEngine):
         """Rule 5/7: give the games ``rows`` to the first of ``first``, ``first + 1``,
         ``first + 2`` that can move (``to_move = -1`` where nobody can).  The first
         candidate is tried in every game; the two others only where it has no move,
-        both at once (as 2m games laid end to end)."""
+        both at once (as 2m games laid end to end).  A few games (``few_games``: the
+        resets of a step, the games whose next seat is stuck) go through Python
+        bitboards instead."""
         n = len(rows)
         if not n:
+            return
+        if n <= self.few_games:
+            self._settle_few(rows, first, (0, 1, 2))
             return
         index = slice(None) if n == self.num_envs else rows
         words = self._moves_words(self._planes(index, first)).reshape(n, -1)
         has = words.any(axis=1)
-        self.to_move[rows[has]] = first[has]
-        self.legal[rows[has]] = self._unpack(words[has], int(has.sum()))
+        # every game to its first candidate (whole-array writes; the games where it
+        # has no move are overwritten below)
+        self.to_move[index] = first
+        self.legal[index] = self._unpack(words, n)
         rest, first = rows[~has], first[~has]
         m = len(rest)
         if not m:
+            return
+        if m <= self.few_games:
+            self._settle_few(rest, first, (1, 2))
             return
         seats = np.concatenate([(first + 1) % 3, (first + 2) % 3])
         board = np.concatenate([self.board[rest], self.board[rest]])
@@ -204,6 +221,32 @@ class TriboloBatch(BatchedEngine):
         over = rest[~found]
         self.to_move[over] = -1
         self.legal[over] = False
+
+    few_games = 32
+    """Up to this many games in ``_settle`` go through the single game's Python
+    bitboards (``Geometry.moves``, a few microseconds a seat): usually only a handful
+    of games need the later seats or a reset, and a batched move generation costs its
+    ~170 numpy calls (most of a millisecond) whatever the number of games."""
+
+    def _settle_few(self, rows: np.ndarray, first: np.ndarray, offsets: tuple[int, ...]) -> None:
+        """``_settle`` for a few games, one at a time on Python-int bitboards (bit
+        ``y * width + x``): the candidates ``first + offsets``, in order."""
+        geo = self.game.geometry
+        codes = self.board[rows, : self.height, : self.width].reshape(len(rows), -1)
+        packed = np.packbits(codes[:, None, :] == np.arange(4, dtype=np.int8)[None, :, None], axis=2, bitorder="little")
+        found = np.zeros((len(rows), geo.nbytes), dtype=np.uint8)
+        for i in range(len(rows)):
+            own = [int.from_bytes(packed[i, c].tobytes(), "little") for c in range(4)]  # seats 0-2, empty
+            seat = -1
+            for d in offsets:
+                s = (int(first[i]) + d) % 3
+                moves = geo.moves(own[s], own[(s + 1) % 3], own[(s + 2) % 3], own[EMPTY])
+                if moves:
+                    seat = s
+                    found[i] = np.frombuffer(moves.to_bytes(geo.nbytes, "little"), dtype=np.uint8)
+                    break
+            self.to_move[rows[i]] = seat
+        self.legal[rows] = np.unpackbits(found, axis=1, count=self.cells, bitorder="little").view(bool)
 
     # ----- setup -----------------------------------------------------------------------
 
@@ -278,10 +321,9 @@ class TriboloBatch(BatchedEngine):
         n = self.board[rows].shape[0]
         seats = np.broadcast_to(seats, (n,))
         codes = np.stack([seats % 3, (seats + 1) % 3, (seats + 2) % 3, np.full(n, WALL), np.full(n, EMPTY)], axis=1).astype(np.int8)
-        out = np.empty((n, 5, self.height, self.width), dtype=np.float32)
         board = self.board[rows][:, None, : self.height, : self.width]
-        np.equal(board, codes[:, :, None, None], out=out, casting="unsafe")
-        return out
+        # bool, then one cast (measured faster than np.equal into float32 directly)
+        return np.equal(board, codes[:, :, None, None]).astype(np.float32)
 
     def observations(self) -> np.ndarray:
         return np.stack([self._observe(slice(None), s) for s in range(NUM_PLAYERS)], axis=1)
@@ -449,14 +491,29 @@ class TriboloBatch(BatchedEngine):
         return self._unpack(np.ascontiguousarray(best).reshape(-1), n)
 
 
+_SELECT = np.array([[([i for i in range(8) if v >> i & 1] + [0] * 8)[k] for k in range(8)] for v in range(256)], dtype=np.int64)
+"""``_SELECT[v, k]``: the position of the k-th set bit of the byte ``v`` (0 past the last)."""
+_SELECT = _SELECT.reshape(-1)  # read as _SELECT[8 * v + k]
+
+
 def _kth_legal(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """``uniform_legal(masks, rng)`` for a ``(B, A)`` bool array, from the positions of
-    the legal cells (cheaper than a running count over every cell)."""
-    counts = masks.sum(axis=1)
+    """``uniform_legal(masks, rng)`` for a ``(B, A)`` bool array (the k-th legal cell,
+    k = floor(u * count), one uniform per row from ``rng``), on the bytes of the packed
+    masks: one running sum of the byte popcounts over the whole batch (1-d: a running
+    sum along short rows is slow), a ``searchsorted`` for the byte holding each row's
+    k-th cell, a table for the bit within it.  (Cheaper than a running count over every
+    cell, or the positions of all the legal cells.)"""
+    packed = np.packbits(masks, axis=1, bitorder="little")  # byte j: cells 8j..8j+7
+    nb = packed.shape[1]
+    flat = packed.reshape(-1)
+    cum = np.cumsum(np.bitwise_count(flat), dtype=np.int64)
+    ends = cum[nb - 1 :: nb]
+    counts = np.diff(ends, prepend=0)
     k = (rng.random(counts.shape) * counts).astype(np.int64)
-    cells = np.flatnonzero(masks)
-    starts = np.cumsum(counts) - counts
-    out = np.zeros(len(masks), dtype=np.int64)
-    some = counts > 0
-    out[some] = cells[starts[some] + k[some]] % masks.shape[1]
+    target = ends - counts + k  # the k-th legal cell of the row, counted over the batch
+    at = np.minimum(np.searchsorted(cum, target, side="right"), len(flat) - 1)
+    byte = flat[at]
+    within = target - (cum[at] - np.bitwise_count(byte))  # the k-th cell is this bit of the byte
+    out = 8 * (at % nb) + np.take(_SELECT, byte.astype(np.int64) * 8 + within)
+    out[counts == 0] = 0
     return out

@@ -108,6 +108,36 @@ def test_where_steps_only_the_selected_games() -> None:
         assert np.array_equal(after[b, 0], state.observation_tensor(0))
 
 
+@pytest.mark.parametrize("opts", [{"num_cards": 4}, {"num_cards": 5, "num_players": 3, "tie_rule": "discard", "prize_order": "descending"}])
+def test_games_out_of_step_match_single_games(opts: dict) -> None:
+    """After a partial ``where`` step the games are at different rounds (the general
+    path of ``step``, resetting only some games); once they are back in step, the
+    lockstep path.  Both must match single games."""
+    engine = make_engine("goofspiel", 5, 1, **opts)
+    game = load_game("goofspiel", **opts)
+    rng = np.random.default_rng(2)
+    states = [game.new_initial_state(prizes=engine.prizes[b].tolist()) for b in range(5)]
+    for i in range(3 * game.num_cards):
+        where = rng.random(5) < 0.6 if i % 4 == 1 else None
+        actions = engine.random_actions(rng)
+        result = engine.step(actions, where=where)
+        for b, state in enumerate(states):
+            if where is not None and not where[b]:
+                continue
+            state.apply({p: int(actions[b, p]) for p in range(game.num_players)})
+            assert result.terminated[b] == state.is_terminal()
+            assert np.array_equal(result.rewards[b], state.returns())
+            if state.is_terminal():
+                for p in range(game.num_players):
+                    assert np.array_equal(result.final_observations[b, p], state.observation_tensor(p))
+                states[b] = game.new_initial_state(prizes=engine.prizes[b].tolist())
+        obs, masks = engine.observations(), engine.legal_masks()
+        for b, state in enumerate(states):
+            for p in range(game.num_players):
+                assert np.array_equal(obs[b, p], state.observation_tensor(p))
+                assert np.array_equal(masks[b, p], state.legal_mask(p))
+
+
 def test_without_autoreset_finished_games_stay_over() -> None:
     engine = make_engine("goofspiel", 3, 0, autoreset=False, num_cards=2, returns="total_points")
     for _ in range(2):

@@ -45,9 +45,12 @@ def check_same(engine: TriboloBatch, states: list) -> None:
         assert np.array_equal(engine.legal_mask(p), masks[:, p])
 
 
-def run_against_singles(opts: dict, num_envs: int, seed: int, steps: int, load: bool) -> int:
-    """Random moves through the engine and B single states; returns the games ended."""
+def run_against_singles(opts: dict, num_envs: int, seed: int, steps: int, load: bool, few_games: int | None = None) -> int:
+    """Random moves through the engine and B single states; returns the games ended.
+    ``few_games``: the engine's threshold for the Python path of the later seats."""
     engine = make_engine("tribolo", num_envs, seed, **opts)
+    if few_games is not None:
+        engine.few_games = few_games
     game = load_game("tribolo", **opts)
     if load:  # start from the single game's own setups
         states = [game.new_initial_state(seed + b) for b in range(num_envs)]
@@ -105,6 +108,15 @@ def test_same_as_single_games_small_boards(width, height, walls, start_cells, re
 @pytest.mark.parametrize(("opts", "load"), [({}, True), ({}, False), ({"returns": "cell_share"}, False)])
 def test_same_as_single_games_default_board(opts: dict, load: bool) -> None:
     assert run_against_singles(opts, 3, 7, 160, load) >= 2
+
+
+@pytest.mark.parametrize("few_games", [0, 1, 1000])
+@pytest.mark.parametrize("opts", [{}, {"width": 5, "height": 4, "walls": 2, "start_cells": 2}])
+def test_later_seats_batched_and_python(opts: dict, few_games: int) -> None:
+    """The games whose next seat cannot move: all batched (0), Python one at a time
+    (1000), or either depending on their number (1)."""
+    ended = run_against_singles(opts, 12, 3, 100 if opts else 60, False, few_games)
+    assert ended >= 1 or not opts  # (default board: 60 moves, mid-game)
 
 
 def test_largest_board_and_odd_widths() -> None:
