@@ -201,3 +201,20 @@ def test_bad_options_are_the_single_games_errors() -> None:
         GoofspielBatch(0)
     with pytest.raises(ValueError, match="no batched engine"):
         make_engine("chess", 2)
+
+
+@settings(max_examples=15, deadline=None)
+@given(opts=st.sampled_from([{"num_cards": 6}, {"num_cards": 5, "num_players": 3, "prize_order": "random"},
+                             {"num_cards": 4, "hands": [[1, 3, 5, 7], [2, 4, 6, 8]], "prize_order": "ascending"}]),
+       seed=st.integers(0, 10**6))
+def test_the_batched_rudimentary_player_bids_as_the_single_one(opts: dict, seed: int) -> None:
+    from parlour.baselines import make_from_spec
+
+    engine = GoofspielBatch(6, seed=seed, autoreset=False, **opts)
+    player = make_from_spec("rudimentary", engine.game)
+    while not engine.terminated.all():
+        bids = engine.opponent_actions("rudimentary")
+        for b in range(engine.num_envs):
+            state = engine.game_state(b)
+            assert [player.act(state.info_state(seat)) for seat in range(engine.num_players)] == bids[b].tolist()
+        engine.step(np.where(engine.round[:, None] % 2 == 0, bids, engine.random_actions()))
