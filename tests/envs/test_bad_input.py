@@ -5,8 +5,11 @@ every configuration in test_env_conformance.py; these are the exact messages and
 corners: the second seat of a round offending, both seats offending, odd action types,
 bad configurations and reset options."""
 
+import re
+
 import numpy as np
 import pytest
+from pettingzoo.utils.env_logger import EnvLogger
 
 from parlour import IllegalActionError
 from parlour.envs import goofspiel_v0, sticks_v0
@@ -144,6 +147,63 @@ def test_order_is_enforced():
     raw = goofspiel_v0.raw_parallel_env()
     with pytest.raises(RuntimeError, match="reset"):
         raw.step({"player_0": 0, "player_1": 0})
+
+
+@pytest.mark.parametrize("module", [sticks_v0, goofspiel_v0])
+def test_env_enforces_order_as_pettingzoos_wrapper_does(module):
+    """``env()`` makes PettingZoo's ``OrderEnforcingWrapper`` checks itself (adapter.py,
+    ``OrderEnforcing``): the wrapper's errors, word for word, before ``reset``."""
+    env = module.env()
+    assert str(env) == f"OrderEnforcing<{module.__name__.rsplit('.', 1)[1]}>"
+    for call, message in [
+        (lambda: env.step(0), "reset() needs to be called before step."),
+        (lambda: env.observe("player_0"), "reset() needs to be called before observe."),
+        (lambda: env.observe("nobody"), "reset() needs to be called before observe."),
+        (lambda: env.last(), "reset() needs to be called before observe."),
+        (lambda: env.last(observe=False), "reset() needs to be called before observe."),
+        (lambda: env.render(), "reset() needs to be called before render."),
+        (lambda: env.state(), "reset() needs to be called before state."),
+        (lambda: env.agent_iter(), "reset() needs to be called before agent_iter()."),
+    ]:
+        with pytest.raises(AssertionError, match=re.escape(message)):
+            call()
+    for name in ("agents", "agent_selection", "rewards", "terminations", "truncations", "infos", "num_agents"):
+        with pytest.raises(AttributeError, match=f"^{name} cannot be accessed before reset$"):
+            getattr(env, name)
+    with pytest.raises(AttributeError, match="no attribute 'colour'"):
+        env.colour  # noqa: B018
+    env.reset(seed=0)
+    assert env.num_agents == 2 and env.unwrapped is env
+    with pytest.raises(AssertionError, match="need to call step"):
+        for _agent in env.agent_iter():
+            pass  # no step between two agents
+    raw = module.raw_env()
+    for call, error in [(lambda: raw.step(0), RuntimeError), (lambda: raw.observe("player_0"), RuntimeError),
+                        (lambda: raw.observe("nobody"), ValueError), (lambda: raw.last(), AttributeError)]:
+        with pytest.raises(error):
+            call()
+
+
+def test_env_step_after_the_end_warns_and_changes_nothing():
+    env = goofspiel_v0.env(num_cards=1)
+    env.reset(seed=0)
+    for _agent in env.agent_iter():
+        env.step(None if env.terminations[env.agent_selection] else 0)
+    assert env.agents == [] and env.game_state.is_terminal()
+    EnvLogger.flush()
+    env.step(3)  # even an action outside the space: the wrapper never looked at it
+    assert env.agents == [] and env.game_state.is_terminal()
+    assert any("step() called after all agents are terminated" in m for m in EnvLogger.mqueue)
+    EnvLogger.flush()
+
+
+def test_env_failed_reset_then_step():
+    """The wrapper counted a ``reset`` that raised as a reset; so does ``env()``."""
+    env = goofspiel_v0.env(num_cards=3)
+    with pytest.raises(ValueError, match="permutation"):
+        env.reset(options={"prizes": [1, 2]})
+    with pytest.raises(AttributeError):
+        env.step(0)
 
 
 @pytest.mark.parametrize(
