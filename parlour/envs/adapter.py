@@ -85,6 +85,7 @@ class _GameBinding:
         self._no_moves = np.zeros(info.num_actions, dtype=np.int8)
         self._num_actions = info.num_actions
         self._rng: np.random.Generator | None = None
+        self._seed: int | None = None  # the seed of the generator not made yet (see _new_state)
         self._state: State | None = None
         self._obs_cache: dict[str, dict[str, np.ndarray]] = {}
 
@@ -114,9 +115,16 @@ class _GameBinding:
     def _new_state(self, seed: int | None, options: Mapping[str, Any] | None) -> State:
         """A start position from ``reset``'s seed and options; nothing changes on error."""
         if seed is not None:
-            self._rng = np.random.default_rng(seed)
-        elif self._rng is None:
-            self._rng = np.random.default_rng()
+            if type(seed) is int and seed >= 0:
+                # Seeding a Generator costs more than a whole Goofspiel step; a game without
+                # chance never draws from it, so it is made when first needed (the same
+                # generator then: same seed, nothing drawn before).  Other seeds are made
+                # now, so that a bad one is an error at reset as before.
+                self._rng, self._seed = None, seed
+            else:
+                self._rng, self._seed = np.random.default_rng(seed), None
+        if self._rng is None and self.game.info.has_chance:
+            self._rng = np.random.default_rng(self._seed)
         if options is None:
             return self.game.new_initial_state(self._rng)
         if not isinstance(options, Mapping):

@@ -292,11 +292,9 @@ class GoofspielState(State):
         return ()
 
     def legal_actions(self, player: int) -> list[int]:
-        if self.round < len(self.prizes) and player >= 0:
-            try:
-                mask = self.hands[player]
-            except IndexError:
-                return []
+        hands = self.hands
+        if self.round < len(self.prizes) and 0 <= player < len(hands):
+            mask = hands[player]
             bits = _BITS.get(mask)
             return list(bits if bits is not None else set_bits(mask))
         return []
@@ -318,15 +316,17 @@ class GoofspielState(State):
         r = self.round
         if type(action) is not dict or len(action) != len(hands) or r >= len(self.prizes):
             return self._reject(action)
-        if len(hands) == 2:  # the common case, unrolled
-            b0 = action.get(0)
-            b1 = action.get(1)
-            if type(b0) is not int or type(b1) is not int or b0 < 0 or b1 < 0:
+        if len(hands) == 2:  # the common case, unrolled (subscripts: cheaper than .get)
+            try:
+                b0 = action[0]
+                b1 = action[1]
+            except KeyError:
                 return self._reject(action)
-            if not hands[0] >> b0 & 1 or not hands[1] >> b1 & 1:
+            h0, h1 = hands
+            if type(b0) is not int or type(b1) is not int or b0 < 0 or b1 < 0 or not h0 >> b0 & 1 or not h1 >> b1 & 1:
                 return self._reject(action)
-            hands[0] ^= 1 << b0
-            hands[1] ^= 1 << b1
+            hands[0] = h0 ^ 1 << b0
+            hands[1] = h1 ^ 1 << b1
             bids = (b0, b1)
             winner = 0 if b0 > b1 else 1 if b1 > b0 else -1
         else:
