@@ -262,3 +262,24 @@ def test_observe_unknown_agent():
     env.reset()
     with pytest.raises(ValueError, match=r"unknown agent 'player_2'; agents are \['player_0', 'player_1'\]"):
         env.observe("player_2")
+
+
+@pytest.mark.parametrize("config", [dict(prize_order="descending"), dict(prize_order="random")])
+def test_seeds_without_and_with_chance(config):
+    """The env makes its generator only when a game with chance needs it (adapter.py,
+    ``_new_state``): the same seed still gives the same games, a seedless reset goes on
+    with the seeded stream, and a bad seed is still an error at reset."""
+    games = []
+    for _ in range(2):
+        env = goofspiel_v0.raw_env(num_cards=6, **config)
+        env.reset(seed=3)
+        first = env.game_state.prizes
+        env.reset()
+        games.append((first, env.game_state.prizes))
+    assert games[0] == games[1]
+    if config["prize_order"] == "random":
+        rng = np.random.default_rng(3)
+        assert games[0] == tuple(tuple((rng.permutation(6) + 1).tolist()) for _ in range(2))
+    for bad in (-1, 1.5):
+        with pytest.raises((ValueError, TypeError)):
+            goofspiel_v0.raw_env(num_cards=3, **config).reset(seed=bad)
