@@ -28,7 +28,7 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv, ParallelEnv
-from pettingzoo.utils import wrappers
+from pettingzoo.utils.env import AECIterable, AECIterator
 from pettingzoo.utils.env_logger import EnvLogger
 
 from parlour.errors import IllegalActionError
@@ -83,7 +83,9 @@ class _GameBinding:
         }
         self.action_spaces = {agent: spaces.Discrete(info.num_actions) for agent in self.possible_agents}
         self._no_moves = np.zeros(info.num_actions, dtype=np.int8)
+        self._num_actions = info.num_actions
         self._rng: np.random.Generator | None = None
+        self._seed: int | None = None  # the seed of the generator not made yet (see _new_state)
         self._state: State | None = None
         self._obs_cache: dict[str, dict[str, np.ndarray]] = {}
 
@@ -113,9 +115,16 @@ class _GameBinding:
     def _new_state(self, seed: int | None, options: Mapping[str, Any] | None) -> State:
         """A start position from ``reset``'s seed and options; nothing changes on error."""
         if seed is not None:
-            self._rng = np.random.default_rng(seed)
-        elif self._rng is None:
-            self._rng = np.random.default_rng()
+            if type(seed) is int and seed >= 0:
+                # Seeding a Generator costs more than a whole Goofspiel step; a game without
+                # chance never draws from it, so it is made when first needed (the same
+                # generator then: same seed, nothing drawn before).  Other seeds are made
+                # now, so that a bad one is an error at reset as before.
+                self._rng, self._seed = None, seed
+            else:
+                self._rng, self._seed = np.random.default_rng(seed), None
+        if self._rng is None and self.game.info.has_chance:
+            self._rng = np.random.default_rng(self._seed)
         if options is None:
             return self.game.new_initial_state(self._rng)
         if not isinstance(options, Mapping):
@@ -138,18 +147,6 @@ class _GameBinding:
                 raise ValueError(f"reset option 'position' must be the text form of a position, got {text!r}")
             return self.game.state_from_text(text)
         return self.game.new_initial_state(self._rng, **known)
-
-    def _observation(self, agent: str, can_act: bool) -> dict[str, np.ndarray]:
-        obs = self._obs_cache.get(agent)
-        if obs is None:
-            seat = self._seat[agent]
-            state = self._state
-            obs = {
-                "observation": state.observation_tensor(seat),
-                "action_mask": state.legal_mask(seat) if can_act else self._no_moves.copy(),
-            }
-            self._obs_cache[agent] = obs
-        return obs
 
     def _check_in_space(self, agent: str, action: Any) -> int:
         """The action as an int in ``range(num_actions)``, else an error naming it (the
@@ -211,8 +208,10 @@ class ParlourAECEnv(_GameBinding, AECEnv):
             "is_parallelizable": self.game.info.simultaneous,
         }
         self._pending: dict[int, int] = {}
+        self._has_updated = False  # set by step and reset; read by OrderEnforcing's agent_iter
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        self._has_updated = True
         self._state = self._new_state(seed, options)
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
@@ -225,55 +224,115 @@ class ParlourAECEnv(_GameBinding, AECEnv):
         self._advance()
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        seat = self._seat_of(agent)
+        # The hot path: an agent already observed in this position (``last()`` then the
+        # learner's own ``observe``, or the other seat of a round) is a dict lookup; the
+        # cache only holds agents of a live position, so every check below still holds.
+        try:
+            return self._obs_cache[agent]
+        except (KeyError, TypeError):
+            return self._observe_uncached(agent)
+
+    def _observe_uncached(self, agent: str) -> dict[str, np.ndarray]:
         state = self._state
         if state is None:
-            raise RuntimeError("call reset() before observe()")
-        can_act = (
-            seat not in self._pending
-            and not self.terminations.get(agent, True)
-            and seat in state.current_players()
+            return self._observe_without_state(agent)
+        seat = self._seat_of(agent)
+        if seat in self._pending or self.terminations.get(agent, True) or seat not in state.current_players():
+            mask = self._no_moves.copy()
+        else:
+            mask = state.legal_mask(seat)
+        obs = self._obs_cache[agent] = {"observation": state.observation_tensor(seat), "action_mask": mask}
+        return obs
+
+    def _observe_without_state(self, agent: str) -> dict[str, np.ndarray]:
+        """``observe`` before ``reset``: an error (``OrderEnforcing`` has its own)."""
+        self._seat_of(agent)
+        raise RuntimeError("call reset() before observe()")
+
+    def last(self, observe: bool = True) -> tuple[dict[str, np.ndarray] | None, float, bool, bool, dict[str, Any]]:
+        """``AECEnv.last`` with ``observe`` inlined (the same values, one call fewer)."""
+        if self._state is None:
+            return self._last_without_state(observe)
+        agent = self.agent_selection
+        assert agent is not None
+        if observe:
+            try:
+                observation = self._obs_cache[agent]
+            except KeyError:
+                observation = self._observe_uncached(agent)
+        else:
+            observation = None
+        return (
+            observation,
+            self._cumulative_rewards[agent],
+            self.terminations[agent],
+            self.truncations[agent],
+            self.infos[agent],
         )
-        return self._observation(agent, can_act)
+
+    def _last_without_state(self, observe: bool):
+        """``last`` before ``reset``: ``AECEnv.last``'s error (``OrderEnforcing`` has its own)."""
+        return AECEnv.last(self, observe)
 
     def step(self, action: Any) -> None:
-        if self._state is None:
-            raise RuntimeError("call reset() before step()")
-        if not self.agents:
-            raise IllegalActionError(f"{self.game.name}: the game is over; call reset()", action=action)
+        self._has_updated = True
+        state = self._state
+        if state is None or not self.agents:
+            return self._step_out_of_order(action)
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             return self._was_dead_step(action)
-        if action is None:
-            raise IllegalActionError(f"{self.game.name}: {agent} is to act but the action is None", player=self._seat[agent])
-        action = self._check_in_space(agent, action)
+        if type(action) is not int or not 0 <= action < self._num_actions:
+            # Not the plain in-range int of the hot path: None, numpy integers, or an error.
+            if action is None:
+                raise IllegalActionError(f"{self.game.name}: {agent} is to act but the action is None", player=self._seat[agent])
+            action = self._check_in_space(agent, action)
         seat = self._seat[agent]
-        state = self._state
         players = state.current_players()
         self._cumulative_rewards[agent] = 0.0
+        rewards = self.rewards
         try:
             if len(players) == 1:
                 state.apply(action)
             else:
                 self._check_legal(seat, action)
-                if len(self._pending) + 1 < len(players):
-                    self._pending[seat] = action
+                pending = self._pending
+                if len(pending) + 1 < len(players):
+                    pending[seat] = action
                     self._obs_cache.pop(agent, None)
-                    self._clear_rewards()
-                    self.agent_selection = self.possible_agents[self._next_to_act(players)]
-                    return
-                joint = dict(self._pending)
+                    for other in rewards:  # AECEnv._clear_rewards, inlined
+                        rewards[other] = 0
+                    for other in players:  # the next seat of the round still to choose
+                        if other not in pending:
+                            self.agent_selection = self.possible_agents[other]
+                            return
+                    raise AssertionError("no seat left to act")
+                joint = dict(pending)
                 joint[seat] = action
                 state.apply(joint)
         except IllegalActionError:
             if self.illegal_action == "raise":
                 raise
             return self._terminate_illegal(agent, action)
-        self._pending = {}
+        if self._pending:
+            self._pending = {}
         self._obs_cache = {}
-        self._advance()
+        # _advance, inlined on the hot path
+        players = state.current_players()
+        if players:
+            for other in rewards:
+                rewards[other] = 0
+            self.agent_selection = self.possible_agents[players[0]]
+        else:
+            self._finish()
         if self.render_mode == "human":
             self.render()
+
+    def _step_out_of_order(self, action: Any) -> None:
+        """``step`` before ``reset`` or after the game is over (``raw_env``: errors)."""
+        if self._state is None:
+            raise RuntimeError("call reset() before step()")
+        raise IllegalActionError(f"{self.game.name}: the game is over; call reset()", action=action)
 
     def _check_legal(self, seat: int, action: int) -> None:
         legal = self._state.legal_actions(seat)
@@ -286,21 +345,18 @@ class ParlourAECEnv(_GameBinding, AECEnv):
                 legal=legal,
             )
 
-    def _next_to_act(self, players: tuple[int, ...]) -> int:
-        for seat in players:
-            if seat not in self._pending:
-                return seat
-        raise AssertionError("no seat left to act")
-
     def _advance(self) -> None:
         """Set rewards, terminations and the next agent after a rules step."""
-        state = self._state
-        players = state.current_players()
+        players = self._state.current_players()
         if players:
             self._clear_rewards()
             self.agent_selection = self.possible_agents[players[0]]
             return
-        returns = state.returns()
+        self._finish()
+
+    def _finish(self) -> None:
+        """The game is over: every agent gets its return and is terminated."""
+        returns = self._state.returns()
         for agent in self.agents:
             self.rewards[agent] = float(returns[self._seat[agent]])
             self.terminations[agent] = True
@@ -343,9 +399,22 @@ class ParlourParallelEnv(_GameBinding, ParallelEnv):
         self._obs_cache = {}
         return self._observations(), {agent: info() for agent in self.agents}
 
-    def _observations(self, ended: bool = False) -> dict[str, dict[str, np.ndarray]]:
-        acting = () if ended else self._state.current_players()
-        return {agent: self._observation(agent, self._seat[agent] in acting) for agent in self.agents}
+    def _observations(self, ended: bool = False, acting: tuple[int, ...] | None = None) -> dict[str, dict[str, np.ndarray]]:
+        """Every agent's observation (``acting``: the current players, if known)."""
+        state = self._state
+        if ended:
+            acting = ()
+        elif acting is None:
+            acting = state.current_players()
+        seats, no_moves = self._seat, self._no_moves
+        observations = {}
+        for agent in self.agents:
+            seat = seats[agent]
+            observations[agent] = {
+                "observation": state.observation_tensor(seat),
+                "action_mask": state.legal_mask(seat) if seat in acting else no_moves.copy(),
+            }
+        return observations
 
     def step(self, actions: Mapping[str, Any]) -> tuple[dict, dict, dict, dict, dict]:
         if self._state is None:
@@ -354,15 +423,25 @@ class ParlourParallelEnv(_GameBinding, ParallelEnv):
             raise IllegalActionError(f"{self.game.name}: the game is over; call reset()", action=actions)
         if not isinstance(actions, Mapping):
             raise ValueError(f"actions must be a dict {{agent: action}}, got {actions!r}")
-        unknown = [a for a in actions if a not in self._seat]
-        if unknown:
-            raise ValueError(f"actions for unknown agent(s) {unknown}; agents are {self.agents}")
+        seats = self._seat
+        for agent in actions:
+            if agent not in seats:
+                unknown = [a for a in actions if a not in seats]
+                raise ValueError(f"actions for unknown agent(s) {unknown}; agents are {self.agents}")
         state = self._state
         acting = state.current_players()
-        missing = [self.possible_agents[s] for s in acting if self.possible_agents[s] not in actions]
-        if missing:
-            raise ValueError(f"{self.game.name}: no action for {missing}, who are to act now")
-        joint = {seat: self._check_in_space(self.possible_agents[seat], actions[self.possible_agents[seat]]) for seat in acting}
+        possible, n = self.possible_agents, self._num_actions
+        joint = {}
+        for seat in acting:
+            agent = possible[seat]
+            if agent not in actions:
+                missing = [possible[s] for s in acting if possible[s] not in actions]
+                raise ValueError(f"{self.game.name}: no action for {missing}, who are to act now")
+            action = actions[agent]
+            joint[seat] = action if type(action) is int and 0 <= action < n else None
+        for seat, action in joint.items():  # after the check for missing agents, as before
+            if action is None:
+                joint[seat] = self._check_in_space(possible[seat], actions[possible[seat]])
         agents = self.agents
         try:
             state.apply(joint if len(acting) > 1 else joint[acting[0]])
@@ -370,17 +449,23 @@ class ParlourParallelEnv(_GameBinding, ParallelEnv):
             if self.illegal_action == "raise":
                 raise
             return self._terminate_illegal(joint)
-        self._obs_cache = {}
-        terminal = not state.current_players()
-        returns = state.returns() if terminal else None
-        rewards = {agent: float(returns[self._seat[agent]]) if terminal else 0.0 for agent in agents}
-        observations = self._observations()
-        flags = dict.fromkeys(agents, terminal)
-        if terminal:
+        acting = state.current_players()
+        observations = self._observations(acting=acting)
+        if acting:
+            rewards = dict.fromkeys(agents, 0.0)
+        else:
+            returns = state.returns()
+            rewards = {agent: float(returns[seats[agent]]) for agent in agents}
             self.agents = []
         if self.render_mode == "human":
             self.render()
-        return observations, rewards, flags, dict.fromkeys(agents, False), {agent: info() for agent in agents}
+        return (
+            observations,
+            rewards,
+            dict.fromkeys(agents, not acting),
+            dict.fromkeys(agents, False),
+            {agent: {"illegal_action": False, "reason": ""} for agent in agents},  # info(), inlined
+        )
 
     def _terminate_illegal(self, joint: dict[int, int]) -> tuple[dict, dict, dict, dict, dict]:
         state = self._state
@@ -410,18 +495,98 @@ class ParlourParallelEnv(_GameBinding, ParallelEnv):
         return self
 
 
-class OrderEnforcing(wrappers.OrderEnforcingWrapper):
-    """PettingZoo's ``OrderEnforcingWrapper`` with a direct ``last()``.
+_BEFORE_RESET = frozenset({"rewards", "terminations", "truncations", "infos", "agent_selection", "num_agents", "agents"})
+"""What PettingZoo's ``OrderEnforcingWrapper`` refuses to show before ``reset``."""
 
-    The base class reaches every attribute ``last()`` reads through two
-    ``__getattr__`` hops, which halves the steps/s of a fast env; after ``reset``
-    the inner env's own ``last()`` gives the same answer.
+
+class OrderEnforcing(ParlourAECEnv):
+    """``env()``'s env: PettingZoo's ``OrderEnforcingWrapper`` checks, done in the env.
+
+    The wrapper puts a Python call and, for every attribute the AEC loop reads
+    (``agents``, ``agent_selection``, ``rewards``, ...), two ``__getattr__`` hops
+    between the user and the env: a third of ``env()``'s time per step on Goofspiel.
+    This subclass makes the same checks with the same errors at no cost per step:
+
+    - before ``reset``: ``step``, ``observe``, ``last``, ``render``, ``state`` and
+      ``agent_iter`` raise the wrapper's ``AssertionError`` ("reset() needs to be called
+      before step.", ...), and reading ``agents``, ``agent_selection``, ``rewards``,
+      ``terminations``, ``truncations``, ``infos`` or ``num_agents`` raises its
+      ``AttributeError`` ("agents cannot be accessed before reset");
+    - ``step`` once every agent is gone warns and does nothing (``raw_env`` raises);
+    - ``agent_iter`` asserts that ``step`` or ``reset`` was called between two agents.
+
+    The checks before ``reset`` cost nothing afterwards: they sit on the paths that only
+    run then (``__getattr__`` runs only for a missing attribute; the hot ``observe``,
+    ``last`` and ``step`` look at ``_has_reset`` only when the position is missing).
+    Unlike the wrapper it is not a ``BaseWrapper``: ``unwrapped`` is the env itself,
+    and its private attributes are not hidden.
     """
 
-    def last(self, observe: bool = True):
+    _has_reset = False
+
+    def __getattr__(self, name: str) -> Any:
+        # Only reached when normal lookup fails, so never for a set attribute.
+        if name in _BEFORE_RESET and not self._has_reset:
+            raise AttributeError(f"{name} cannot be accessed before reset")
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def __str__(self) -> str:
+        return f"OrderEnforcing<{self.metadata['name']}>"
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        self._has_reset = True  # before the reset itself, as the wrapper does
+        super().reset(seed=seed, options=options)
+
+    def _step_out_of_order(self, action: Any) -> None:
+        if not self._has_reset:
+            EnvLogger.error_step_before_reset()
+        if not self.agents:
+            EnvLogger.warn_step_after_terminated_truncated()
+            return None
+        return super()._step_out_of_order(action)
+
+    def _observe_without_state(self, agent: str) -> dict[str, np.ndarray]:
         if not self._has_reset:
             EnvLogger.error_observe_before_reset()
-        return self.env.last(observe)
+        return super()._observe_without_state(agent)
+
+    def _last_without_state(self, observe: bool):
+        if not self._has_reset:
+            EnvLogger.error_observe_before_reset()
+        return super()._last_without_state(observe)
+
+    def render(self) -> str | None:
+        if not self._has_reset:
+            EnvLogger.error_render_before_reset()
+        return super().render()
+
+    def state(self) -> np.ndarray:
+        if not self._has_reset:
+            EnvLogger.error_state_before_reset()
+        return super().state()
+
+    def agent_iter(self, max_iter: int = 2**63) -> AECIterable:
+        if not self._has_reset:
+            EnvLogger.error_agent_iter_before_reset()
+        return _OrderEnforcingIterable(self, max_iter)
+
+
+class _OrderEnforcingIterable(AECIterable):
+    def __iter__(self) -> AECIterator:
+        return _OrderEnforcingIterator(self.env, self.max_iter)
+
+
+class _OrderEnforcingIterator(AECIterator):
+    """PettingZoo's ``AECOrderEnforcingIterator`` for ``OrderEnforcing``."""
+
+    def __next__(self) -> str:
+        env = self.env
+        if not env.agents or self.iters_til_term <= 0:
+            raise StopIteration
+        self.iters_til_term -= 1
+        assert env._has_updated, "need to call step() or reset() in a loop over `agent_iter`"
+        env._has_updated = False
+        return env.agent_selection
 
 
 def aec_constructors(game_cls: type[Game]) -> tuple[Callable[..., AECEnv], Callable[..., ParlourAECEnv]]:
@@ -431,8 +596,7 @@ def aec_constructors(game_cls: type[Game]) -> tuple[Callable[..., AECEnv], Calla
         return ParlourAECEnv(game_cls, render_mode=render_mode, illegal_action="raise", **config)
 
     def env(render_mode: str | None = None, **config: Any) -> AECEnv:
-        inner = ParlourAECEnv(game_cls, render_mode=render_mode, illegal_action="terminate", **config)
-        return OrderEnforcing(inner)
+        return OrderEnforcing(game_cls, render_mode=render_mode, illegal_action="terminate", **config)
 
     raw_env.__doc__ = f"{game_cls.name} as an AEC env; illegal actions raise IllegalActionError."
     env.__doc__ = f"{game_cls.name} as an AEC env; an illegal action ends the game (-1 to the offender)."

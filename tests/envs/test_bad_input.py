@@ -5,8 +5,11 @@ every configuration in test_env_conformance.py; these are the exact messages and
 corners: the second seat of a round offending, both seats offending, odd action types,
 bad configurations and reset options."""
 
+import re
+
 import numpy as np
 import pytest
+from pettingzoo.utils.env_logger import EnvLogger
 
 from parlour import IllegalActionError
 from parlour.envs import goofspiel_v0, sticks_v0
@@ -146,6 +149,63 @@ def test_order_is_enforced():
         raw.step({"player_0": 0, "player_1": 0})
 
 
+@pytest.mark.parametrize("module", [sticks_v0, goofspiel_v0])
+def test_env_enforces_order_as_pettingzoos_wrapper_does(module):
+    """``env()`` makes PettingZoo's ``OrderEnforcingWrapper`` checks itself (adapter.py,
+    ``OrderEnforcing``): the wrapper's errors, word for word, before ``reset``."""
+    env = module.env()
+    assert str(env) == f"OrderEnforcing<{module.__name__.rsplit('.', 1)[1]}>"
+    for call, message in [
+        (lambda: env.step(0), "reset() needs to be called before step."),
+        (lambda: env.observe("player_0"), "reset() needs to be called before observe."),
+        (lambda: env.observe("nobody"), "reset() needs to be called before observe."),
+        (lambda: env.last(), "reset() needs to be called before observe."),
+        (lambda: env.last(observe=False), "reset() needs to be called before observe."),
+        (lambda: env.render(), "reset() needs to be called before render."),
+        (lambda: env.state(), "reset() needs to be called before state."),
+        (lambda: env.agent_iter(), "reset() needs to be called before agent_iter()."),
+    ]:
+        with pytest.raises(AssertionError, match=re.escape(message)):
+            call()
+    for name in ("agents", "agent_selection", "rewards", "terminations", "truncations", "infos", "num_agents"):
+        with pytest.raises(AttributeError, match=f"^{name} cannot be accessed before reset$"):
+            getattr(env, name)
+    with pytest.raises(AttributeError, match="no attribute 'colour'"):
+        env.colour  # noqa: B018
+    env.reset(seed=0)
+    assert env.num_agents == 2 and env.unwrapped is env
+    with pytest.raises(AssertionError, match="need to call step"):
+        for _agent in env.agent_iter():
+            pass  # no step between two agents
+    raw = module.raw_env()
+    for call, error in [(lambda: raw.step(0), RuntimeError), (lambda: raw.observe("player_0"), RuntimeError),
+                        (lambda: raw.observe("nobody"), ValueError), (lambda: raw.last(), AttributeError)]:
+        with pytest.raises(error):
+            call()
+
+
+def test_env_step_after_the_end_warns_and_changes_nothing():
+    env = goofspiel_v0.env(num_cards=1)
+    env.reset(seed=0)
+    for _agent in env.agent_iter():
+        env.step(None if env.terminations[env.agent_selection] else 0)
+    assert env.agents == [] and env.game_state.is_terminal()
+    EnvLogger.flush()
+    env.step(3)  # even an action outside the space: the wrapper never looked at it
+    assert env.agents == [] and env.game_state.is_terminal()
+    assert any("step() called after all agents are terminated" in m for m in EnvLogger.mqueue)
+    EnvLogger.flush()
+
+
+def test_env_failed_reset_then_step():
+    """The wrapper counted a ``reset`` that raised as a reset; so does ``env()``."""
+    env = goofspiel_v0.env(num_cards=3)
+    with pytest.raises(ValueError, match="permutation"):
+        env.reset(options={"prizes": [1, 2]})
+    with pytest.raises(AttributeError):
+        env.step(0)
+
+
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
@@ -202,3 +262,24 @@ def test_observe_unknown_agent():
     env.reset()
     with pytest.raises(ValueError, match=r"unknown agent 'player_2'; agents are \['player_0', 'player_1'\]"):
         env.observe("player_2")
+
+
+@pytest.mark.parametrize("config", [dict(prize_order="descending"), dict(prize_order="random")])
+def test_seeds_without_and_with_chance(config):
+    """The env makes its generator only when a game with chance needs it (adapter.py,
+    ``_new_state``): the same seed still gives the same games, a seedless reset goes on
+    with the seeded stream, and a bad seed is still an error at reset."""
+    games = []
+    for _ in range(2):
+        env = goofspiel_v0.raw_env(num_cards=6, **config)
+        env.reset(seed=3)
+        first = env.game_state.prizes
+        env.reset()
+        games.append((first, env.game_state.prizes))
+    assert games[0] == games[1]
+    if config["prize_order"] == "random":
+        rng = np.random.default_rng(3)
+        assert games[0] == tuple(tuple((rng.permutation(6) + 1).tolist()) for _ in range(2))
+    for bad in (-1, 1.5):
+        with pytest.raises((ValueError, TypeError)):
+            goofspiel_v0.raw_env(num_cards=3, **config).reset(seed=bad)

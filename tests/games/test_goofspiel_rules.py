@@ -317,3 +317,28 @@ def test_observing_a_seat_that_does_not_exist_is_an_error():
     for seat in (-1, 2):
         with pytest.raises(ValueError, match=f"no seat {seat}"):
             state.observation_tensor(seat)
+
+
+def test_random_prize_order_is_the_seeds_permutation():
+    """``prize_sequence`` shuffles a list (cheaper) but must draw exactly what
+    ``rng.permutation(n) + 1`` drew, leaving the generator in the same state, so that a
+    seed gives the same games as before."""
+    for n in (1, 2, 5, 13, 40):
+        game = GoofspielGame(num_cards=n)
+        for seed in range(30):
+            ours, reference = np.random.default_rng(seed), np.random.default_rng(seed)
+            for _ in range(4):
+                assert game.new_initial_state(ours).prizes == tuple((reference.permutation(n) + 1).tolist())
+            assert ours.bit_generator.state == reference.bit_generator.state
+
+
+def test_two_player_returns_are_fresh_arrays():
+    for returns, points in (("win_loss", (9, 3)), ("win_loss", (3, 9)), ("win_loss", (6, 6)), ("point_difference", (9, 3))):
+        game = GoofspielGame(num_cards=3, prize_order="descending", returns=returns)
+        state = game.new_initial_state()
+        state.points = list(points)
+        state.round = 3
+        first = state.returns()
+        assert first.tolist() == points_to_returns(list(points), returns).tolist() and first.dtype == np.float64
+        first[:] = 7  # a caller may change its copy
+        assert state.returns().tolist() == points_to_returns(list(points), returns).tolist()
