@@ -400,6 +400,15 @@ class GoofspielState(State):
         other._obs = None
         return other
 
+    def __getstate__(self) -> tuple[None, dict[str, Any]]:
+        """Pickled without the observations kept for an env (they are rebuilt on demand)."""
+        return None, {name: getattr(self, name) for name in self.__slots__ if name != "_obs"}
+
+    def __setstate__(self, state: tuple[None, dict[str, Any]]) -> None:
+        for name, value in state[1].items():
+            setattr(self, name, value)
+        self._obs = None
+
     def is_terminal(self) -> bool:
         return self.round >= len(self.prizes)
 

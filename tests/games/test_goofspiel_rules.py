@@ -342,3 +342,14 @@ def test_two_player_returns_are_fresh_arrays():
         assert first.tolist() == points_to_returns(list(points), returns).tolist() and first.dtype == np.float64
         first[:] = 7  # a caller may change its copy
         assert state.returns().tolist() == points_to_returns(list(points), returns).tolist()
+
+
+def test_an_observed_state_pickles_and_rebuilds_its_observations():
+    import pickle
+
+    state = GoofspielGame(num_cards=4).new_initial_state(1)
+    before = state.observation_tensor(0)
+    state.apply({0: 0, 1: 1})
+    copy = pickle.loads(pickle.dumps(state))
+    assert copy == state and np.array_equal(copy.observation_tensor(0), state.observation_tensor(0))
+    assert not np.array_equal(before, copy.observation_tensor(0))
