@@ -211,7 +211,6 @@ class DoubleCardBatch(BatchedEngine):
         self.winner = np.full(B, -1, dtype=np.int64)
         self._bytes: np.ndarray | None = None
         self._counts = np.zeros((B, 9), dtype=np.int16)
-        self._masks: np.ndarray | None = None
         self._obs_buffers = _Buffers((B, 2, NUM_PLANES, CELLS), np.float32)
         self._seat_buffers = _Buffers((B, 1, NUM_PLANES, CELLS), np.float32)
         self._final_buffers = _Buffers((B, 2, NUM_PLANES, CELLS), np.float32, zeroed=True)
@@ -227,7 +226,7 @@ class DoubleCardBatch(BatchedEngine):
         self.taken_anchor[rows] = -1
         self.taken_p[rows] = 0
         self.winner[rows] = -1
-        self._bytes = self._masks = None
+        self._bytes = None
 
     def _lane_int(self, b: int, lane: int) -> int:
         """A lane of game ``b`` as a single-game bitboard (bit = cell)."""
@@ -264,7 +263,7 @@ class DoubleCardBatch(BatchedEngine):
         self.board[b] = np.ascontiguousarray(raw.T).view(np.uint64).ravel()
         self.moves[b], self.to_move[b], self.last[b], self.winner[b] = state.moves, state.to_move, state.last, state.winner
         self.taken_anchor[b], self.taken_p[b] = state.taken if state.taken is not None else (-1, 0)
-        self._bytes = self._masks = None
+        self._bytes = None
 
     @property
     def terminated(self) -> np.ndarray:
@@ -351,14 +350,6 @@ class DoubleCardBatch(BatchedEngine):
         self._bytes, self._counts = legal, counts
         return legal
 
-    def _mover_masks(self) -> np.ndarray:
-        """``(B, 864)`` int8: the legal actions of each game's mover (zeros where the game
-        is over); cached until the state changes (read-only for callers)."""
-        if self._masks is None:
-            legal = self._legal_bytes()
-            self._masks = np.unpackbits(legal.reshape(self.num_envs, -1), axis=1, bitorder="little").view(np.int8)
-        return self._masks
-
     def legal_masks(self) -> np.ndarray:
         # the movers' legal bytes in their seat's row, zeros in the other: one unpacking
         legal = self._legal_bytes().reshape(self.num_envs, -1)
@@ -367,8 +358,15 @@ class DoubleCardBatch(BatchedEngine):
         return np.unpackbits(both, axis=1, bitorder="little").view(np.int8).reshape(self.num_envs, 2, self.num_actions)
 
     def legal_mask(self, seat: int | np.ndarray) -> np.ndarray:
+        """The movers' legal bytes unpacked, zeroed in the games where ``seat`` is not to
+        move (usually none: callers ask for the movers' masks), rather than multiplied
+        by a 0/1 column, which would cost a second pass and array."""
         seats = self._seats(seat)
-        return self._mover_masks() * (self.to_move == seats)[:, None].astype(np.int8)
+        masks = np.unpackbits(self._legal_bytes().reshape(self.num_envs, -1), axis=1, bitorder="little").view(np.int8)
+        waiting = self.to_move != seats
+        if waiting.any():
+            masks[waiting] = 0
+        return masks
 
     def random_actions(self, rng: np.random.Generator | None = None) -> np.ndarray:
         """Uniformly random legal actions of the movers, ``(B,)`` (0 where a game is
@@ -452,7 +450,7 @@ class DoubleCardBatch(BatchedEngine):
         if not ok.all():
             i = int(np.argmax(~ok))
             raise self._illegal(int(rows[i]), int(acts[i]))
-        self._bytes = self._masks = None
+        self._bytes = None
         rewards = np.zeros((self.num_envs, 2))
         terminated = np.zeros(self.num_envs, dtype=bool)
         pick = acts >= PICK_BASE
