@@ -183,6 +183,33 @@ class _Buffers:
         return buf
 
 
+class _LazyFinalStep(BatchStep):
+    """A ``BatchStep`` whose ``final_observations`` are built on first access.
+
+    About 70 of 1024 games end in a step, and building their two seats' float32
+    observations (and scattering them into a ``(B, 2, ...)`` array) is a tenth of a
+    step that most callers never read.  What the observations are made of (board
+    words, card in hand, moves) is copied at the step instead, a few kB, so the
+    engine can move on (reset, step again) before the caller asks."""
+
+    def __init__(self, rewards: np.ndarray, terminated: np.ndarray, done: np.ndarray,
+                 snapshot: tuple[np.ndarray, ...], build: Any) -> None:
+        self.rewards, self.terminated = rewards, terminated
+        self._final: np.ndarray | None = None
+        self._pending: tuple[Any, ...] | None = (build, done, snapshot)
+
+    @property  # type: ignore[override]
+    def final_observations(self) -> np.ndarray | None:
+        if self._pending is not None:
+            build, done, snapshot = self._pending
+            self._final, self._pending = build(done, snapshot), None
+        return self._final
+
+    @final_observations.setter
+    def final_observations(self, value: np.ndarray | None) -> None:
+        self._final, self._pending = value, None
+
+
 class DoubleCardBatch(BatchedEngine):
     """B Double Card games (options of ``DoubleCardGame``: ``max_moves``,
     ``recycle_rule``, ``first_player``; all supported).  ``step(actions)`` takes the
@@ -391,18 +418,17 @@ class DoubleCardBatch(BatchedEngine):
 
     # ----- observations ----------------------------------------------------------------
 
-    def _fill(self, out: np.ndarray, rows: np.ndarray | slice, colors: np.ndarray) -> None:
-        """Write the observations of the games ``rows`` into ``out`` (``(n, S, 12, 96)``,
-        one slot per seat wanted); ``colors`` (broadcast to ``(n, S)``): whether the seat
-        of each slot plays colors (plane 8).
+    def _fill(self, out: np.ndarray, board: np.ndarray, holding: np.ndarray, moves: np.ndarray, colors: np.ndarray) -> None:
+        """Write into ``out`` (``(n, S, 12, 96)``, one slot per seat wanted) the
+        observations of ``n`` games given by their board words ``(n, 12)``, whether a
+        card is in hand and the moves played (``(n,)`` each, see :meth:`_snapshot`);
+        ``colors`` (broadcast to ``(n, S)``): whether the seat of each slot plays colors
+        (plane 8).
 
         Planes 0-10 are bits: one byte per plane and row (the board's lanes, then all
         ones or all zeros), unpacked and converted in one pass; plane 11 (moves /
         ``max_moves``) is written over its zeros."""
-        board = self.board[rows]
         n, seats = out.shape[:2]
-        holding = self.taken_anchor[rows] >= 0
-        moves = self.moves[rows]
         image = np.empty((n, seats, NUM_PLANES, ROWS), dtype=np.uint8)
         image[:, :, :8] = board.view(np.uint8).reshape(n, ROWS, 8).transpose(0, 2, 1)[:, None]
         image[:, :, 8] = np.broadcast_to(np.where(colors, 0xFF, 0).astype(np.uint8), (n, seats))[..., None]
@@ -412,15 +438,29 @@ class DoubleCardBatch(BatchedEngine):
         out.reshape(-1)[...] = np.unpackbits(image.reshape(-1), bitorder="little")  # (out: contiguous)
         out[:, :, 11] = np.minimum(1.0, moves / self.max_moves).astype(np.float32)[:, None, None]
 
+    def _snapshot(self, rows: np.ndarray | slice) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """What the observations of the games ``rows`` are made of (:meth:`_fill`'s
+        arguments): copies for an index array, views for a slice."""
+        return self.board[rows], self.taken_anchor[rows] >= 0, self.moves[rows]
+
+    def _final_observations(self, done: np.ndarray, snapshot: tuple[np.ndarray, np.ndarray, np.ndarray]) -> np.ndarray:
+        """``(B, 2, 12, 12, 8)``: both seats' observations of the games ``done`` (from
+        their ``snapshot`` taken when they ended), zeros elsewhere."""
+        last = np.empty((len(done), 2, NUM_PLANES, CELLS), dtype=np.float32)
+        self._fill(last, *snapshot, self._colors_by_seat)
+        final = self._final_buffers.get(done)
+        final[done] = last
+        return final.reshape(self.num_envs, 2, NUM_PLANES, ROWS, COLS)
+
     def observations(self) -> np.ndarray:
         out = self._obs_buffers.get()
-        self._fill(out, slice(None), self._colors_by_seat)
+        self._fill(out, *self._snapshot(slice(None)), self._colors_by_seat)
         return out.reshape(self.num_envs, 2, NUM_PLANES, ROWS, COLS)
 
     def observation(self, seat: int | np.ndarray) -> np.ndarray:
         seats = self._seats(seat)
         out = self._seat_buffers.get()
-        self._fill(out, slice(None), (np.asarray(seats) == self.colors_seat).reshape(-1, 1))
+        self._fill(out, *self._snapshot(slice(None)), (np.asarray(seats) == self.colors_seat).reshape(-1, 1))
         return out.reshape(self.num_envs, NUM_PLANES, ROWS, COLS)
 
     # ----- stepping ----------------------------------------------------------------------
@@ -465,14 +505,10 @@ class DoubleCardBatch(BatchedEngine):
             return BatchStep(rewards, terminated, None)
         terminated[done] = True
         self._write_returns(rewards, done)
-        last = np.empty((len(done), 2, NUM_PLANES, CELLS), dtype=np.float32)
-        self._fill(last, done, self._colors_by_seat)
-        final = self._final_buffers.get(done)
-        final[done] = last
-        final = final.reshape(self.num_envs, 2, NUM_PLANES, ROWS, COLS)
+        result = _LazyFinalStep(rewards, terminated, done, self._snapshot(done), self._final_observations)
         if self.autoreset:
             self._reset_rows(done)
-        return BatchStep(rewards, terminated, final)
+        return result
 
     def _take(self, rows: np.ndarray, anchors: np.ndarray) -> None:
         r, c = anchors // COLS, (anchors % COLS).astype(np.uint64)
