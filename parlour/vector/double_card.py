@@ -133,9 +133,15 @@ def _forbid_table(rule: str) -> np.ndarray:
     return rows
 
 
-_POPCOUNT = np.array([bin(i).count("1") for i in range(256)], dtype=np.int16)
 _KTH_BIT = np.array([[([c for c in range(8) if i >> c & 1] + [0] * 8)[k] for k in range(8)] for i in range(256)], dtype=np.int64)
 """``_KTH_BIT[byte, k]``: the position of the k-th set bit of ``byte`` (0 past the last)."""
+
+
+def _count_bits(rows: np.ndarray) -> np.ndarray:
+    """``(n, 12)`` uint8 row bytes -> ``(n,)``: the set bits of each row (three 32-bit
+    popcounts added, not a sum along a short axis, which costs a call per row)."""
+    words = np.bitwise_count(np.ascontiguousarray(rows).view(np.uint32))
+    return words[:, 0] + words[:, 1] + words[:, 2]
 
 
 def _lane(board: np.ndarray, lane: int) -> np.ndarray:
@@ -237,7 +243,7 @@ class DoubleCardBatch(BatchedEngine):
         self.taken_p = np.zeros(B, dtype=np.int64)
         self.winner = np.full(B, -1, dtype=np.int64)
         self._bytes: np.ndarray | None = None
-        self._counts = np.zeros((B, 9), dtype=np.int16)
+        self._running = np.zeros((10, B), dtype=np.int16)
         self._obs_buffers = _Buffers((B, 2, NUM_PLANES, CELLS), np.float32)
         self._seat_buffers = _Buffers((B, 1, NUM_PLANES, CELLS), np.float32)
         self._final_buffers = _Buffers((B, 2, NUM_PLANES, CELLS), np.float32, zeroed=True)
@@ -319,41 +325,39 @@ class DoubleCardBatch(BatchedEngine):
 
     def _free_cards(self, rows: np.ndarray) -> np.ndarray:
         """``(n, 12)`` uint8 row bytes: the anchors of the cards that may be taken in the
-        games ``rows`` (nothing resting on them, not the card moved last)."""
-        board = self.board[rows]
-        occ = _lane(board, RED) | _lane(board, WHITE)
+        games ``rows`` (nothing resting on them, not the card moved last: its anchor is
+        the one anchor among the cells of lane ``LAST``)."""
+        lanes = self.board[rows].view(np.uint8).reshape(len(rows), ROWS, 8)
+        occ = lanes[..., RED] | lanes[..., WHITE]
         up1 = np.zeros_like(occ)
         up1[:, :-1] = occ[:, 1:]  # up1[r] = occ[r + 1]
         up2 = np.zeros_like(occ)
         up2[:, :-2] = occ[:, 2:]
-        free = _lane(board, HANCH) & ~(up1 | up1 >> 1) | _lane(board, VANCH) & ~up2
-        last = self.last[rows]
-        moved = np.flatnonzero(last >= 0)
-        free[moved, last[moved] // COLS] &= ~(np.uint8(1) << (last[moved] % COLS).astype(np.uint8))
-        return free
+        return (lanes[..., HANCH] & ~(up1 | up1 >> 1) | lanes[..., VANCH] & ~up2) & ~lanes[..., LAST]
 
     def _legal_bytes(self) -> np.ndarray:
         """``(B, 9, 12)`` uint8: the legal actions of each game's mover as row bytes, one
         block of 96 ids (12 rows of 8 columns: bit c of byte r is id 96 * block + 8 * r + c)
         per placement and one for the takes (zeros where the game is over); cached until
-        the state changes."""
+        the state changes, with ``_running``, ``(10, B)`` int16: the legal ids in the
+        blocks before each block (and in all 9, last), for :meth:`random_actions`."""
         if self._bytes is not None:
             return self._bytes
         B = self.num_envs
-        board = self.board
-        occ = _lane(board, RED) | _lane(board, WHITE)
+        lanes = self.board.view(np.uint8).reshape(B, ROWS, 8)
+        occ = lanes[..., RED] | lanes[..., WHITE]
         surface = ~occ
         surface[:, 1:] &= occ[:, :-1]  # empty and in row 1 or on a segment
         legal = np.empty((B, 9, ROWS), dtype=np.uint8)
-        counts = np.empty((B, 9), dtype=np.int16)  # legal ids per block
+        counts = np.empty((9, B), dtype=np.int16)
         horizontal = surface & (surface >> 1)  # placements 1, 3, 5, 7: a playable right neighbour (none for H)
         legal[:, 0:8:2] = horizontal[:, None]
-        counts[:, 0:8:2] = _POPCOUNT[horizontal].sum(axis=1, dtype=np.int16)[:, None]
+        counts[0:8:2] = _count_bits(horizontal)
         surface[:, -1] = 0  # placements 2, 4, 6, 8: not from row 12
         legal[:, 1:8:2] = surface[:, None]
-        counts[:, 1:8:2] = _POPCOUNT[surface].sum(axis=1, dtype=np.int16)[:, None]
+        counts[1:8:2] = _count_bits(surface)
         legal[:, 8] = 0
-        counts[:, 8] = 0
+        counts[8] = 0
         holding = np.flatnonzero(self.taken_anchor >= 0)
         if len(holding) and self.recycle_rule != "none":
             forbid = self._forbid[self.taken_p[holding]]  # (n, 4) placement blocks, -1 pads
@@ -361,20 +365,23 @@ class DoubleCardBatch(BatchedEngine):
             g, block = holding[r], forbid[r, k]
             anchor = self.taken_anchor[g]
             bit = np.uint8(1) << (anchor % COLS).astype(np.uint8)
-            counts[g, block] -= (legal[g, block, anchor // COLS] & bit) != 0  # (one id per game and block)
+            counts[block, g] -= (legal[g, block, anchor // COLS] & bit) != 0  # (one id per game and block)
             legal[g, block, anchor // COLS] &= ~bit
         picking = np.flatnonzero((self.taken_anchor < 0) & (self.moves >= CARDS) & (self.winner < 0))
         if len(picking):
             free = self._free_cards(picking)
             legal[picking, :8] = 0
             legal[picking, 8] = free
-            counts[picking, :8] = 0
-            counts[picking, 8] = _POPCOUNT[free].sum(axis=1, dtype=np.int16)
+            counts[:8, picking] = 0
+            counts[8, picking] = _count_bits(free)
         over = np.flatnonzero(self.winner >= 0)
         if len(over):
             legal[over] = 0
-            counts[over] = 0
-        self._bytes, self._counts = legal, counts
+            counts[:, over] = 0
+        running = np.zeros((10, B), dtype=np.int16)  # (numpy's cumsum is slower than 9 adds)
+        for block in range(9):
+            np.add(running[block], counts[block], out=running[block + 1])
+        self._bytes, self._running = legal, running
         return legal
 
     def legal_masks(self) -> np.ndarray:
@@ -398,23 +405,36 @@ class DoubleCardBatch(BatchedEngine):
     def random_actions(self, rng: np.random.Generator | None = None) -> np.ndarray:
         """Uniformly random legal actions of the movers, ``(B,)`` (0 where a game is
         over): the base class's draw (the k-th legal action, k = floor(u * count), one
-        float per game), found on the legal row bytes (the block of 96 ids, the byte, the
-        bit) instead of a running count over all 864 ids."""
+        float per game), found by narrowing down instead of a running count over all 864
+        ids: the block of 96 ids (running counts over the 9 blocks), its 32-bit word
+        (3 words), the half-word, the byte, the bit (a table).  Every stage is a few
+        operations on ``(B,)`` arrays."""
         rng = self.rng if rng is None else rng
+        B, rows = self.num_envs, self._rows
         legal = self._legal_bytes()
-        rows = self._rows
-        per_block = self._counts
-        before = np.cumsum(per_block, axis=1, dtype=np.int16)
-        k = (rng.random(self.num_envs) * before[:, -1]).astype(np.int16)
-        block = (before > k[:, None]).argmax(axis=1)
-        k -= before[rows, block] - per_block[rows, block]
-        chosen = legal[rows, block]  # (B, 12) row bytes of the block
-        counts = _POPCOUNT[chosen]
-        running = np.cumsum(counts, axis=1, dtype=np.int16)
-        row = (running > k[:, None]).argmax(axis=1)
-        k -= running[rows, row] - counts[rows, row]
-        column = _KTH_BIT[chosen[rows, row], np.minimum(k, 7)]
-        return block * CELLS + row * COLS + column
+        running = self._running  # (10, B)
+        total = running[-1]
+        k = (rng.random(B) * total).astype(np.int16)
+        # the first block whose running count exceeds k (the sum of a bool array's bytes: no int64 copy)
+        block = np.minimum((running[1:] <= k).view(np.uint8).sum(axis=0, dtype=np.uint8), 8).astype(np.int64)
+        k -= running[block, rows]
+        words = legal.view(np.uint32)[rows, block]  # (B, 3): the 96 ids of the block
+        in_word = np.bitwise_count(words).astype(np.int16)
+        first, second = in_word[:, 0], in_word[:, 0] + in_word[:, 1]
+        past_first, past_second = k >= first, k >= second
+        word = past_first.astype(np.int64) + past_second
+        k -= np.where(past_second, second, np.where(past_first, first, 0))
+        bits = words[rows, word]
+        bit = word * 32
+        for width in (16, 8):  # the half of the word (then of the half) holding the k-th set bit
+            low = bits & np.uint32((1 << width) - 1)
+            in_low = np.bitwise_count(low).astype(np.int16)
+            high = k >= in_low
+            k -= high * in_low
+            bits = np.where(high, bits >> np.uint32(width), low)
+            bit += high * width
+        bit += _KTH_BIT[bits, np.minimum(k, 7)]
+        return np.where(total > 0, block * CELLS + bit, 0)
 
     # ----- observations ----------------------------------------------------------------
 
