@@ -140,10 +140,10 @@ _KTH_BIT = np.array([[([c for c in range(8) if i >> c & 1] + [0] * 8)[k] for k i
 
 
 def _count_bits(rows: np.ndarray) -> np.ndarray:
-    """``(n, 12)`` uint8 row bytes -> ``(n,)``: the set bits of each row (three 32-bit
-    popcounts added, not a sum along a short axis, which costs a call per row)."""
+    """``(..., 12)`` uint8 row bytes -> ``(...)``: the set bits of the 12 bytes (three
+    32-bit popcounts added, not a sum along a short axis, which costs a call per row)."""
     words = np.bitwise_count(np.ascontiguousarray(rows).view(np.uint32))
-    return words[:, 0] + words[:, 1] + words[:, 2]
+    return words[..., 0] + words[..., 1] + words[..., 2]
 
 
 def _lane(board: np.ndarray, lane: int) -> np.ndarray:
@@ -350,15 +350,17 @@ class DoubleCardBatch(BatchedEngine):
         occ = lanes[..., RED] | lanes[..., WHITE]
         surface = ~occ
         surface[:, 1:] &= occ[:, :-1]  # empty and in row 1 or on a segment
+        pair = np.empty((B, 2, ROWS), dtype=np.uint8)  # the bytes shared by placements 1, 3, 5, 7 and by 2, 4, 6, 8
+        horizontal = pair[:, 0]
+        np.bitwise_and(surface, surface >> 1, out=horizontal)  # a playable right neighbour (none for H)
+        surface[:, -1] = 0  # vertical: not from row 12
+        pair[:, 1] = surface
         legal = np.empty((B, 9, ROWS), dtype=np.uint8)
+        words = legal.view(np.uint32).reshape(B, 27)  # (copied as 32-bit words: a quarter of the elements)
+        words[:, :24].reshape(B, 4, 6)[...] = pair.view(np.uint32).reshape(B, 1, 6)
+        words[:, 24:] = 0  # the takes
         counts = np.empty((9, B), dtype=np.int16)
-        horizontal = surface & (surface >> 1)  # placements 1, 3, 5, 7: a playable right neighbour (none for H)
-        legal[:, 0:8:2] = horizontal[:, None]
-        counts[0:8:2] = _count_bits(horizontal)
-        surface[:, -1] = 0  # placements 2, 4, 6, 8: not from row 12
-        legal[:, 1:8:2] = surface[:, None]
-        counts[1:8:2] = _count_bits(surface)
-        legal[:, 8] = 0
+        counts[:8].reshape(4, 2, B)[...] = _count_bits(pair).T
         counts[8] = 0
         holding = np.flatnonzero(self.taken_anchor >= 0)
         if len(holding) and self.recycle_rule != "none":
