@@ -522,9 +522,12 @@ class DoubleCardBatch(BatchedEngine):
             self._take(rows[pick], acts[pick] - PICK_BASE)
             if pick.all():
                 return BatchStep(rewards, terminated, None)
-            rows, acts = rows[~pick], acts[~pick]
-        self._place(rows, acts)
-        done = rows[self.winner[rows] >= 0]
+        placing = np.zeros(self.num_envs, dtype=bool)
+        placing[rows] = ~pick
+        played = np.zeros(self.num_envs, dtype=np.int64)
+        played[rows] = np.where(pick, 0, acts)
+        self._place(placing, played)
+        done = np.flatnonzero(placing & (self.winner >= 0))
         if not len(done):
             return BatchStep(rewards, terminated, None)
         terminated[done] = True
@@ -549,21 +552,26 @@ class DoubleCardBatch(BatchedEngine):
         self.board[rows, r] = words & ~(clear << c) | taken << c
         self.board[rows, ro] = self.board[rows, ro] & ~(clear << co) | taken << co
 
-    def _place(self, rows: np.ndarray, acts: np.ndarray) -> None:
-        board = self.board
-        every = slice(None) if len(rows) == self.num_envs else rows  # (rows: sorted, distinct)
-        board[every] &= _KEEP_NOT_MOVE_LANES  # the last card and the taken-from cells change
-        board[rows, _T["anchor_row"][acts]] |= _T["anchor_bits"][acts]
-        board[rows, _T["other_row"][acts]] |= _T["other_bits"][acts]
-        moves = self.moves[every] + 1
-        self.moves[every] = moves
-        self.last[every] = acts % CELLS
-        self.taken_anchor[every] = -1
-        self.taken_p[every] = 0
-        mover = self.to_move[every].copy()  # (a view when every game moves)
-        self.to_move[every] = 1 - mover
+    def _place(self, placing: np.ndarray, acts: np.ndarray) -> None:
+        """Play the placements ``acts`` (``(B,)``, 0 elsewhere) in the games where
+        ``placing`` (``(B,)`` bool) is True.  Every array is updated for all B games,
+        the others kept by masks (``np.where``, ``copyto``), rather than through the
+        index array of the placing games: in nine steps out of ten at B = 1024 some
+        games take a card instead, and gathering and scattering the ~1000 others is
+        dearer than masked whole-batch operations."""
+        board, rows = self.board, self._rows
+        board &= np.where(placing, _KEEP_NOT_MOVE_LANES, ~_U(0))[:, None]  # the last card and the taken-from cells change
+        board[rows, _T["anchor_row"][acts]] |= np.where(placing, _T["anchor_bits"][acts], _U(0))
+        board[rows, _T["other_row"][acts]] |= np.where(placing, _T["other_bits"][acts], _U(0))
+        self.moves += placing
+        moves = self.moves
+        np.copyto(self.last, acts % CELLS, where=placing)
+        np.copyto(self.taken_anchor, -1, where=placing)
+        np.copyto(self.taken_p, 0, where=placing)
+        mover = self.to_move.copy()
+        self.to_move ^= placing
         # four in a row on the segment lanes (whole board: see the module docstring)
-        x = (board[every] & _SEGMENT_LANES).astype(np.uint32)
+        x = (board & _SEGMENT_LANES).astype(np.uint32)
         one, two, three = np.uint32(1), np.uint32(2), np.uint32(3)
         start_left, start_right = np.uint32(_START_LEFT), np.uint32(_START_RIGHT)
         a, b, c, d = x[:, :-3], x[:, 1:-2], x[:, 2:-1], x[:, 3:]
@@ -577,8 +585,8 @@ class DoubleCardBatch(BatchedEngine):
         cs = self.colors_seat
         winner = np.where(colour & dot, mover, np.where(colour, cs, np.where(dot, 1 - cs, -1)))
         winner[(winner < 0) & (moves >= self.max_moves)] = 2
-        check = np.flatnonzero((winner < 0) & (moves >= CARDS))
+        check = np.flatnonzero(placing & (winner < 0) & (moves >= CARDS))
         if len(check):  # the next mover must be able to take a card
-            stuck = ~self._free_cards(rows[check]).any(axis=1)
+            stuck = ~self._free_cards(check).any(axis=1)
             winner[check[stuck]] = 2
-        self.winner[every] = winner
+        np.copyto(self.winner, winner, where=placing)
