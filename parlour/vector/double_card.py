@@ -570,16 +570,18 @@ class DoubleCardBatch(BatchedEngine):
         np.copyto(self.taken_p, 0, where=placing)
         mover = self.to_move.copy()
         self.to_move ^= placing
-        # four in a row on the segment lanes (whole board: see the module docstring)
-        x = (board & _SEGMENT_LANES).astype(np.uint32)
+        # four in a row on the segment lanes (whole board: see the module docstring), on a
+        # (row, game) copy: the slices of 9 rows are then contiguous and every operation is
+        # one loop over 9 B words, not B loops of 9 (three times faster at B = 1024)
+        x = (board.T & _SEGMENT_LANES).astype(np.uint32, order="C")  # (12, B)
         one, two, three = np.uint32(1), np.uint32(2), np.uint32(3)
         start_left, start_right = np.uint32(_START_LEFT), np.uint32(_START_RIGHT)
-        a, b, c, d = x[:, :-3], x[:, 1:-2], x[:, 2:-1], x[:, 3:]
+        a, b, c, d = x[:-3], x[1:-2], x[2:-1], x[3:]
         across = a & b & c & d  # vertical
         across |= a & b >> one & c >> two & d >> three & start_left  # diagonal up-right
         across |= a & b << one & c << two & d << three & start_right  # diagonal up-left
-        lines = np.bitwise_or.reduce(across, axis=1)
-        lines |= np.bitwise_or.reduce(x & x >> one & x >> two & x >> three & start_left, axis=1)  # horizontal
+        lines = np.bitwise_or.reduce(across, axis=0)
+        lines |= np.bitwise_or.reduce(x & x >> one & x >> two & x >> three & start_left, axis=0)  # horizontal
         colour = (lines & np.uint32(_COLOUR_LANES)) != 0
         dot = lines > np.uint32(_COLOUR_LANES)
         cs = self.colors_seat
