@@ -34,6 +34,8 @@ Everything is array operations over the batch, from tables built once:
 Observations and final observations are written into buffers that are reused
 only once the caller holds no reference to them (:class:`_Buffers`): at B = 1024 the
 observations of a step are 9.4 MB, and warm memory is written several times faster.
+Final observations are built only when a caller reads them (:class:`_LazyFinalStep`),
+from a copy of the finished games' state taken at the step.
 
 No chance (``first_player`` is an option, not a draw): the generator only serves
 :meth:`random_actions`.  The single game stays the reference: :meth:`game_state`
@@ -133,9 +135,15 @@ def _forbid_table(rule: str) -> np.ndarray:
     return rows
 
 
-_POPCOUNT = np.array([bin(i).count("1") for i in range(256)], dtype=np.int16)
 _KTH_BIT = np.array([[([c for c in range(8) if i >> c & 1] + [0] * 8)[k] for k in range(8)] for i in range(256)], dtype=np.int64)
 """``_KTH_BIT[byte, k]``: the position of the k-th set bit of ``byte`` (0 past the last)."""
+
+
+def _count_bits(rows: np.ndarray) -> np.ndarray:
+    """``(..., 12)`` uint8 row bytes -> ``(...)``: the set bits of the 12 bytes (three
+    32-bit popcounts added, not a sum along a short axis, which costs a call per row)."""
+    words = np.bitwise_count(np.ascontiguousarray(rows).view(np.uint32))
+    return words[..., 0] + words[..., 1] + words[..., 2]
 
 
 def _lane(board: np.ndarray, lane: int) -> np.ndarray:
@@ -183,6 +191,33 @@ class _Buffers:
         return buf
 
 
+class _LazyFinalStep(BatchStep):
+    """A ``BatchStep`` whose ``final_observations`` are built on first access.
+
+    About 70 of 1024 games end in a step, and building their two seats' float32
+    observations (and scattering them into a ``(B, 2, ...)`` array) is a tenth of a
+    step that most callers never read.  What the observations are made of (board
+    words, card in hand, moves) is copied at the step instead, a few kB, so the
+    engine can move on (reset, step again) before the caller asks."""
+
+    def __init__(self, rewards: np.ndarray, terminated: np.ndarray, done: np.ndarray,
+                 snapshot: tuple[np.ndarray, ...], build: Any) -> None:
+        self.rewards, self.terminated = rewards, terminated
+        self._final: np.ndarray | None = None
+        self._pending: tuple[Any, ...] | None = (build, done, snapshot)
+
+    @property  # type: ignore[override]
+    def final_observations(self) -> np.ndarray | None:
+        if self._pending is not None:
+            build, done, snapshot = self._pending
+            self._final, self._pending = build(done, snapshot), None
+        return self._final
+
+    @final_observations.setter
+    def final_observations(self, value: np.ndarray | None) -> None:
+        self._final, self._pending = value, None
+
+
 class DoubleCardBatch(BatchedEngine):
     """B Double Card games (options of ``DoubleCardGame``: ``max_moves``,
     ``recycle_rule``, ``first_player``; all supported).  ``step(actions)`` takes the
@@ -210,8 +245,7 @@ class DoubleCardBatch(BatchedEngine):
         self.taken_p = np.zeros(B, dtype=np.int64)
         self.winner = np.full(B, -1, dtype=np.int64)
         self._bytes: np.ndarray | None = None
-        self._counts = np.zeros((B, 9), dtype=np.int16)
-        self._masks: np.ndarray | None = None
+        self._running = np.zeros((10, B), dtype=np.int16)
         self._obs_buffers = _Buffers((B, 2, NUM_PLANES, CELLS), np.float32)
         self._seat_buffers = _Buffers((B, 1, NUM_PLANES, CELLS), np.float32)
         self._final_buffers = _Buffers((B, 2, NUM_PLANES, CELLS), np.float32, zeroed=True)
@@ -227,7 +261,7 @@ class DoubleCardBatch(BatchedEngine):
         self.taken_anchor[rows] = -1
         self.taken_p[rows] = 0
         self.winner[rows] = -1
-        self._bytes = self._masks = None
+        self._bytes = None
 
     def _lane_int(self, b: int, lane: int) -> int:
         """A lane of game ``b`` as a single-game bitboard (bit = cell)."""
@@ -264,7 +298,7 @@ class DoubleCardBatch(BatchedEngine):
         self.board[b] = np.ascontiguousarray(raw.T).view(np.uint64).ravel()
         self.moves[b], self.to_move[b], self.last[b], self.winner[b] = state.moves, state.to_move, state.last, state.winner
         self.taken_anchor[b], self.taken_p[b] = state.taken if state.taken is not None else (-1, 0)
-        self._bytes = self._masks = None
+        self._bytes = None
 
     @property
     def terminated(self) -> np.ndarray:
@@ -293,41 +327,41 @@ class DoubleCardBatch(BatchedEngine):
 
     def _free_cards(self, rows: np.ndarray) -> np.ndarray:
         """``(n, 12)`` uint8 row bytes: the anchors of the cards that may be taken in the
-        games ``rows`` (nothing resting on them, not the card moved last)."""
-        board = self.board[rows]
-        occ = _lane(board, RED) | _lane(board, WHITE)
+        games ``rows`` (nothing resting on them, not the card moved last: its anchor is
+        the one anchor among the cells of lane ``LAST``)."""
+        lanes = self.board[rows].view(np.uint8).reshape(len(rows), ROWS, 8)
+        occ = lanes[..., RED] | lanes[..., WHITE]
         up1 = np.zeros_like(occ)
         up1[:, :-1] = occ[:, 1:]  # up1[r] = occ[r + 1]
         up2 = np.zeros_like(occ)
         up2[:, :-2] = occ[:, 2:]
-        free = _lane(board, HANCH) & ~(up1 | up1 >> 1) | _lane(board, VANCH) & ~up2
-        last = self.last[rows]
-        moved = np.flatnonzero(last >= 0)
-        free[moved, last[moved] // COLS] &= ~(np.uint8(1) << (last[moved] % COLS).astype(np.uint8))
-        return free
+        return (lanes[..., HANCH] & ~(up1 | up1 >> 1) | lanes[..., VANCH] & ~up2) & ~lanes[..., LAST]
 
     def _legal_bytes(self) -> np.ndarray:
         """``(B, 9, 12)`` uint8: the legal actions of each game's mover as row bytes, one
         block of 96 ids (12 rows of 8 columns: bit c of byte r is id 96 * block + 8 * r + c)
         per placement and one for the takes (zeros where the game is over); cached until
-        the state changes."""
+        the state changes, with ``_running``, ``(10, B)`` int16: the legal ids in the
+        blocks before each block (and in all 9, last), for :meth:`random_actions`."""
         if self._bytes is not None:
             return self._bytes
         B = self.num_envs
-        board = self.board
-        occ = _lane(board, RED) | _lane(board, WHITE)
+        lanes = self.board.view(np.uint8).reshape(B, ROWS, 8)
+        occ = lanes[..., RED] | lanes[..., WHITE]
         surface = ~occ
         surface[:, 1:] &= occ[:, :-1]  # empty and in row 1 or on a segment
+        pair = np.empty((B, 2, ROWS), dtype=np.uint8)  # the bytes shared by placements 1, 3, 5, 7 and by 2, 4, 6, 8
+        horizontal = pair[:, 0]
+        np.bitwise_and(surface, surface >> 1, out=horizontal)  # a playable right neighbour (none for H)
+        surface[:, -1] = 0  # vertical: not from row 12
+        pair[:, 1] = surface
         legal = np.empty((B, 9, ROWS), dtype=np.uint8)
-        counts = np.empty((B, 9), dtype=np.int16)  # legal ids per block
-        horizontal = surface & (surface >> 1)  # placements 1, 3, 5, 7: a playable right neighbour (none for H)
-        legal[:, 0:8:2] = horizontal[:, None]
-        counts[:, 0:8:2] = _POPCOUNT[horizontal].sum(axis=1, dtype=np.int16)[:, None]
-        surface[:, -1] = 0  # placements 2, 4, 6, 8: not from row 12
-        legal[:, 1:8:2] = surface[:, None]
-        counts[:, 1:8:2] = _POPCOUNT[surface].sum(axis=1, dtype=np.int16)[:, None]
-        legal[:, 8] = 0
-        counts[:, 8] = 0
+        words = legal.view(np.uint32).reshape(B, 27)  # (copied as 32-bit words: a quarter of the elements)
+        words[:, :24].reshape(B, 4, 6)[...] = pair.view(np.uint32).reshape(B, 1, 6)
+        words[:, 24:] = 0  # the takes
+        counts = np.empty((9, B), dtype=np.int16)
+        counts[:8].reshape(4, 2, B)[...] = _count_bits(pair).T
+        counts[8] = 0
         holding = np.flatnonzero(self.taken_anchor >= 0)
         if len(holding) and self.recycle_rule != "none":
             forbid = self._forbid[self.taken_p[holding]]  # (n, 4) placement blocks, -1 pads
@@ -335,29 +369,24 @@ class DoubleCardBatch(BatchedEngine):
             g, block = holding[r], forbid[r, k]
             anchor = self.taken_anchor[g]
             bit = np.uint8(1) << (anchor % COLS).astype(np.uint8)
-            counts[g, block] -= (legal[g, block, anchor // COLS] & bit) != 0  # (one id per game and block)
+            counts[block, g] -= (legal[g, block, anchor // COLS] & bit) != 0  # (one id per game and block)
             legal[g, block, anchor // COLS] &= ~bit
         picking = np.flatnonzero((self.taken_anchor < 0) & (self.moves >= CARDS) & (self.winner < 0))
         if len(picking):
             free = self._free_cards(picking)
             legal[picking, :8] = 0
             legal[picking, 8] = free
-            counts[picking, :8] = 0
-            counts[picking, 8] = _POPCOUNT[free].sum(axis=1, dtype=np.int16)
+            counts[:8, picking] = 0
+            counts[8, picking] = _count_bits(free)
         over = np.flatnonzero(self.winner >= 0)
         if len(over):
             legal[over] = 0
-            counts[over] = 0
-        self._bytes, self._counts = legal, counts
+            counts[:, over] = 0
+        running = np.zeros((10, B), dtype=np.int16)  # (numpy's cumsum is slower than 9 adds)
+        for block in range(9):
+            np.add(running[block], counts[block], out=running[block + 1])
+        self._bytes, self._running = legal, running
         return legal
-
-    def _mover_masks(self) -> np.ndarray:
-        """``(B, 864)`` int8: the legal actions of each game's mover (zeros where the game
-        is over); cached until the state changes (read-only for callers)."""
-        if self._masks is None:
-            legal = self._legal_bytes()
-            self._masks = np.unpackbits(legal.reshape(self.num_envs, -1), axis=1, bitorder="little").view(np.int8)
-        return self._masks
 
     def legal_masks(self) -> np.ndarray:
         # the movers' legal bytes in their seat's row, zeros in the other: one unpacking
@@ -367,44 +396,63 @@ class DoubleCardBatch(BatchedEngine):
         return np.unpackbits(both, axis=1, bitorder="little").view(np.int8).reshape(self.num_envs, 2, self.num_actions)
 
     def legal_mask(self, seat: int | np.ndarray) -> np.ndarray:
+        """The movers' legal bytes unpacked, zeroed in the games where ``seat`` is not to
+        move (usually none: callers ask for the movers' masks), rather than multiplied
+        by a 0/1 column, which would cost a second pass and array."""
         seats = self._seats(seat)
-        return self._mover_masks() * (self.to_move == seats)[:, None].astype(np.int8)
+        masks = np.unpackbits(self._legal_bytes().reshape(-1), bitorder="little").view(np.int8).reshape(self.num_envs, -1)
+        waiting = self.to_move != seats
+        if waiting.any():
+            masks[waiting] = 0
+        return masks
 
     def random_actions(self, rng: np.random.Generator | None = None) -> np.ndarray:
         """Uniformly random legal actions of the movers, ``(B,)`` (0 where a game is
         over): the base class's draw (the k-th legal action, k = floor(u * count), one
-        float per game), found on the legal row bytes (the block of 96 ids, the byte, the
-        bit) instead of a running count over all 864 ids."""
+        float per game), found by narrowing down instead of a running count over all 864
+        ids: the block of 96 ids (running counts over the 9 blocks), its 32-bit word
+        (3 words), the half-word, the byte, the bit (a table).  Every stage is a few
+        operations on ``(B,)`` arrays."""
         rng = self.rng if rng is None else rng
+        B, rows = self.num_envs, self._rows
         legal = self._legal_bytes()
-        rows = self._rows
-        per_block = self._counts
-        before = np.cumsum(per_block, axis=1, dtype=np.int16)
-        k = (rng.random(self.num_envs) * before[:, -1]).astype(np.int16)
-        block = (before > k[:, None]).argmax(axis=1)
-        k -= before[rows, block] - per_block[rows, block]
-        chosen = legal[rows, block]  # (B, 12) row bytes of the block
-        counts = _POPCOUNT[chosen]
-        running = np.cumsum(counts, axis=1, dtype=np.int16)
-        row = (running > k[:, None]).argmax(axis=1)
-        k -= running[rows, row] - counts[rows, row]
-        column = _KTH_BIT[chosen[rows, row], np.minimum(k, 7)]
-        return block * CELLS + row * COLS + column
+        running = self._running  # (10, B)
+        total = running[-1]
+        k = (rng.random(B) * total).astype(np.int16)
+        # the first block whose running count exceeds k (the sum of a bool array's bytes: no int64 copy)
+        block = np.minimum((running[1:] <= k).view(np.uint8).sum(axis=0, dtype=np.uint8), 8).astype(np.int64)
+        k -= running[block, rows]
+        words = legal.view(np.uint32)[rows, block]  # (B, 3): the 96 ids of the block
+        in_word = np.bitwise_count(words).astype(np.int16)
+        first, second = in_word[:, 0], in_word[:, 0] + in_word[:, 1]
+        past_first, past_second = k >= first, k >= second
+        word = past_first.astype(np.int64) + past_second
+        k -= np.where(past_second, second, np.where(past_first, first, 0))
+        bits = words[rows, word]
+        bit = word * 32
+        for width in (16, 8):  # the half of the word (then of the half) holding the k-th set bit
+            low = bits & np.uint32((1 << width) - 1)
+            in_low = np.bitwise_count(low).astype(np.int16)
+            high = k >= in_low
+            k -= high * in_low
+            bits = np.where(high, bits >> np.uint32(width), low)
+            bit += high * width
+        bit += _KTH_BIT[bits, np.minimum(k, 7)]
+        return np.where(total > 0, block * CELLS + bit, 0)
 
     # ----- observations ----------------------------------------------------------------
 
-    def _fill(self, out: np.ndarray, rows: np.ndarray | slice, colors: np.ndarray) -> None:
-        """Write the observations of the games ``rows`` into ``out`` (``(n, S, 12, 96)``,
-        one slot per seat wanted); ``colors`` (broadcast to ``(n, S)``): whether the seat
-        of each slot plays colors (plane 8).
+    def _fill(self, out: np.ndarray, board: np.ndarray, holding: np.ndarray, moves: np.ndarray, colors: np.ndarray) -> None:
+        """Write into ``out`` (``(n, S, 12, 96)``, one slot per seat wanted) the
+        observations of ``n`` games given by their board words ``(n, 12)``, whether a
+        card is in hand and the moves played (``(n,)`` each, see :meth:`_snapshot`);
+        ``colors`` (broadcast to ``(n, S)``): whether the seat of each slot plays colors
+        (plane 8).
 
         Planes 0-10 are bits: one byte per plane and row (the board's lanes, then all
         ones or all zeros), unpacked and converted in one pass; plane 11 (moves /
         ``max_moves``) is written over its zeros."""
-        board = self.board[rows]
         n, seats = out.shape[:2]
-        holding = self.taken_anchor[rows] >= 0
-        moves = self.moves[rows]
         image = np.empty((n, seats, NUM_PLANES, ROWS), dtype=np.uint8)
         image[:, :, :8] = board.view(np.uint8).reshape(n, ROWS, 8).transpose(0, 2, 1)[:, None]
         image[:, :, 8] = np.broadcast_to(np.where(colors, 0xFF, 0).astype(np.uint8), (n, seats))[..., None]
@@ -414,15 +462,29 @@ class DoubleCardBatch(BatchedEngine):
         out.reshape(-1)[...] = np.unpackbits(image.reshape(-1), bitorder="little")  # (out: contiguous)
         out[:, :, 11] = np.minimum(1.0, moves / self.max_moves).astype(np.float32)[:, None, None]
 
+    def _snapshot(self, rows: np.ndarray | slice) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """What the observations of the games ``rows`` are made of (:meth:`_fill`'s
+        arguments): copies for an index array, views for a slice."""
+        return self.board[rows], self.taken_anchor[rows] >= 0, self.moves[rows]
+
+    def _final_observations(self, done: np.ndarray, snapshot: tuple[np.ndarray, np.ndarray, np.ndarray]) -> np.ndarray:
+        """``(B, 2, 12, 12, 8)``: both seats' observations of the games ``done`` (from
+        their ``snapshot`` taken when they ended), zeros elsewhere."""
+        last = np.empty((len(done), 2, NUM_PLANES, CELLS), dtype=np.float32)
+        self._fill(last, *snapshot, self._colors_by_seat)
+        final = self._final_buffers.get(done)
+        final[done] = last
+        return final.reshape(self.num_envs, 2, NUM_PLANES, ROWS, COLS)
+
     def observations(self) -> np.ndarray:
         out = self._obs_buffers.get()
-        self._fill(out, slice(None), self._colors_by_seat)
+        self._fill(out, *self._snapshot(slice(None)), self._colors_by_seat)
         return out.reshape(self.num_envs, 2, NUM_PLANES, ROWS, COLS)
 
     def observation(self, seat: int | np.ndarray) -> np.ndarray:
         seats = self._seats(seat)
         out = self._seat_buffers.get()
-        self._fill(out, slice(None), (np.asarray(seats) == self.colors_seat).reshape(-1, 1))
+        self._fill(out, *self._snapshot(slice(None)), (np.asarray(seats) == self.colors_seat).reshape(-1, 1))
         return out.reshape(self.num_envs, NUM_PLANES, ROWS, COLS)
 
     # ----- stepping ----------------------------------------------------------------------
@@ -452,7 +514,7 @@ class DoubleCardBatch(BatchedEngine):
         if not ok.all():
             i = int(np.argmax(~ok))
             raise self._illegal(int(rows[i]), int(acts[i]))
-        self._bytes = self._masks = None
+        self._bytes = None
         rewards = np.zeros((self.num_envs, 2))
         terminated = np.zeros(self.num_envs, dtype=bool)
         pick = acts >= PICK_BASE
@@ -460,21 +522,20 @@ class DoubleCardBatch(BatchedEngine):
             self._take(rows[pick], acts[pick] - PICK_BASE)
             if pick.all():
                 return BatchStep(rewards, terminated, None)
-            rows, acts = rows[~pick], acts[~pick]
-        self._place(rows, acts)
-        done = rows[self.winner[rows] >= 0]
+        placing = np.zeros(self.num_envs, dtype=bool)
+        placing[rows] = ~pick
+        played = np.zeros(self.num_envs, dtype=np.int64)
+        played[rows] = np.where(pick, 0, acts)
+        self._place(placing, played)
+        done = np.flatnonzero(placing & (self.winner >= 0))
         if not len(done):
             return BatchStep(rewards, terminated, None)
         terminated[done] = True
         self._write_returns(rewards, done)
-        last = np.empty((len(done), 2, NUM_PLANES, CELLS), dtype=np.float32)
-        self._fill(last, done, self._colors_by_seat)
-        final = self._final_buffers.get(done)
-        final[done] = last
-        final = final.reshape(self.num_envs, 2, NUM_PLANES, ROWS, COLS)
+        result = _LazyFinalStep(rewards, terminated, done, self._snapshot(done), self._final_observations)
         if self.autoreset:
             self._reset_rows(done)
-        return BatchStep(rewards, terminated, final)
+        return result
 
     def _take(self, rows: np.ndarray, anchors: np.ndarray) -> None:
         r, c = anchors // COLS, (anchors % COLS).astype(np.uint64)
@@ -491,36 +552,43 @@ class DoubleCardBatch(BatchedEngine):
         self.board[rows, r] = words & ~(clear << c) | taken << c
         self.board[rows, ro] = self.board[rows, ro] & ~(clear << co) | taken << co
 
-    def _place(self, rows: np.ndarray, acts: np.ndarray) -> None:
-        board = self.board
-        every = slice(None) if len(rows) == self.num_envs else rows  # (rows: sorted, distinct)
-        board[every] &= _KEEP_NOT_MOVE_LANES  # the last card and the taken-from cells change
-        board[rows, _T["anchor_row"][acts]] |= _T["anchor_bits"][acts]
-        board[rows, _T["other_row"][acts]] |= _T["other_bits"][acts]
-        moves = self.moves[every] + 1
-        self.moves[every] = moves
-        self.last[every] = acts % CELLS
-        self.taken_anchor[every] = -1
-        self.taken_p[every] = 0
-        mover = self.to_move[every].copy()  # (a view when every game moves)
-        self.to_move[every] = 1 - mover
-        # four in a row on the segment lanes (whole board: see the module docstring)
-        x = (board[every] & _SEGMENT_LANES).astype(np.uint32)
+    def _place(self, placing: np.ndarray, acts: np.ndarray) -> None:
+        """Play the placements ``acts`` (``(B,)``, 0 elsewhere) in the games where
+        ``placing`` (``(B,)`` bool) is True.  Every array is updated for all B games,
+        the others kept by masks (``np.where``, ``copyto``), rather than through the
+        index array of the placing games: in nine steps out of ten at B = 1024 some
+        games take a card instead, and gathering and scattering the ~1000 others is
+        dearer than masked whole-batch operations."""
+        board, rows = self.board, self._rows
+        board &= np.where(placing, _KEEP_NOT_MOVE_LANES, ~_U(0))[:, None]  # the last card and the taken-from cells change
+        board[rows, _T["anchor_row"][acts]] |= np.where(placing, _T["anchor_bits"][acts], _U(0))
+        board[rows, _T["other_row"][acts]] |= np.where(placing, _T["other_bits"][acts], _U(0))
+        self.moves += placing
+        moves = self.moves
+        np.copyto(self.last, acts % CELLS, where=placing)
+        np.copyto(self.taken_anchor, -1, where=placing)
+        np.copyto(self.taken_p, 0, where=placing)
+        mover = self.to_move.copy()
+        self.to_move ^= placing
+        # four in a row on the segment lanes (whole board: see the module docstring), on a
+        # (row, game) copy: the slices of 9 rows are then contiguous and every operation is
+        # one loop over 9 B words, not B loops of 9 (three times faster at B = 1024)
+        x = (board.T & _SEGMENT_LANES).astype(np.uint32, order="C")  # (12, B)
         one, two, three = np.uint32(1), np.uint32(2), np.uint32(3)
         start_left, start_right = np.uint32(_START_LEFT), np.uint32(_START_RIGHT)
-        a, b, c, d = x[:, :-3], x[:, 1:-2], x[:, 2:-1], x[:, 3:]
+        a, b, c, d = x[:-3], x[1:-2], x[2:-1], x[3:]
         across = a & b & c & d  # vertical
         across |= a & b >> one & c >> two & d >> three & start_left  # diagonal up-right
         across |= a & b << one & c << two & d << three & start_right  # diagonal up-left
-        lines = np.bitwise_or.reduce(across, axis=1)
-        lines |= np.bitwise_or.reduce(x & x >> one & x >> two & x >> three & start_left, axis=1)  # horizontal
+        lines = np.bitwise_or.reduce(across, axis=0)
+        lines |= np.bitwise_or.reduce(x & x >> one & x >> two & x >> three & start_left, axis=0)  # horizontal
         colour = (lines & np.uint32(_COLOUR_LANES)) != 0
         dot = lines > np.uint32(_COLOUR_LANES)
         cs = self.colors_seat
         winner = np.where(colour & dot, mover, np.where(colour, cs, np.where(dot, 1 - cs, -1)))
         winner[(winner < 0) & (moves >= self.max_moves)] = 2
-        check = np.flatnonzero((winner < 0) & (moves >= CARDS))
+        check = np.flatnonzero(placing & (winner < 0) & (moves >= CARDS))
         if len(check):  # the next mover must be able to take a card
-            stuck = ~self._free_cards(rows[check]).any(axis=1)
+            stuck = ~self._free_cards(check).any(axis=1)
             winner[check[stuck]] = 2
-        self.winner[every] = winner
+        np.copyto(self.winner, winner, where=placing)

@@ -296,3 +296,17 @@ def test_returned_arrays_are_never_overwritten() -> None:
         kept += [(a, a.copy()) for a in arrays]
         engine.observations(), engine.legal_masks()  # dropped at once: their buffers are reused
     assert all(np.array_equal(a, copy) for a, copy in kept)
+
+
+def test_final_observations_read_after_later_steps() -> None:
+    """Final observations are built when first read, from what the games were when they
+    ended: reading them after the engine has reset and stepped on gives the same arrays."""
+    engine, twin = DoubleCardBatch(16, 3), DoubleCardBatch(16, 3)
+    kept = []
+    for _ in range(120):
+        result, expected = engine.step(engine.random_actions()), twin.step(twin.random_actions())
+        if expected.final_observations is not None:
+            kept.append((result, expected.final_observations.copy()))
+    assert len(kept) >= 3
+    for result, expected in kept:
+        assert np.array_equal(result.final_observations, expected)
