@@ -63,15 +63,74 @@ SETUP_ATTEMPTS = 1000
 _DIRECTIONS = ((1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1), (0, -1), (1, -1))
 
 
+def _compile_moves(width: int, height: int):
+    """The move generator of one board size, as a function compiled for it.
+
+    ``moves(me, o1, o2, empty)``: bitboard of the empty cells where the owner of ``me``
+    has a jump.  Both opponents are flooded at once: the board is packed twice into
+    one int, ``S = (height + 1) * width`` bits apart (``o1`` in the low copy, ``o2`` in
+    the high one, ``me`` and ``empty`` in both; the row after each copy stays empty),
+    so a run mixing two opponents never counts and each direction costs one flood
+    instead of two.  Per direction: ``run = shift(me) & opp`` grown while it stays on
+    ``opp``, then ``shift(run) & empty`` are that direction's moves.  A step off the
+    top or bottom of a copy lands in an empty row (or off the int); a step off the
+    left or right edge lands in the opposite edge column, which ``opp`` and ``empty``
+    are masked out of for the directions that go right (``dx = 1``) or left (``dx =
+    -1``).  The shifts and masks are constants of the generated code: no loop over
+    directions, no tuple unpacking.
+    """
+    n = width * height
+    s2 = (height + 1) * width
+    col0 = sum(1 << (y * width) for y in range(height))
+    last = col0 << (width - 1)
+    both = lambda m: hex(m | m << s2)  # noqa: E731
+    lines = [
+        "def moves(me, o1, o2, empty):",
+        f"    me |= me << {s2}",
+        f"    od = o1 | o2 << {s2}",
+        f"    ed = empty | empty << {s2}",
+        "    m = 0",
+    ]
+    if width > 1:
+        lines += [
+            f"    odr = od & {both(~col0 & ((1 << n) - 1))}",
+            f"    edr = ed & {both(~col0 & ((1 << n) - 1))}",
+            f"    odl = od & {both(~last & ((1 << n) - 1))}",
+            f"    edl = ed & {both(~last & ((1 << n) - 1))}",
+        ]
+    for dx, dy in _DIRECTIONS:
+        if (dx and width < 3 and not dy) or (dy and height < 3 and not dx) or (dx and dy and (width < 3 or height < 3)):
+            continue  # no run and closing cell fit in that direction
+        s = dy * width + dx
+        op, s = ("<<", s) if s > 0 else (">>", -s)
+        o, e = {1: ("odr", "edr"), -1: ("odl", "edl"), 0: ("od", "ed")}[dx]
+        lines += [
+            f"    x = (me {op} {s}) & {o}",
+            "    if x:",
+            "        f = x",
+            "        while f:",
+            f"            f = (f {op} {s}) & {o}",
+            "            x |= f",
+            f"        m |= (x {op} {s}) & {e}",
+        ]
+    lines.append(f"    return (m | m >> {s2}) & {hex((1 << n) - 1)}")
+    namespace: dict[str, Any] = {}
+    exec(compile("\n".join(lines), f"<tribolo moves {width}x{height}>", "exec"), namespace)
+    moves = namespace["moves"]
+    moves.__doc__ = "Bitboard of the empty cells where the owner of ``me`` has a jump (see _compile_moves)."
+    return moves
+
+
 class Geometry:
     """Everything precomputed for one board size (shared by every state of that size).
 
     ``rays[c]``: for each direction whose first step from ``c`` stays on the board, a
     tuple ``(first, rest, cells, prefixes)``: ``cells`` are the cell indices walked
     outwards (``first`` and ``rest`` split off for the hot loop of :meth:`jumps`) and
-    ``prefixes[i]`` = the bitmask of the first ``i`` of them.  ``left``/``right``: ``(s, m)`` per
-    direction moving to higher/lower bit indices by ``s``; ``m`` masks the cells from
-    which that step stays on the board (so nothing wraps around an edge).
+    ``prefixes[i]`` = the bitmask of the first ``i`` of them.  ``moves(me, o1, o2,
+    empty)``: the move generator compiled for this size (:func:`_compile_moves`).
+    ``planes[seat]``: five ``bytes.translate`` tables, owner code -> 0/1, one per
+    observation plane of ``seat``.
     """
 
     _cache: dict[tuple[int, int], Geometry] = {}
@@ -98,18 +157,12 @@ class Geometry:
                     per_cell.append((cells[0], tuple(cells[1:]), tuple(cells), tuple(prefixes)))
             rays.append(tuple(per_cell))
         self.rays = tuple(rays)
-        left, right = [], []
-        for dx, dy in _DIRECTIONS:
-            mask = 0
-            for c in range(n):
-                x, y = c % width, c // width
-                if 0 <= x + dx < width and 0 <= y + dy < height:
-                    mask |= 1 << c
-            if not mask:
-                continue
-            s = dy * width + dx
-            (left if s > 0 else right).append((s if s > 0 else -s, mask))
-        self.left, self.right = tuple(left), tuple(right)
+        self.moves = _compile_moves(width, height)
+        self.planes = tuple(
+            tuple(bytes.maketrans(bytes(range(5)), bytes(int(code == wanted) for code in range(5))) for wanted in (
+                seat, (seat + 1) % 3, (seat + 2) % 3, WALL, EMPTY))
+            for seat in range(NUM_PLAYERS)
+        )
 
     @classmethod
     def of(cls, width: int, height: int) -> Geometry:
@@ -122,41 +175,6 @@ class Geometry:
         """Pickled as its size: the tables are rebuilt (or found in the cache) on load,
         so a pickled state stays small."""
         return (Geometry.of, (self.width, self.height))
-
-    def moves(self, me: int, o1: int, o2: int, empty: int) -> int:
-        """Bitboard of the empty cells where the owner of ``me`` has a jump.
-
-        Walking from each of ``me``'s cells in a direction, a run of one opponent
-        followed by an empty cell makes that empty cell a move (the jump goes back
-        towards ``me``).  Runs of ``o1`` and ``o2`` are grown separately, so a run
-        mixing two opponents never counts.
-        """
-        moves = 0
-        for s, m in self.left:
-            pm = me & m
-            for o in (o1, o2):
-                x = (pm << s) & o
-                if x:
-                    f = x
-                    while True:
-                        f = ((f & m) << s) & o
-                        if not f:
-                            break
-                        x |= f
-                    moves |= ((x & m) << s) & empty
-        for s, m in self.right:
-            pm = me & m
-            for o in (o1, o2):
-                x = (pm >> s) & o
-                if x:
-                    f = x
-                    while True:
-                        f = ((f & m) >> s) & o
-                        if not f:
-                            break
-                        x |= f
-                    moves |= ((x & m) >> s) & empty
-        return moves
 
     def jumps(self, board: bytearray, cell: int, player: int) -> list[tuple[int, int, tuple]]:
         """``player``'s jumps from the empty ``cell`` (rule 3), without changing the board:
@@ -357,11 +375,12 @@ class TriboloState(State):
     """A Tribolo position.
 
     ``board``: owner code per cell (0-2 seats, 3 empty, 4 wall); ``own``: bitboard per
-    seat; ``walls``: bitboard; ``to_move``: the seat to act (-1 once nobody can move);
+    seat; ``walls``: bitboard; ``vacant``: bitboard of the empty cells (kept by
+    ``apply``/``undo``); ``to_move``: the seat to act (-1 once nobody can move);
     ``legal``: bitboard of ``to_move``'s moves; ``history``: what ``undo`` needs.
     """
 
-    __slots__ = ("game", "geo", "board", "own", "walls", "to_move", "legal", "history")
+    __slots__ = ("game", "geo", "board", "own", "walls", "vacant", "to_move", "legal", "history")
 
     def __init__(self, game: TriboloGame, board: bytearray, own: list[int], walls: int, to_move: int) -> None:
         self.game = game
@@ -369,6 +388,7 @@ class TriboloState(State):
         self.board = board
         self.own = own
         self.walls = walls
+        self.vacant = self.geo.full & ~(own[0] | own[1] | own[2] | walls)
         self.to_move = to_move
         self.legal = 0
         self.history: list[tuple] = []
@@ -377,19 +397,18 @@ class TriboloState(State):
 
     def empty(self) -> int:
         """Bitboard of the empty cells."""
-        own = self.own
-        return self.geo.full & ~(own[0] | own[1] | own[2] | self.walls)
+        return self.vacant
 
     def moves_of(self, seat: int) -> int:
         """Bitboard of ``seat``'s legal cells on this board, whoever is to move."""
         own = self.own
-        return self.geo.moves(own[seat], own[(seat + 1) % 3], own[(seat + 2) % 3], self.empty())
+        return self.geo.moves(own[seat], own[(seat + 1) % 3], own[(seat + 2) % 3], self.vacant)
 
     def _settle(self, first: int) -> bool:
         """Give the turn to the first of ``first``, ``first + 1``, ``first + 2`` that can
         move; ``False`` (and ``to_move = -1``) if nobody can."""
         own = self.own
-        empty = self.geo.full & ~(own[0] | own[1] | own[2] | self.walls)
+        empty = self.vacant
         moves = self.geo.moves
         for k in range(3):
             seat = (first + k) % 3
@@ -415,45 +434,62 @@ class TriboloState(State):
         return bits_list(self.legal)
 
     def legal_mask(self, player: int) -> np.ndarray:
-        mask = np.zeros(self.geo.cells, dtype=np.int8)
-        if player == self.to_move and self.legal:
-            mask[bits_list(self.legal)] = 1
-        return mask
+        geo = self.geo
+        if player != self.to_move or not self.legal:
+            return np.zeros(geo.cells, dtype=np.int8)
+        raw = np.frombuffer(self.legal.to_bytes(geo.nbytes, "little"), dtype=np.uint8)
+        return np.unpackbits(raw, count=geo.cells, bitorder="little").view(np.int8)
 
     def apply(self, action) -> None:
         """Play ``action`` (a cell index) for the seat to move; rule 7 picks the next."""
         p = self.to_move
         if type(action) is not int or action < 0 or not self.legal >> action & 1:
             action = self._check(action)
-        board, own, geo = self.board, self.own, self.geo
+        board = self.board
         flips = [0, 0, 0]
-        for o, run, ray in geo.jumps(board, action, p):
-            flips[o] |= ray[3][run]
-            for c in ray[2][:run]:
-                board[c] = p
+        for first, rest, cells, prefixes in self.geo.rays[action]:
+            o = board[first]
+            if o == p or o > 2:
+                continue
+            i = 1
+            for c in rest:
+                v = board[c]
+                if v != o:
+                    if v == p:  # a run of ``o`` closed by ``p``: it changes hands
+                        flips[o] |= prefixes[i]
+                        board[first] = p
+                        if i > 1:
+                            for d in cells[1:i]:
+                                board[d] = p
+                    break
+                i += 1
         board[action] = p
-        gained = flips[0] | flips[1] | flips[2]
         self.history.append((action, p, flips, self.legal))
-        if gained:
-            own[0] &= ~gained
-            own[1] &= ~gained
-            own[2] &= ~gained
-        own[p] |= gained | 1 << action
+        own = self.own
+        q1, q2 = _NEXT[p]
+        a, b = flips[q1], flips[q2]
+        o1, o2 = own[q1], own[q2]
+        if a:
+            own[q1] = o1 = o1 ^ a
+        if b:
+            own[q2] = o2 = o2 ^ b
+        bit = 1 << action
+        own[p] = me = own[p] | a | b | bit
+        self.vacant = empty = self.vacant ^ bit
         # Rule 7: next, next-but-one, then the mover itself.
-        o0, o1, o2 = own
-        empty = geo.full & ~(o0 | o1 | o2 | self.walls)
-        moves = geo.moves
-        if p == 0:
-            order = ((1, o1, o2, o0), (2, o2, o0, o1), (0, o0, o1, o2))
-        elif p == 1:
-            order = ((2, o2, o0, o1), (0, o0, o1, o2), (1, o1, o2, o0))
-        else:
-            order = ((0, o0, o1, o2), (1, o1, o2, o0), (2, o2, o0, o1))
-        for seat, me, a, b in order:
-            legal = moves(me, a, b, empty)
-            if legal:
-                self.to_move, self.legal = seat, legal
-                return
+        moves = self.geo.moves
+        legal = moves(o1, o2, me, empty)
+        if legal:
+            self.to_move, self.legal = q1, legal
+            return
+        legal = moves(o2, me, o1, empty)
+        if legal:
+            self.to_move, self.legal = q2, legal
+            return
+        legal = moves(me, o1, o2, empty)
+        if legal:
+            self.legal = legal
+            return
         self.to_move, self.legal = -1, 0
 
     def _check(self, action: object) -> int:
@@ -479,7 +515,9 @@ class TriboloState(State):
             raise ValueError("tribolo: no move to undo on this state")
         action, p, flips, legal = self.history.pop()
         board, own = self.board, self.own
-        own[p] &= ~(flips[0] | flips[1] | flips[2] | 1 << action)
+        bit = 1 << action
+        own[p] &= ~(flips[0] | flips[1] | flips[2] | bit)
+        self.vacant |= bit
         board[action] = EMPTY
         for seat in range(3):
             f = flips[seat]
@@ -500,6 +538,7 @@ class TriboloState(State):
         other.board = self.board[:]
         other.own = self.own[:]
         other.walls = self.walls
+        other.vacant = self.vacant
         other.to_move = self.to_move
         other.legal = self.legal
         other.history = []
@@ -535,11 +574,10 @@ class TriboloState(State):
         """
         if player not in (0, 1, 2):
             raise ValueError(f"tribolo: no seat {player!r}; seats are 0, 1, 2")
-        geo, own = self.geo, self.own
-        planes = (own[player], own[(player + 1) % 3], own[(player + 2) % 3], self.walls, self.empty())
-        raw = b"".join(p.to_bytes(geo.nbytes, "little") for p in planes)
-        bits = np.unpackbits(np.frombuffer(raw, dtype=np.uint8).reshape(5, geo.nbytes), axis=1, bitorder="little")
-        return bits[:, : geo.cells].reshape(5, geo.height, geo.width).astype(np.float32)
+        geo, board = self.geo, self.board
+        t0, t1, t2, t3, t4 = geo.planes[player]
+        raw = board.translate(t0) + board.translate(t1) + board.translate(t2) + board.translate(t3) + board.translate(t4)
+        return np.frombuffer(raw, dtype=np.uint8).astype(np.float32).reshape(5, geo.height, geo.width)
 
     def action_to_text(self, action: int) -> str:
         """Column letter and row number: ``a1`` is (x=0, y=0), ``c2`` is (x=2, y=1)."""
@@ -629,6 +667,8 @@ class TriboloState(State):
 
 _TO_TEXT = bytes.maketrans(bytes(range(5)), SYMBOLS.encode())
 _SEAT = {-1: (), 0: (0,), 1: (1,), 2: (2,)}
+_NEXT = ((1, 2), (2, 0), (0, 1))
+"""The two seats after each seat, in turn order."""
 
 
 def counts_to_returns(counts: list[int], kind: str) -> np.ndarray:
