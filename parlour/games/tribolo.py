@@ -481,10 +481,12 @@ class TriboloState(State):
         geo = self.geo
         if player != self.to_move or not self.legal:
             return np.zeros(geo.cells, dtype=np.int8)
-        raw = _ndarray((geo.nbytes,), _uint8, self.legal.to_bytes(geo.nbytes, "little"))
+        # Cell c is bit c % 8 of byte c // 8; reversing the bits of every byte lets
+        # unpackbits run with its defaults (its keyword arguments cost more than this).
+        raw = _frombuffer(self.legal.to_bytes(geo.nbytes, "little").translate(_REVERSED_BYTE), _uint8)
         if geo.cells & 7:
-            return _unpackbits(raw, count=geo.cells, bitorder="little").view(_int8)
-        return _unpackbits(raw, bitorder="little").view(_int8)
+            return _unpackbits(raw, count=geo.cells).view(_int8)
+        return _unpackbits(raw).view(_int8)
 
     def apply(self, action) -> None:
         """Play ``action`` (a cell index) for the seat to move; rule 7 picks the next."""
@@ -724,7 +726,8 @@ class TriboloState(State):
 
 _TO_TEXT = bytes.maketrans(bytes(range(5)), SYMBOLS.encode())
 _SEAT = {-1: (), 0: (0,), 1: (1,), 2: (2,)}
-_ndarray, _unpackbits, _uint8, _int8, _float32 = np.ndarray, np.unpackbits, np.uint8, np.int8, np.float32
+_ndarray, _frombuffer, _unpackbits = np.ndarray, np.frombuffer, np.unpackbits
+_uint8, _int8, _float32 = np.uint8, np.int8, np.float32
 """Module-level names for the numpy calls of ``legal_mask`` and ``observation_tensor``."""
 _NEXT = ((1, 2), (2, 0), (0, 1))
 """The two seats after each seat, in turn order."""
