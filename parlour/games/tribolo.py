@@ -63,15 +63,90 @@ SETUP_ATTEMPTS = 1000
 _DIRECTIONS = ((1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1), (0, -1), (1, -1))
 
 
+_REVERSED_BYTE = bytes(int(f"{b:08b}"[::-1], 2) for b in range(256))
+"""``bytes.translate`` table: each byte with its 8 bits in reverse order."""
+
+
+def _compile_moves(width: int, height: int):
+    """The move generator of one board size, compiled for it (shifts and masks are
+    constants of the generated code: no loop over directions, no tuple unpacking).
+
+    ``moves4(me, a, b, empty)`` takes *packed* boards (see :meth:`Geometry.pack`) of
+    the seat to move, its two opponents and the empty cells, and returns the plain
+    bitboard of the empty cells where ``me``'s owner has a jump.  A packed board holds
+    four copies of a board ``S = (height + 1) * width`` bits apart, so that the row
+    after each copy is always empty: the board, the board again, then the board
+    turned by 180 degrees (bit ``c`` -> ``cells - 1 - c``) twice.  The opponents'
+    board takes ``a`` in copies 0 and 2 and ``b`` in copies 1 and 3, so a run mixing
+    two opponents never counts; a shift to higher bits goes east, south-east,
+    south or south-west in copies 0-1 and west, north-west, north or north-east in
+    the turned copies 2-3.  So four floods cover the 8 directions and both
+    opponents, where the plain way takes sixteen.  Per direction (as in bitboard
+    Othello engines): ``run = shift(me) & opp`` grown while it stays on ``opp``, then
+    ``shift(run) & empty`` are the moves.  A step off the bottom of a copy lands in
+    its empty row; a step off the east (west) edge lands in the west (east) column,
+    which ``opp`` and ``empty`` are masked out of for the directions with a step east
+    (west).  The turned copies' moves are turned back at the end.
+    """
+    n = width * height
+    s = (height + 1) * width
+    full = (1 << n) - 1
+    nbytes = (n + 7) // 8
+    col0 = sum(1 << (y * width) for y in range(height))
+    last = col0 << (width - 1)
+    four = lambda m: hex(m | m << s | m << 2 * s | m << 3 * s)  # noqa: E731
+    lines = [
+        "def moves4(me, a, b, e):",
+        f"    o = (a & {hex(full | full << 2 * s)}) | (b & {hex(full << s | full << 3 * s)})",
+    ]
+    floods = []
+    for dx, dy in ((1, 0), (1, 1), (0, 1), (-1, 1)):  # the directions that shift to higher bits
+        if (dx and width < 3) or (dy and height < 3):
+            continue  # no run and closing cell fit in that direction
+        floods.append((dy * width + dx, *{1: ("oe", "ee"), -1: ("ow", "ew"), 0: ("o", "e")}[dx]))
+    if any(f[1] == "oe" for f in floods):
+        lines += [f"    oe = o & {four(full & ~col0)}", f"    ee = e & {four(full & ~col0)}"]
+    if any(f[1] == "ow" for f in floods):
+        lines += [f"    ow = o & {four(full & ~last)}", f"    ew = e & {four(full & ~last)}"]
+    lines.append("    m = 0")
+    for step, opp, empty in floods:
+        if step == 1:
+            # Runs along a row are consecutive bits: adding the run's first cell to the
+            # opponent's cells carries through the run to the cell just past it.
+            lines.append(f"    m |= (((me << 1) & {opp}) + {opp}) & {empty}")
+            continue
+        lines += [
+            f"    x = (me << {step}) & {opp}",
+            f"    f = (x << {step}) & {opp}",
+            "    while f:",
+            "        x |= f",
+            f"        f = (f << {step}) & {opp}",
+            f"    m |= (x << {step}) & {empty}",
+        ]
+    turn = f" >> {8 * nbytes - n}" if 8 * nbytes > n else ""
+    lines += [
+        f"    m |= m >> {s}",
+        f"    t = (m >> {2 * s}) & {hex(full)}",
+        f"    return m & {hex(full)} | int.from_bytes(t.to_bytes({nbytes}, 'big').translate(_REVERSED_BYTE), 'little'){turn}",
+    ]
+    namespace: dict[str, Any] = {"_REVERSED_BYTE": _REVERSED_BYTE}
+    exec(compile("\n".join(lines), f"<tribolo moves {width}x{height}>", "exec"), namespace)
+    moves4 = namespace["moves4"]
+    moves4.__doc__ = "Plain bitboard of ``me``'s moves from packed boards (see tribolo._compile_moves)."
+    return moves4
+
+
 class Geometry:
     """Everything precomputed for one board size (shared by every state of that size).
 
     ``rays[c]``: for each direction whose first step from ``c`` stays on the board, a
     tuple ``(first, rest, cells, prefixes)``: ``cells`` are the cell indices walked
     outwards (``first`` and ``rest`` split off for the hot loop of :meth:`jumps`) and
-    ``prefixes[i]`` = the bitmask of the first ``i`` of them.  ``left``/``right``: ``(s, m)`` per
-    direction moving to higher/lower bit indices by ``s``; ``m`` masks the cells from
-    which that step stays on the board (so nothing wraps around an edge).
+    ``prefixes[i]`` = the packed bitmask (:meth:`pack`) of the first ``i`` of them;
+    ``packed_cells[c]``: the packed bitmask of cell ``c``.  ``moves4``: the move
+    generator compiled for this size (:func:`_compile_moves`).
+    ``planes[seat]``: five ``bytes.translate`` tables, owner code -> 0/1, one per
+    observation plane of ``seat``.
     """
 
     _cache: dict[tuple[int, int], Geometry] = {}
@@ -81,6 +156,8 @@ class Geometry:
         self.cells = n = width * height
         self.full = (1 << n) - 1
         self.nbytes = (n + 7) // 8
+        self.stride = (height + 1) * width
+        self.packed_cells = tuple(self.pack(1 << c) for c in range(n))
         rays = []
         for c in range(n):
             x, y = c % width, c // width
@@ -94,22 +171,17 @@ class Geometry:
                 if len(cells) >= 2:  # a jump needs a run and a closing cell
                     prefixes = [0]
                     for cell in cells:
-                        prefixes.append(prefixes[-1] | 1 << cell)
+                        prefixes.append(prefixes[-1] | self.packed_cells[cell])
                     per_cell.append((cells[0], tuple(cells[1:]), tuple(cells), tuple(prefixes)))
             rays.append(tuple(per_cell))
         self.rays = tuple(rays)
-        left, right = [], []
-        for dx, dy in _DIRECTIONS:
-            mask = 0
-            for c in range(n):
-                x, y = c % width, c // width
-                if 0 <= x + dx < width and 0 <= y + dy < height:
-                    mask |= 1 << c
-            if not mask:
-                continue
-            s = dy * width + dx
-            (left if s > 0 else right).append((s if s > 0 else -s, mask))
-        self.left, self.right = tuple(left), tuple(right)
+        self.moves4 = _compile_moves(width, height)
+        self.observation_shape = (5, height, width)
+        self.planes = tuple(
+            tuple(bytes.maketrans(bytes(range(5)), bytes(int(code == wanted) for code in range(5))) for wanted in (
+                seat, (seat + 1) % 3, (seat + 2) % 3, WALL, EMPTY))
+            for seat in range(NUM_PLAYERS)
+        )
 
     @classmethod
     def of(cls, width: int, height: int) -> Geometry:
@@ -118,45 +190,29 @@ class Geometry:
             geo = cls._cache[(width, height)] = cls(width, height)
         return geo
 
+    def turn(self, board: int) -> int:
+        """``board`` turned by 180 degrees: bit ``c`` -> bit ``cells - 1 - c``."""
+        n = self.cells
+        turned = int.from_bytes(board.to_bytes(self.nbytes, "big").translate(_REVERSED_BYTE), "little")
+        return turned >> (8 * self.nbytes - n)
+
+    def pack(self, board: int) -> int:
+        """The packed form of a plain bitboard (what :func:`_compile_moves`'s generator
+        reads): the board, the board again, then the board turned by 180 degrees twice,
+        ``stride`` bits apart."""
+        s, turned = self.stride, self.turn(board)
+        return board | board << s | turned << 2 * s | turned << 3 * s
+
+    def moves(self, me: int, o1: int, o2: int, empty: int) -> int:
+        """Bitboard of the empty cells where the owner of ``me`` has a jump (plain
+        bitboards in; states keep packed boards and call ``moves4`` directly)."""
+        pack = self.pack
+        return self.moves4(pack(me), pack(o1), pack(o2), pack(empty))
+
     def __reduce__(self) -> tuple:
         """Pickled as its size: the tables are rebuilt (or found in the cache) on load,
         so a pickled state stays small."""
         return (Geometry.of, (self.width, self.height))
-
-    def moves(self, me: int, o1: int, o2: int, empty: int) -> int:
-        """Bitboard of the empty cells where the owner of ``me`` has a jump.
-
-        Walking from each of ``me``'s cells in a direction, a run of one opponent
-        followed by an empty cell makes that empty cell a move (the jump goes back
-        towards ``me``).  Runs of ``o1`` and ``o2`` are grown separately, so a run
-        mixing two opponents never counts.
-        """
-        moves = 0
-        for s, m in self.left:
-            pm = me & m
-            for o in (o1, o2):
-                x = (pm << s) & o
-                if x:
-                    f = x
-                    while True:
-                        f = ((f & m) << s) & o
-                        if not f:
-                            break
-                        x |= f
-                    moves |= ((x & m) << s) & empty
-        for s, m in self.right:
-            pm = me & m
-            for o in (o1, o2):
-                x = (pm >> s) & o
-                if x:
-                    f = x
-                    while True:
-                        f = ((f & m) >> s) & o
-                        if not f:
-                            break
-                        x |= f
-                    moves |= ((x & m) >> s) & empty
-        return moves
 
     def jumps(self, board: bytearray, cell: int, player: int) -> list[tuple[int, int, tuple]]:
         """``player``'s jumps from the empty ``cell`` (rule 3), without changing the board:
@@ -357,11 +413,15 @@ class TriboloState(State):
     """A Tribolo position.
 
     ``board``: owner code per cell (0-2 seats, 3 empty, 4 wall); ``own``: bitboard per
-    seat; ``walls``: bitboard; ``to_move``: the seat to act (-1 once nobody can move);
-    ``legal``: bitboard of ``to_move``'s moves; ``history``: what ``undo`` needs.
+    seat; ``walls``: bitboard; ``vacant``: bitboard of the empty cells; ``packed``
+    and ``packed_vacant``: the packed forms (:meth:`Geometry.pack`) of ``own`` and
+    ``vacant`` that move generation reads (all kept up to date by ``apply`` and
+    ``undo``); ``to_move``: the seat to act (-1 once nobody can move); ``legal``:
+    bitboard of ``to_move``'s moves; ``history``: what ``undo`` needs.
     """
 
-    __slots__ = ("game", "geo", "board", "own", "walls", "to_move", "legal", "history")
+    __slots__ = ("game", "geo", "board", "own", "walls", "vacant", "packed", "packed_vacant", "to_move", "legal",
+                 "history")
 
     def __init__(self, game: TriboloGame, board: bytearray, own: list[int], walls: int, to_move: int) -> None:
         self.game = game
@@ -369,6 +429,10 @@ class TriboloState(State):
         self.board = board
         self.own = own
         self.walls = walls
+        geo = self.geo
+        self.vacant = geo.full & ~(own[0] | own[1] | own[2] | walls)
+        self.packed = [geo.pack(o) for o in own]
+        self.packed_vacant = geo.pack(self.vacant)
         self.to_move = to_move
         self.legal = 0
         self.history: list[tuple] = []
@@ -377,23 +441,22 @@ class TriboloState(State):
 
     def empty(self) -> int:
         """Bitboard of the empty cells."""
-        own = self.own
-        return self.geo.full & ~(own[0] | own[1] | own[2] | self.walls)
+        return self.vacant
 
     def moves_of(self, seat: int) -> int:
         """Bitboard of ``seat``'s legal cells on this board, whoever is to move."""
-        own = self.own
-        return self.geo.moves(own[seat], own[(seat + 1) % 3], own[(seat + 2) % 3], self.empty())
+        packed = self.packed
+        return self.geo.moves4(packed[seat], packed[(seat + 1) % 3], packed[(seat + 2) % 3], self.packed_vacant)
 
     def _settle(self, first: int) -> bool:
         """Give the turn to the first of ``first``, ``first + 1``, ``first + 2`` that can
         move; ``False`` (and ``to_move = -1``) if nobody can."""
-        own = self.own
-        empty = self.geo.full & ~(own[0] | own[1] | own[2] | self.walls)
-        moves = self.geo.moves
+        packed = self.packed
+        empty = self.packed_vacant
+        moves = self.geo.moves4
         for k in range(3):
             seat = (first + k) % 3
-            legal = moves(own[seat], own[(seat + 1) % 3], own[(seat + 2) % 3], empty)
+            legal = moves(packed[seat], packed[(seat + 1) % 3], packed[(seat + 2) % 3], empty)
             if legal:
                 self.to_move, self.legal = seat, legal
                 return True
@@ -415,45 +478,70 @@ class TriboloState(State):
         return bits_list(self.legal)
 
     def legal_mask(self, player: int) -> np.ndarray:
-        mask = np.zeros(self.geo.cells, dtype=np.int8)
-        if player == self.to_move and self.legal:
-            mask[bits_list(self.legal)] = 1
-        return mask
+        geo = self.geo
+        if player != self.to_move or not self.legal:
+            return np.zeros(geo.cells, dtype=np.int8)
+        # Cell c is bit c % 8 of byte c // 8; reversing the bits of every byte lets
+        # unpackbits run with its defaults (its keyword arguments cost more than this).
+        raw = _frombuffer(self.legal.to_bytes(geo.nbytes, "little").translate(_REVERSED_BYTE), _uint8)
+        if geo.cells & 7:
+            return _unpackbits(raw, count=geo.cells).view(_int8)
+        return _unpackbits(raw).view(_int8)
 
     def apply(self, action) -> None:
         """Play ``action`` (a cell index) for the seat to move; rule 7 picks the next."""
         p = self.to_move
         if type(action) is not int or action < 0 or not self.legal >> action & 1:
             action = self._check(action)
-        board, own, geo = self.board, self.own, self.geo
+        board, geo = self.board, self.geo
         flips = [0, 0, 0]
-        for o, run, ray in geo.jumps(board, action, p):
-            flips[o] |= ray[3][run]
-            for c in ray[2][:run]:
-                board[c] = p
+        for first, rest, cells, prefixes in geo.rays[action]:
+            o = board[first]
+            if o == p or o > 2:
+                continue
+            i = 1
+            for c in rest:
+                v = board[c]
+                if v != o:
+                    if v == p:  # a run of ``o`` closed by ``p``: it changes hands
+                        flips[o] |= prefixes[i]
+                        board[first] = p
+                        if i > 1:
+                            for d in cells[1:i]:
+                                board[d] = p
+                    break
+                i += 1
         board[action] = p
-        gained = flips[0] | flips[1] | flips[2]
         self.history.append((action, p, flips, self.legal))
-        if gained:
-            own[0] &= ~gained
-            own[1] &= ~gained
-            own[2] &= ~gained
-        own[p] |= gained | 1 << action
+        own, packed, full = self.own, self.packed, geo.full
+        q1, q2 = _NEXT[p]
+        a, b = flips[q1], flips[q2]
+        o1, o2 = packed[q1], packed[q2]
+        if a:
+            packed[q1] = o1 = o1 ^ a
+            own[q1] ^= a & full
+        if b:
+            packed[q2] = o2 = o2 ^ b
+            own[q2] ^= b & full
+        gained = a | b | geo.packed_cells[action]
+        packed[p] = me = packed[p] | gained
+        own[p] |= gained & full
+        self.vacant ^= 1 << action
+        self.packed_vacant = empty = self.packed_vacant ^ geo.packed_cells[action]
         # Rule 7: next, next-but-one, then the mover itself.
-        o0, o1, o2 = own
-        empty = geo.full & ~(o0 | o1 | o2 | self.walls)
-        moves = geo.moves
-        if p == 0:
-            order = ((1, o1, o2, o0), (2, o2, o0, o1), (0, o0, o1, o2))
-        elif p == 1:
-            order = ((2, o2, o0, o1), (0, o0, o1, o2), (1, o1, o2, o0))
-        else:
-            order = ((0, o0, o1, o2), (1, o1, o2, o0), (2, o2, o0, o1))
-        for seat, me, a, b in order:
-            legal = moves(me, a, b, empty)
-            if legal:
-                self.to_move, self.legal = seat, legal
-                return
+        moves = geo.moves4
+        legal = moves(o1, o2, me, empty)
+        if legal:
+            self.to_move, self.legal = q1, legal
+            return
+        legal = moves(o2, me, o1, empty)
+        if legal:
+            self.to_move, self.legal = q2, legal
+            return
+        legal = moves(me, o1, o2, empty)
+        if legal:
+            self.legal = legal
+            return
         self.to_move, self.legal = -1, 0
 
     def _check(self, action: object) -> int:
@@ -478,12 +566,19 @@ class TriboloState(State):
         if not self.history:
             raise ValueError("tribolo: no move to undo on this state")
         action, p, flips, legal = self.history.pop()
-        board, own = self.board, self.own
-        own[p] &= ~(flips[0] | flips[1] | flips[2] | 1 << action)
+        board, own, packed, geo = self.board, self.own, self.packed, self.geo
+        full, cell = geo.full, geo.packed_cells[action]
+        gained = flips[0] | flips[1] | flips[2] | cell
+        packed[p] ^= gained
+        own[p] ^= gained & full
+        self.vacant |= 1 << action
+        self.packed_vacant |= cell
         board[action] = EMPTY
-        for seat in range(3):
+        for seat in _NEXT[p]:
             f = flips[seat]
             if f:
+                packed[seat] |= f
+                f &= full
                 own[seat] |= f
                 for c in bits_list(f):
                     board[c] = seat
@@ -500,6 +595,9 @@ class TriboloState(State):
         other.board = self.board[:]
         other.own = self.own[:]
         other.walls = self.walls
+        other.vacant = self.vacant
+        other.packed = self.packed[:]
+        other.packed_vacant = self.packed_vacant
         other.to_move = self.to_move
         other.legal = self.legal
         other.history = []
@@ -535,11 +633,10 @@ class TriboloState(State):
         """
         if player not in (0, 1, 2):
             raise ValueError(f"tribolo: no seat {player!r}; seats are 0, 1, 2")
-        geo, own = self.geo, self.own
-        planes = (own[player], own[(player + 1) % 3], own[(player + 2) % 3], self.walls, self.empty())
-        raw = b"".join(p.to_bytes(geo.nbytes, "little") for p in planes)
-        bits = np.unpackbits(np.frombuffer(raw, dtype=np.uint8).reshape(5, geo.nbytes), axis=1, bitorder="little")
-        return bits[:, : geo.cells].reshape(5, geo.height, geo.width).astype(np.float32)
+        geo, board = self.geo, self.board
+        t0, t1, t2, t3, t4 = geo.planes[player]
+        raw = b"".join((board.translate(t0), board.translate(t1), board.translate(t2), board.translate(t3), board.translate(t4)))
+        return _ndarray(geo.observation_shape, _uint8, raw).astype(_float32)
 
     def action_to_text(self, action: int) -> str:
         """Column letter and row number: ``a1`` is (x=0, y=0), ``c2`` is (x=2, y=1)."""
@@ -629,6 +726,11 @@ class TriboloState(State):
 
 _TO_TEXT = bytes.maketrans(bytes(range(5)), SYMBOLS.encode())
 _SEAT = {-1: (), 0: (0,), 1: (1,), 2: (2,)}
+_ndarray, _frombuffer, _unpackbits = np.ndarray, np.frombuffer, np.unpackbits
+_uint8, _int8, _float32 = np.uint8, np.int8, np.float32
+"""Module-level names for the numpy calls of ``legal_mask`` and ``observation_tensor``."""
+_NEXT = ((1, 2), (2, 0), (0, 1))
+"""The two seats after each seat, in turn order."""
 
 
 def counts_to_returns(counts: list[int], kind: str) -> np.ndarray:

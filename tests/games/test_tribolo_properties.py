@@ -139,3 +139,77 @@ def test_default_board_each_move_adds_exactly_one_cell(seed):
     assert state.is_terminal()
     empties = int(state.empty()).bit_count()
     assert previous == 176 - 12 - empties
+
+
+def plain_moves(width, height, me, o1, o2, empty):
+    """The move generator before the packed boards: one flood per direction and
+    opponent on plain bitboards (the reference for the packed one)."""
+    moves = 0
+    for dx, dy in DIRS:
+        step = lambda b: b << (dy * width + dx) if dy * width + dx > 0 else b >> -(dy * width + dx)  # noqa: E731
+        keep = sum(1 << c for c in range(width * height)
+                   if 0 <= c % width + dx < width and 0 <= c // width + dy < height)
+        for o in (o1, o2):
+            run = step(me & keep) & o
+            grown = run
+            while grown:
+                grown = step(grown & keep) & o
+                run |= grown
+            moves |= step(run & keep) & empty
+    return moves
+
+
+def assert_caches_fresh(state):
+    """Everything ``apply``/``undo`` keep up to date equals a fresh computation."""
+    geo, own = state.geo, state.own
+    vacant = geo.full & ~(own[0] | own[1] | own[2] | state.walls)
+    assert state.vacant == state.empty() == vacant
+    assert state.packed == [geo.pack(o) for o in own] and state.packed_vacant == geo.pack(vacant)
+    assert list(state.board) == [next((s for s in range(3) if own[s] >> c & 1), 4 if state.walls >> c & 1 else 3)
+                                 for c in range(geo.cells)]
+    for seat in range(3):
+        expected = plain_moves(geo.width, geo.height, own[seat], own[(seat + 1) % 3], own[(seat + 2) % 3], vacant)
+        assert state.moves_of(seat) == expected == geo.moves(own[seat], own[(seat + 1) % 3], own[(seat + 2) % 3], vacant)
+    if state.to_move >= 0:
+        assert state.legal == state.moves_of(state.to_move)
+        mask = state.legal_mask(state.to_move)
+        assert mask.dtype == np.int8 and mask.shape == (geo.cells,)
+        assert mask.tolist() == [state.legal >> c & 1 for c in range(geo.cells)]
+    for seat in range(3):
+        planes = (own[seat], own[(seat + 1) % 3], own[(seat + 2) % 3], state.walls, vacant)
+        expected = np.array([[p >> c & 1 for c in range(geo.cells)] for p in planes], dtype=np.float32)
+        obs = state.observation_tensor(seat)
+        assert obs.dtype == np.float32 and obs.flags.writeable and obs.flags.c_contiguous
+        assert np.array_equal(obs, expected.reshape(5, geo.height, geo.width))
+
+
+@settings(max_examples=60, deadline=None)
+@given(configs(), st.integers(0, 2**32 - 1))
+def test_incremental_boards_equal_fresh_computation(config, seed):
+    """The packed boards, empty cells, owner bytes and legal moves kept by ``apply`` and
+    ``undo`` (and copied by ``clone``) equal fresh ones, on every board size."""
+    game = TriboloGame(**config)
+    rng = np.random.default_rng(seed)
+    state = playout(game, seed)
+    state = next(state)
+    played = 0
+    while not state.is_terminal():
+        assert_caches_fresh(state)
+        legal = state.legal_actions(state.to_move)
+        state.apply(legal[int(rng.integers(len(legal)))])
+        played += 1
+        if rng.random() < 0.2:
+            state = state.clone()  # a clone cannot undo what came before it
+            played = 0
+        elif played and rng.random() < 0.3:
+            state.undo()
+            played -= 1
+            assert_caches_fresh(state)
+            legal = state.legal_actions(state.to_move)
+            state.apply(legal[int(rng.integers(len(legal)))])
+            played += 1
+    assert_caches_fresh(state)
+    while played:
+        state.undo()
+        played -= 1
+        assert_caches_fresh(state)

@@ -1,0 +1,84 @@
+"""Tribolo speed, this checkout against an earlier revision, interleaved in one process.
+
+The earlier revision's ``parlour/games/tribolo.py`` (``git show REV:...``) is loaded as
+a separate module; both run the conventions of ``benchmarks/playouts.py`` (uniform
+random choices from pre-drawn floats, made before the timer starts): random playouts on
+the rules layer and the AEC ``env()`` loop (PettingZoo's wrappers, the adapter).  The
+contenders take turns run by run so that load from other jobs falls on both alike;
+the figures are medians (wall clock and process CPU time) with the best run, as on a
+shared machine the best run is the least disturbed one.
+
+    python benchmarks/tribolo_ab.py                 # against c74476b, 9 rounds
+    python benchmarks/tribolo_ab.py --rev HEAD~1 --runs 15
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from parlour.envs.adapter import aec_constructors
+from parlour.games import tribolo
+
+sys.path.insert(0, str(Path(__file__).parent))
+from playouts import Uniform, aec_playouts, rules_playouts  # noqa: E402
+
+
+def load_revision(rev: str):
+    root = Path(__file__).resolve().parent.parent
+    source = subprocess.run(["git", "show", f"{rev}:parlour/games/tribolo.py"], cwd=root, check=True,
+                            capture_output=True, text=True).stdout
+    path = Path(tempfile.mkdtemp()) / "tribolo_before.py"
+    path.write_text(source)
+    spec = importlib.util.spec_from_file_location("tribolo_before", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rev", default="c74476b", help="the revision to compare with")
+    parser.add_argument("--runs", type=int, default=9, help="rounds (each contender runs once per round)")
+    parser.add_argument("--games", type=int, default=10, help="games per run (rules layer: 3x as many)")
+    args = parser.parse_args()
+    before = load_revision(args.rev)
+    rows = []
+    for tag, module in ((args.rev, before), ("this checkout", tribolo)):
+        game = module.TriboloGame()
+        env = aec_constructors(module.TriboloGame)[0]()
+        rows.append((f"{tag}: rules layer", lambda n, p, game=game: rules_playouts(game, n, p), 3 * args.games))
+        rows.append((f"{tag}: AEC env()", lambda n, p, env=env: aec_playouts(env, n, p), args.games))
+    for _label, run, games in rows:
+        run(max(1, games // 5), Uniform(0))
+    samples: dict[str, list[tuple[float, float]]] = {label: [] for label, _, _ in rows}
+    for r in range(args.runs):
+        for label, run, games in rows:
+            pick = Uniform(r + 1)
+            wall, cpu = time.perf_counter(), time.process_time()
+            steps = run(games, pick)
+            samples[label].append((steps / (time.perf_counter() - wall), steps / (time.process_time() - cpu)))
+    print(f"median of {args.runs} interleaved runs (best run in brackets)\n")
+    print("| contender | steps/s (wall) | steps/s (CPU) |")
+    print("|---|---:|---:|")
+    result = {}
+    for label, got in samples.items():
+        wall = [w for w, _ in got]
+        cpu = [c for _, c in got]
+        result[label] = (statistics.median(wall), max(wall), statistics.median(cpu), max(cpu))
+        print(f"| {label} | {result[label][0]:,.0f} ({result[label][1]:,.0f}) | {result[label][2]:,.0f} ({result[label][3]:,.0f}) |")
+    print()
+    for kind in ("rules layer", "AEC env()"):
+        old, new = result[f"{args.rev}: {kind}"], result[f"this checkout: {kind}"]
+        print(f"- {kind}: {new[0] / old[0]:.2f}x median wall, {new[2] / old[2]:.2f}x median CPU, "
+              f"{new[1] / old[1]:.2f}x best wall")
+
+
+if __name__ == "__main__":
+    main()
