@@ -151,3 +151,12 @@ DOUBLE_CARD_SETUP_24 = [
 ]
 """Double Card after 24 regular moves without a line (found with a seeded random search):
 24 cards and no winner: every move from here is a recycling move (two sub-steps)."""
+
+
+def assert_seeded(run: Callable[[int], list[np.ndarray]]) -> list[np.ndarray]:
+    """``run(seed)`` records arrays of a seeded run: the same seed gives the same arrays,
+    another seed other ones.  Returns the first run's record."""
+    first, again, other = run(5), run(5), run(6)
+    assert all(np.array_equal(x, y) for x, y in zip(first, again, strict=True))
+    assert not all(np.array_equal(x, y) for x, y in zip(first, other, strict=True))
+    return first

@@ -12,7 +12,7 @@ from collections import Counter
 
 import numpy as np
 import pytest
-from helpers import DOUBLE_CARD_SETUP_24
+from helpers import DOUBLE_CARD_SETUP_24, assert_seeded
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -167,9 +167,7 @@ def test_same_seed_same_batch() -> None:
             out += [actions, result.rewards, engine.observations()]
         return out
 
-    a, b, c = run(5), run(5), run(6)
-    assert all(np.array_equal(x, y) for x, y in zip(a, b))
-    assert not all(np.array_equal(x, y) for x, y in zip(a, c))
+    assert_seeded(run)
 
 
 def test_random_actions_are_the_base_class_draw() -> None:
