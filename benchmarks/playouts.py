@@ -11,6 +11,7 @@ run by run, so that load from other jobs falls on all of them alike.
 
     python benchmarks/playouts.py            # full run, markdown table on stdout
     python benchmarks/playouts.py --quick    # a smoke run
+    python benchmarks/playouts.py --only descending   # the rows whose label says so
 """
 
 from __future__ import annotations
@@ -168,9 +169,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=7, help="timed runs per contender (median reported)")
     parser.add_argument("--quick", action="store_true", help="few short runs, to check the script works")
+    parser.add_argument("--only", help="run only the contenders whose label contains this text")
     args = parser.parse_args()
     runs, scale = (2, 20) if args.quick else (args.runs, 1)
-    rows = contenders(scale)
+    rows = [row for row in contenders(scale) if args.only is None or args.only in row[0]]
     print(f"parlour {parlour.__version__}, median of {runs} interleaved runs\n")
     results = measure_all(rows, runs)
     print("| contender | games/s | steps/s | steps/s max/min |")
@@ -182,11 +184,13 @@ def main() -> None:
     # Like with like: each rules row against pyspiel playing the same prize order and tie rule.
     for label, ref in (("goofspiel-13 rules (descending, discard)", "REF pyspiel goofspiel-13 descending (C++)"),
                        ("goofspiel-13 rules (random order, discard)", "REF pyspiel goofspiel-13 random order (C++)")):
-        if ref in results:
+        if ref in results and label in results:
             print(f"- {label} / {ref}: {results[label][0] / results[ref][0]:.2f}x games/s (target >= 1)")
     c4 = results.get("REF pettingzoo connect_four_v3 env()")
     if c4:
         for label, target in (("goofspiel-13 AEC env()", 5), ("sticks-10 AEC env()", 3), ("goofspiel-13 parallel_env()", 3)):
+            if label not in results:
+                continue
             print(f"- {label} / connect_four_v3 env(): {results[label][1] / c4[1]:.2f}x steps/s (target >= {target})")
 
 
