@@ -66,7 +66,7 @@ from parlour.games.double_card import (
     DoubleCardGame,
     DoubleCardState,
 )
-from parlour.vector.base import BatchedEngine, BatchStep
+from parlour.vector.base import BatchedEngine, BatchStep, OutputBuffers
 
 if sys.byteorder != "little":  # pragma: no cover - the lanes are read as the words' bytes
     raise ImportError("parlour.vector.double_card needs a little-endian machine")
@@ -156,41 +156,6 @@ def _bits_96(rows: np.ndarray) -> np.ndarray:
     return np.unpackbits(rows, axis=1, bitorder="little")
 
 
-class _Buffers:
-    """Output arrays of one shape, reused once nothing outside holds them.
-
-    Writing a fresh 10 MB array costs several times writing a warm one (page faults;
-    ``np.zeros`` of that size is a ``memset`` once the allocator keeps such blocks), and
-    at B = 1024 the observations alone are 9.4 MB per step.  A buffer is handed out
-    again only when its reference count shows that the pool is its only holder (a
-    caller's array, any view of it, a memoryview all hold a reference), so every
-    returned array is as good as a fresh one for the caller.  ``zeroed=True``: the
-    buffer is all zeros except the rows the last user wrote (``rows`` given to
-    :meth:`get`), which are cleared on reuse."""
-
-    KEEP = 4
-
-    def __init__(self, shape: tuple[int, ...], dtype: type, zeroed: bool = False) -> None:
-        self.shape, self.dtype, self.zeroed = shape, dtype, zeroed
-        self.buffers: list[np.ndarray] = []
-        self.dirty: list[np.ndarray | slice] = []
-
-    def get(self, rows: np.ndarray | slice = slice(None)) -> np.ndarray:
-        """A free buffer; with ``zeroed``, zeros but for the ``rows`` the caller writes."""
-        for i in range(len(self.buffers)):
-            buf = self.buffers[i]
-            if sys.getrefcount(buf) == 3:  # the list, ``buf``, the call's argument
-                if self.zeroed:
-                    buf[self.dirty[i]] = 0
-                    self.dirty[i] = rows
-                return buf
-        buf = np.zeros(self.shape, self.dtype) if self.zeroed else np.empty(self.shape, self.dtype)
-        if len(self.buffers) < self.KEEP:
-            self.buffers.append(buf)
-            self.dirty.append(rows)
-        return buf
-
-
 class _LazyFinalStep(BatchStep):
     """A ``BatchStep`` whose ``final_observations`` are built on first access.
 
@@ -246,9 +211,9 @@ class DoubleCardBatch(BatchedEngine):
         self.winner = np.full(B, -1, dtype=np.int64)
         self._bytes: np.ndarray | None = None
         self._running = np.zeros((10, B), dtype=np.int16)
-        self._obs_buffers = _Buffers((B, 2, NUM_PLANES, CELLS), np.float32)
-        self._seat_buffers = _Buffers((B, 1, NUM_PLANES, CELLS), np.float32)
-        self._final_buffers = _Buffers((B, 2, NUM_PLANES, CELLS), np.float32, zeroed=True)
+        self._obs_buffers = OutputBuffers((B, 2, NUM_PLANES, CELLS), np.float32)
+        self._seat_buffers = OutputBuffers((B, 1, NUM_PLANES, CELLS), np.float32)
+        self._final_buffers = OutputBuffers((B, 2, NUM_PLANES, CELLS), np.float32, zeroed=True)
         self.reset()
 
     # ----- state ---------------------------------------------------------------------

@@ -34,7 +34,11 @@ import numpy as np
 
 from parlour.errors import IllegalActionError
 from parlour.games.goofspiel import GoofspielGame, GoofspielState
-from parlour.vector.base import BatchedEngine, BatchStep
+from parlour.vector.base import BatchedEngine, BatchStep, OutputBuffers
+
+
+_TABLE_ACTIONS = 16
+"""Hands of at most this many cards are also kept as bitmasks, for table-driven draws."""
 
 
 class GoofspielBatch(BatchedEngine):
@@ -64,7 +68,8 @@ class GoofspielBatch(BatchedEngine):
             start[seat, np.array(hand) - 1] = True
         self.start_hands = start
 
-        # --- layout of the absolute feature row F (docs/goofspiel.md, per seat 0) ----
+        # --- the absolute layout: docs/goofspiel.md's vector for seat 0, seats in
+        # absolute order; column D is "nowhere" (what a seat does not see) -------------
         W = self.W = 2 * P + 2
         self.off_cur = P * A
         self.off_come = self.off_cur + N
@@ -72,16 +77,90 @@ class GoofspielBatch(BatchedEngine):
         self.off_pts = self.off_pot + 1
         self.off_round = self.off_pts + P
         self.off_hist = self.off_round + 1
-        self.zero = self.off_hist + N * W
         (D,) = game.observation_shape
-        assert self.zero == D, (self.zero, D)
-        hidden = game.config["imperfect_info"]
+        assert self.off_hist + N * W == D, (self.off_hist + N * W, D)
+        self.D = D
+        gather = self._view_columns(game.config["imperfect_info"])
+        # pos[c, p]: where the absolute column c sits in a game's row of O (seat p's
+        # view starts at p * D), or the trash slot P * D when seat p does not see it
+        self.trash = P * D
+        pos = np.full((D + 1, P), self.trash, dtype=np.intp)
+        for p in range(P):
+            shown = gather[p] != D
+            pos[gather[p][shown], p] = p * D + np.flatnonzero(shown)
+        self.pos = pos
+        absolute0 = np.zeros(D + 1, dtype=np.float32)  # a fresh game, no prize revealed
+        absolute0[: P * A] = start.reshape(-1)
+        absolute0[self.off_come : self.off_come + N] = 1.0
+        self.O0 = np.zeros(P * D + 1, dtype=np.float32)
+        for p in range(P):
+            self.O0[p * D : (p + 1) * D] = absolute0[gather[p]]
+        if not self.random_order:  # the first prize is the same in every game
+            first = int(self.fixed_prizes[0]) - 1
+            self.O0[pos[self.off_cur + first]] = 1.0
+            self.O0[pos[self.off_come + first]] = 0.0
+            self.O0[self.trash] = 0.0
+
+        # --- lookup tables: the single game's float64 formulas, then float32 ---------
+        self.tab_scaled = (np.arange(game.total_prize + 1) * (1.0 / game.total_prize)).astype(np.float32)  # pot, points
+        self.tab_round = (np.arange(N + 1) / N).astype(np.float32)
+        self.tab_bid = ((np.arange(A) + 1) / A).astype(np.float32)
+        self.tab_prize = (np.arange(N + 1) / N).astype(np.float32)
+        self.seat_ids = np.arange(P)
+        self.seat_cols = self.seat_ids * A
+        if A <= _TABLE_ACTIONS:
+            held = (np.arange(1 << A)[:, None] >> np.arange(A)) & 1  # (2^A, A): the cards of each bitmask
+            self._count = held.sum(axis=1)
+            self._kth = np.argsort(1 - held, axis=1, kind="stable").reshape(-1)  # per bitmask: held cards first, ascending
+            self._bit = (1 << np.arange(A)).astype(np.int64)
+            self.start_bits = (start * self._bit).sum(axis=1)
+        else:
+            self._kth = None
+
+        # --- the columns a lockstep step of round r writes (_observe_lockstep) -------
+        self._lockstep_columns = []  # per round, per seat's view: (bid columns, point columns) in seat order
+        self._lockstep_constants = []  # per round: (columns in O's rows, values), the same in every game
+        for r in range(N):
+            base = self.off_hist + r * W
+            self._lockstep_columns.append([(pos[base + self.seat_ids, p], pos[self.off_pts + self.seat_ids, p]) for p in range(P)])
+            constant = {self.off_round: (r + 1) / N}
+            if not self.random_order:
+                prize = int(self.fixed_prizes[r])
+                constant[base + P] = prize / N
+                constant[self.off_cur + prize - 1] = 0.0
+                if r + 1 < N:
+                    following = int(self.fixed_prizes[r + 1]) - 1
+                    constant[self.off_cur + following] = 1.0
+                    constant[self.off_come + following] = 0.0
+            columns = list(constant)
+            self._lockstep_constants.append(
+                (pos[columns].reshape(-1), np.repeat(np.array([constant[c] for c in columns], dtype=np.float64).astype(np.float32), P))
+            )
+
+        # --- state ------------------------------------------------------------------
+        self.prizes = np.zeros((B, N), dtype=np.int64)
+        self.round = np.zeros(B, dtype=np.int64)
+        self.pot = np.zeros(B, dtype=np.int64)
+        self.points = np.zeros((B, P), dtype=np.int64)
+        self._hands = np.zeros((B, P, A), dtype=bool)  # also the legal masks
+        self.bits = np.zeros((B, P), dtype=np.int64) if self._kth is not None else None  # the hands as bitmasks
+        self.O = np.zeros((B, P * D + 1), dtype=np.float32)  # every seat's observation, then the trash slot
+        self._obs_buffers = OutputBuffers((B, P, D), np.float32)
+        self._starts = self._rows * (P * D + 1)  # where each game's row of O starts in O.ravel()
+        self._hand_rows = (self._rows[:, None] * P + self.seat_ids) * A  # + card: its entry in _hands.ravel()
+        self._point_base = self._rows * P  # + seat: its entry in points.ravel()
+        self._all_at: int | None = 0  # the round of every game when all are at the same one (None: unknown)
+        self.reset()
+
+    def _view_columns(self, hidden: bool) -> np.ndarray:
+        """``(P, D)``: the absolute column shown at each entry of each seat's view (D
+        where the entry is hidden by ``imperfect_info``).  A seat's view is the absolute
+        vector with the seats rotated to start at its own."""
+        P, A, N, D, W = self.P, self.A, self.N, self.D, self.W
         gather = np.empty((P, D), dtype=np.intp)
         for p in range(P):
             rot = (p + np.arange(P)) % P  # relative slot k -> absolute seat
-            cols: list[np.ndarray] = []
-            for k in range(P):
-                cols.append(np.full(A, self.zero) if hidden and k else rot[k] * A + np.arange(A))
+            cols: list[np.ndarray] = [np.full(A, D) if hidden and k else rot[k] * A + np.arange(A) for k in range(P)]
             cols.append(self.off_cur + np.arange(2 * N + 1))  # prizes, to come, pot
             cols.append(self.off_pts + rot)
             cols.append(np.array([self.off_round]))
@@ -89,65 +168,20 @@ class GoofspielBatch(BatchedEngine):
                 base = self.off_hist + r * W
                 bids = base + rot
                 if hidden:
-                    bids[1:] = self.zero
+                    bids[1:] = D
                 cols.append(bids)
                 cols.append(np.array([base + P, base + P + 1]))  # prize, tie slot
                 cols.append(base + P + 2 + rot)  # winner slots: own seat, next seat, ...
             gather[p] = np.concatenate(cols)
-        self.gather = gather
-        # all seats' columns in one flat index: ``np.take(F, flat_gather, axis=1)`` is
-        # a C-contiguous (B, P * D) array.  (``F[:, gather]`` with the 2-d index came out
-        # laid out as (P, D, B) in memory: slower to build and ~1 ms more for any copy.)
-        self.flat_gather = gather.reshape(-1)
-        self.identity_seats = {p for p in range(P) if (gather[p] == np.arange(D)).all()}
-        # inv[p][c]: where the absolute column c sits in seat p's view (D: not shown)
-        inv = np.full((P, D + 1), D, dtype=np.intp)
-        for p in range(P):
-            shown = gather[p] != self.zero
-            inv[p, gather[p][shown]] = np.flatnonzero(shown)
-        self.inv = inv
-        F0 = np.zeros(D + 1, dtype=np.float32)
-        F0[: P * A] = start.reshape(-1)
-        F0[self.off_come : self.off_come + N] = 1.0
-        self.F0 = F0
+        return gather
 
-        # --- lookup tables: the single game's float64 formulas, then float32 ---------
-        scale = 1.0 / game.total_prize
-        self.tab_scaled = (np.arange(game.total_prize + 1) * scale).astype(np.float32)  # pot, points
-        self.tab_round = (np.arange(N + 1) / N).astype(np.float32)
-        self.tab_bid = ((np.arange(A) + 1) / A).astype(np.float32)
-        self.tab_prize = (np.arange(N + 1) / N).astype(np.float32)
-        self.seat_cols = np.arange(P) * A
-        self.seat_ids = np.arange(P)
-
-        # --- state ------------------------------------------------------------------
-        # F[:, :P*A] is the hands (1.0 = card held): the one copy of them.
-        self.D = D
-        self.prizes = np.zeros((B, N), dtype=np.int64)
-        self.round = np.zeros(B, dtype=np.int64)
-        self.pot = np.zeros(B, dtype=np.int64)
-        self.points = np.zeros((B, P), dtype=np.int64)
-        self.F = np.zeros((B, D + 1), dtype=np.float32)
-        self._flat_rows = self._rows * (D + 1)  # where each game's row of F starts in F.ravel()
-        self._hand_starts = np.arange(B * P).reshape(B, P)
-        self._hand_base = self._flat_rows[:, None] + self.seat_cols  # + bid: the card's entry in F.ravel()
-        self._point_base = self._rows * P  # + seat: the entry in points.ravel()
-        # The views of the other seats, kept up to date (see _mirror_lockstep): V[p] is
-        # (B, D + 1), seat p's observation then a trash column for hidden entries.
-        self.views = {p: np.zeros((B, D + 1), dtype=np.float32) for p in range(P) if p not in self.identity_seats}
-        # the absolute columns a lockstep step of round r may change, besides the hands
-        # (and, for a random prize order, the prize entries, then all of them)
-        self._step_cols = []
-        for r in range(N):
-            cols = [np.arange(self.off_hist + r * W, self.off_hist + (r + 1) * W), self.off_pts + np.arange(P), [self.off_pot, self.off_round]]
-            if self.random_order:
-                cols.append(self.off_cur + np.arange(2 * N))
-            else:
-                cols.append([self.off_cur + self.fixed_prizes[r] - 1])
-                if r + 1 < N:
-                    cols.append([self.off_cur + self.fixed_prizes[r + 1] - 1, self.off_come + self.fixed_prizes[r + 1] - 1])
-            self._step_cols.append(np.concatenate([np.asarray(c, dtype=np.intp) for c in cols]))
-        self.reset()
+    def _write(self, rows: np.ndarray, columns: np.ndarray, values: np.ndarray) -> None:
+        """Set the absolute ``columns`` (``(k, K)``) of the games ``rows`` to ``values``
+        (broadcast to ``(k, K)``) in every seat's view that shows them: one scatter
+        (values repeated per view: a scatter with broadcast values is far slower)."""
+        starts = self._starts if len(rows) == self.num_envs else self._starts[rows]
+        at = starts[:, None, None] + np.take(self.pos, columns, axis=0)  # (k, K, P)
+        self.O.reshape(-1)[at] = np.repeat(np.broadcast_to(values, columns.shape)[..., None], self.P, axis=2)
 
     # ----- reset ---------------------------------------------------------------------
 
@@ -161,23 +195,25 @@ class GoofspielBatch(BatchedEngine):
         else:
             prizes = np.broadcast_to(self.fixed_prizes, (k, N))
         sel = slice(None) if k == self.num_envs else rows  # all games: slices, not copies
+        self._all_at = 0 if k == self.num_envs else None
         self.prizes[sel] = prizes
         self.round[sel] = 0
         self.pot[sel] = 0
         self.points[sel] = 0
-        self.F[sel] = self.F0
-        first = self._flat_rows[rows] + prizes[:, 0] - 1
-        Ff = self.F.reshape(-1)
-        Ff[first + self.off_cur] = 1.0
-        Ff[first + self.off_come] = 0.0
-        self._refresh_views(sel)
+        self._hands[sel] = self.start_hands
+        if self.bits is not None:
+            self.bits[sel] = self.start_bits
+        self.O[sel] = self.O0
+        if self.random_order:  # the first prize revealed: current, no longer to come
+            first = prizes[:, :1] - 1
+            self._write(rows, np.hstack([self.off_cur + first, self.off_come + first]), np.array([1.0, 0.0], dtype=np.float32))
 
     # ----- reading the state -----------------------------------------------------------
 
     @property
     def hands(self) -> np.ndarray:
         """``(B, P, A)`` bool: the cards each seat holds (a copy)."""
-        return self.F[:, : self.P * self.A].reshape(self.num_envs, self.P, self.A) > 0
+        return self._hands.copy()
 
     @property
     def terminated(self) -> np.ndarray:
@@ -188,57 +224,25 @@ class GoofspielBatch(BatchedEngine):
 
     def legal_masks(self) -> np.ndarray:
         # a hand is empty once its N cards are bid, so finished games give zeros
-        return self.F[:, : self.P * self.A].astype(np.int8).reshape(self.num_envs, self.P, self.A)
+        return self._hands.view(np.int8).copy()
 
     def legal_mask(self, seat: int | np.ndarray) -> np.ndarray:
         seats = self._seats(seat)
         if isinstance(seats, int):
-            return self.F[:, seats * self.A : (seats + 1) * self.A].astype(np.int8)
-        return self.F[self._rows[:, None], seats[:, None] * self.A + np.arange(self.A)].astype(np.int8)
+            return self._hands[:, seats].astype(np.int8)
+        return self._hands[self._rows, seats].astype(np.int8)
 
     def observations(self) -> np.ndarray:
-        """Slice copies of ``F`` (seats whose view it is) and of the kept views."""
-        if not self.views:
-            return self._observe(self.F)
-        out = np.empty((self.num_envs, self.P, self.D), dtype=np.float32)
-        for p in range(self.P):
-            out[:, p] = self.views[p][:, : self.D] if p in self.views else self.F[:, : self.D]
-        return out
-
-    def _refresh_views(self, rows: np.ndarray | slice) -> None:
-        """Rebuild the kept views of the games ``rows`` from ``F`` (after a reset or a
-        step of games out of step)."""
-        for p, view in self.views.items():
-            view[rows, : self.D] = np.take(self.F[rows], self.gather[p], axis=1)
-
-    def _mirror_lockstep(self, r: int, hand_cols: np.ndarray) -> None:
-        """Copy what a lockstep step of round ``r`` changed in ``F`` into the kept views:
-        the columns ``_step_cols[r]`` (the same in every game: one gather, then one
-        write per view) and the bid cards (``hand_cols``, (B, P) absolute columns)."""
-        cols = self._step_cols[r]
-        block = self.F[:, cols]
-        for p, view in self.views.items():
-            inv = self.inv[p]
-            view[:, inv[cols]] = block
-            view.reshape(-1)[self._flat_rows[:, None] + inv[hand_cols]] = 0.0
-
-    def _observe(self, F: np.ndarray) -> np.ndarray:
-        """Every seat's observation of the games whose feature rows are ``F``, (k, P, D),
-        C-contiguous.  A seat whose view is ``F`` itself (seat 0 with perfect
-        information) is a slice copy; the others a ``np.take`` over the columns
-        (measured faster than fancy indexing, and than a take of all the seats)."""
-        if not self.identity_seats:
-            return np.take(F, self.flat_gather, axis=1).reshape(len(F), self.P, self.D)
-        out = np.empty((len(F), self.P, self.D), dtype=np.float32)
-        for p in range(self.P):
-            out[:, p] = F[:, : self.D] if p in self.identity_seats else np.take(F, self.gather[p], axis=1)
+        out = self._obs_buffers.get()
+        np.copyto(out, self.O[:, : self.trash].reshape(out.shape))
         return out
 
     def observation(self, seat: int | np.ndarray) -> np.ndarray:
         seats = self._seats(seat)
+        D = self.D
         if isinstance(seats, int):
-            return (self.views[seats] if seats in self.views else self.F)[:, : self.D].copy()
-        return self.F[self._rows[:, None], self.gather[seats]]
+            return self.O[:, seats * D : (seats + 1) * D].copy()
+        return self.O[self._rows[:, None], (seats * D)[:, None] + np.arange(D)]
 
     def returns(self) -> np.ndarray:
         out = np.zeros((self.num_envs, self.P))
@@ -249,11 +253,14 @@ class GoofspielBatch(BatchedEngine):
 
     def history(self, b: int) -> tuple[list[tuple[int, ...]], list[int]]:
         """The bids (one tuple per round) and round winners (-1: tie) of game ``b``,
-        read back from its feature row."""
-        P, A, W = self.P, self.A, self.W
-        blocks = self.F[b, self.off_hist : self.zero].reshape(self.N, W)[: self.round[b]]
-        bids = [tuple(int(x) for x in np.rint(block[:P].astype(np.float64) * A).astype(int) - 1) for block in blocks]
-        winners = [int(np.argmax(block[P + 1 :])) - 1 for block in blocks]
+        read back from the views: each seat always sees its own bids, and seat 0's
+        winner slots are in absolute seat order."""
+        P, A, W, D = self.P, self.A, self.W, self.D
+        played = int(self.round[b])
+        blocks = self.O[b, : self.trash].reshape(P, D)[:, self.off_hist :].reshape(P, self.N, W)[:, :played]
+        cards = np.rint(blocks[:, :, 0].astype(np.float64) * A).astype(int)  # (P, rounds): own bids
+        bids = [tuple(int(c) - 1 for c in cards[:, r]) for r in range(played)]
+        winners = [int(np.argmax(blocks[0, r, P + 1 :])) - 1 for r in range(played)]
         return bids, winners
 
     def game_state(self, b: int) -> GoofspielState:
@@ -274,7 +281,7 @@ class GoofspielBatch(BatchedEngine):
         ``target=prize``) for every seat: the card of the prize's value, else one above,
         else two above, else the highest card held; 0 in finished games.  Deterministic,
         as the player is."""
-        hands = self.hands  # (B, P, A)
+        hands = self._hands  # (B, P, A)
         B, P, A = hands.shape
         rows = self._rows
         live = self.round < self.N
@@ -291,18 +298,16 @@ class GoofspielBatch(BatchedEngine):
     def random_actions(self, rng: np.random.Generator | None = None) -> np.ndarray:
         """Uniformly random bids from every hand, ``(B, P)`` (see the base class).
 
-        When every game is at the same round (the usual case: all games last N steps)
-        every hand holds the same number of cards, and the held cards of all hands are one
-        ``flatnonzero``; the draw is the same as the general path's."""
-        rng = self.rng if rng is None else rng
-        r = self.round
-        if not (r[0] < self.N and (r == r[0]).all()):
+        With hands of up to 16 cards the draw is two table lookups on the bitmasks (the
+        number of cards held, then the k-th of them); it is the base class's draw
+        (``uniform_legal``: the same uniforms, the same k-th card)."""
+        if self._kth is None:
             return super().random_actions(rng)
-        B, P, A = self.num_envs, self.P, self.A
-        left = self.N - int(r[0])
-        held = np.flatnonzero(self.F[:, : P * A] > 0)  # (B, P, left) in row-major order
-        k = (rng.random((B, P)) * left).astype(np.int64)
-        return held[self._hand_starts * left + k] % A
+        rng = self.rng if rng is None else rng
+        bits = self.bits
+        k = (rng.random(bits.shape) * np.take(self._count, bits)).astype(np.int64)
+        k += bits * self.A
+        return np.take(self._kth, k)
 
     # ----- stepping ----------------------------------------------------------------------
 
@@ -310,174 +315,169 @@ class GoofspielBatch(BatchedEngine):
         """Play one round in every selected game: ``actions[b, seat]`` is the bid of
         ``seat`` in game ``b`` (card ``action + 1``).
 
-        Two paths with the same effect: when every game is stepped and all are at the
-        same round (the usual case: games last N rounds and are reset together), the
-        round is one number, so the history block, the prize entries (for a fixed
-        prize order) and the round are column slices of ``F`` and the hands one flat
-        scatter (:meth:`_step_lockstep`, about half the numpy calls); otherwise one
-        scatter of every changed entry (:meth:`_step_rows`)."""
-        P = self.P
+        The state's arrays are updated by index; the observation entries the round
+        changes (the bid cards, the round's history block, the prize entries, pot,
+        points and progress: 3P + 7 absolute columns) are written into every seat's
+        view.  Two ways with the same effect: when every game is stepped and all are at
+        the same round (the usual case: games last N rounds and are reset together),
+        most of those columns are the same in every game, so they are whole-column
+        writes (:meth:`_observe_lockstep`); otherwise one scatter of every entry
+        (:meth:`_observe_rows`)."""
+        P, N = self.P, self.N
         actions = self._action_array(actions, (self.num_envs, P), "one bid per game and seat")
-        r0 = int(self.round[0])
-        if where is None and r0 < self.N and (self.round == r0).all():
-            return self._step_lockstep(actions.astype(np.int64, copy=False), r0)
-        return self._step_rows(actions, where)
-
-    def _step_lockstep(self, acts: np.ndarray, r: int) -> BatchStep:
-        """``step`` of all games, all at round ``r``."""
-        P, N, A, W = self.P, self.N, self.A, self.W
-        F, Ff = self.F, self.F.reshape(-1)
-        if acts.min() < 0 or acts.max() >= A:
-            self._check(self._rows, acts, self._flat_rows)  # raises, with the message
-        hand_idx = self._hand_base + acts  # (B, P) flat indices of the bid cards in F
-        if not Ff[hand_idx].all():
-            self._check(self._rows, acts, self._flat_rows)  # raises, with the message
-        winner = self._winners(acts)
-        prize = self.prizes[:, r]
-        stake = prize if self.discard else self.pot + prize
-        won = winner >= 0
-        if not self.discard:
-            self.pot[:] = np.where(won, 0, stake)
-            F[:, self.off_pot] = self.tab_scaled[self.pot]
-        # add the stake to the winner's points (seat 0 with 0 points for a tie: the
-        # indices stay unique, so the buffered += is exact)
-        self.points.reshape(-1)[self._point_base + np.maximum(winner, 0)] += stake * won
-        nr = r + 1
-        self.round[:] = nr
-
-        Ff[hand_idx] = 0.0  # the bid cards leave the hands
-        base = self.off_hist + r * W
-        F[:, base : base + P] = self.tab_bid[acts]  # history: bids, prize, winner
-        F[:, base + P] = self.tab_prize[prize]
-        Ff[self._flat_rows + (base + P + 2) + winner] = 1.0
-        if self.random_order:  # the current prize, the next one (no longer to come)
-            Ff[self._flat_rows + (self.off_cur - 1) + prize] = 0.0
-            if nr < N:
-                nxt = self._flat_rows + self.prizes[:, nr]
-                Ff[nxt + (self.off_cur - 1)] = 1.0
-                Ff[nxt + (self.off_come - 1)] = 0.0
-        else:  # the same prize in every game: columns
-            F[:, self.off_cur + int(self.fixed_prizes[r]) - 1] = 0.0
-            if nr < N:
-                nxt = int(self.fixed_prizes[nr]) - 1
-                F[:, self.off_cur + nxt] = 1.0
-                F[:, self.off_come + nxt] = 0.0
-        F[:, self.off_pts : self.off_pts + P] = self.tab_scaled[self.points]
-        F[:, self.off_round] = self.tab_round[nr]
-        self._mirror_lockstep(r, hand_idx - self._flat_rows[:, None])
-
-        B = self.num_envs
-        if nr < N:
-            return BatchStep(np.zeros((B, P)), np.zeros(B, dtype=bool), None)
-        rewards = returns_of_points(self.points, self.return_type)
-        final = self._observe(F)
-        if self.autoreset:
-            self._reset_rows(self._rows)
-        return BatchStep(rewards, np.ones(B, dtype=bool), final)
-
-    def _winners(self, acts: np.ndarray) -> np.ndarray:
-        """``(k,)`` the seat with the unique highest bid of each game, -1 for a tie."""
-        if self.P == 2:
-            a0, a1 = acts[:, 0], acts[:, 1]
-            return np.where(a0 > a1, 0, np.where(a1 > a0, 1, -1))
-        top = acts.max(axis=1)
-        unique = (acts == top[:, None]).sum(axis=1) == 1
-        return np.where(unique, acts.argmax(axis=1), -1)
-
-    def _step_rows(self, actions: np.ndarray, where: np.ndarray | None) -> BatchStep:
-        """``step`` of the selected games, each at its own round: every changed entry of
-        ``F`` in one scatter."""
-        P, N, W = self.P, self.N, self.W
-        if where is None:  # every game: slices instead of index arrays where possible
-            rows, sel = self._rows, slice(None)
-            acts = actions.astype(np.int64, copy=False)
-            start = self._flat_rows
+        r0 = self._round_of_all()
+        if where is None and r0 is not None and r0 < N:
+            rows, sel, r = self._rows, slice(None), r0
         else:
-            rows = sel = self._selected(where)
-            acts = actions[rows].astype(np.int64, copy=False)
-            start = self._flat_rows[rows]
-        Ff = self.F.reshape(-1)
-        self._check(rows, acts, start)
-        r = self.round[rows]  # a copy (never a view: round changes below)
+            rows = sel = self._selected(where) if where is not None else self._rows
+            r = self.round[rows]  # a copy: round changes below
+        acts = (actions if where is None else actions[rows]).astype(np.int64, copy=False)
+        hand_entries = self._check(rows, acts, r)
 
         winner = self._winners(acts)
         won = winner >= 0
-        prize = self.prizes.reshape(-1)[rows * N + r]
-        stake = self.pot[sel] + prize
-        pot = np.where(won, 0, stake) if not self.discard else np.zeros_like(stake)
-        self.pot[sel] = pot
-        self.points.reshape(-1)[(rows * P + winner)[won]] += stake[won]
-        nr = r + 1
-        self.round[sel] = nr
+        prize = self.prizes[:, r] if isinstance(r, int) else self.prizes.reshape(-1)[rows * N + r]
+        stake = prize if self.discard else self.pot[sel] + prize
+        if not self.discard:
+            self.pot[sel] = np.where(won, 0, stake)
+        # the winner's points (seat 0 gains 0 on a tie: the indices stay unique, so += is exact)
+        point_base = self._point_base if isinstance(r, int) else rows * P
+        self.points.reshape(-1)[point_base + np.maximum(winner, 0)] += stake * won
+        self.round[sel] = r + 1
+        self._all_at = r + 1 if isinstance(r, int) else None
+        self._hands.reshape(-1)[hand_entries] = False
+        if self.bits is not None:
+            self.bits[sel] ^= self._bit[acts]
+        if isinstance(r, int):
+            self._observe_lockstep(r, acts, winner, prize)
+        else:
+            self._observe_rows(rows, sel, r, acts, winner, prize)
 
-        # the few entries of F that change, in one scatter
+        rewards = np.zeros((self.num_envs, P))
+        terminated = np.zeros(self.num_envs, dtype=bool)
+        final = None
+        done = rows[self.round[rows] >= N] if not isinstance(r, int) else (rows if r + 1 == N else rows[:0])
+        if len(done):
+            terminated[done] = True
+            rewards[done] = returns_of_points(self.points[done], self.return_type)
+            if len(done) == self.num_envs:
+                final = self.observations()
+            else:
+                final = np.zeros((self.num_envs, P, self.D), dtype=np.float32)
+                final[done] = self.O[done, : self.trash].reshape(len(done), P, self.D)
+            if self.autoreset:
+                self._reset_rows(done)
+        return BatchStep(rewards, terminated, final)
+
+    def _round_of_all(self) -> int | None:
+        """The round every game is at, None when they differ (remembered between
+        steps: comparing B rounds costs more than a flag)."""
+        if self._all_at is None:
+            r0 = int(self.round[0])
+            if (self.round == r0).all():
+                self._all_at = r0
+        return self._all_at
+
+    def _observe_lockstep(self, r: int, acts: np.ndarray, winner: np.ndarray, prize: np.ndarray) -> None:
+        """The observation writes of a step of all games at round ``r``: the columns
+        that are the same in every game are written as columns of ``O``, in each view;
+        the bid cards and the winner slot (a column per game) by a scatter."""
+        O, Of, pos, P = self.O, self.O.reshape(-1), self.pos, self.P
+        base = self.off_hist + r * self.W
+        nr = r + 1
+        bids, points = self.tab_bid[acts], self.tab_scaled[self.points]
+        for bid_cols, point_cols in self._lockstep_columns[r]:  # one pair per seat's view
+            O[:, bid_cols] = bids
+            O[:, point_cols] = points
+        Of[self._starts[:, None, None] + np.take(pos, self.seat_cols + acts, axis=0)] = 0.0  # the bid cards leave the hands
+        Of[self._starts[:, None] + np.take(pos, base + P + 2 + winner, axis=0)] = 1.0  # history: the winner (tie slot for -1)
+        constant_cols, constant_values = self._lockstep_constants[r]
+        O[:, constant_cols] = constant_values  # progress; for fixed prize orders the prize entries
+        if not self.discard:
+            O[:, pos[self.off_pot]] = self.tab_scaled[self.pot][:, None]
+        if self.random_order:  # the prize entries of every game
+            nxt = self.prizes[:, min(nr, self.N - 1)] - 1
+            has_next = nr < self.N
+            cols = np.empty((self.num_envs, 4), dtype=np.intp)
+            cols[:, 0] = base + P  # history: prize
+            cols[:, 1] = self.off_cur + prize - 1  # this prize is no longer current
+            cols[:, 2] = self.off_cur + nxt if has_next else self.D  # the next one is
+            cols[:, 3] = self.off_come + nxt if has_next else self.D  # and no longer to come
+            vals = np.zeros((self.num_envs, 4), dtype=np.float32)
+            vals[:, 0] = self.tab_prize[prize]
+            vals[:, 2] = 1.0
+            self._write(self._rows, cols, vals)
+
+    def _observe_rows(self, rows: np.ndarray, sel: np.ndarray, r: np.ndarray, acts: np.ndarray, winner: np.ndarray, prize: np.ndarray) -> None:
+        """The observation writes of a step of the games ``rows``, each at its own
+        round ``r``: every changed entry of every view in one scatter."""
+        P, N = self.P, self.N
+        nr = r + 1
         has_next = nr < N
         nxt = self.prizes.reshape(-1)[rows * N + np.minimum(nr, N - 1)] - 1
-        base = self.off_hist + r * W
-        k = len(rows)
-        cols = np.empty((k, 2 * P + 5), dtype=np.intp)
-        vals = np.empty((k, 2 * P + 5), dtype=np.float32)
+        base = self.off_hist + r * self.W
+        cols = np.empty((len(rows), 3 * P + 7), dtype=np.intp)
+        vals = np.empty((len(rows), 3 * P + 7), dtype=np.float32)
         cols[:, :P] = self.seat_cols + acts  # the bid cards leave the hands
         vals[:, :P] = 0.0
         cols[:, P : 2 * P] = base[:, None] + self.seat_ids  # history: bids
         vals[:, P : 2 * P] = self.tab_bid[acts]
         cols[:, 2 * P] = base + P  # history: prize
         vals[:, 2 * P] = self.tab_prize[prize]
-        cols[:, 2 * P + 1] = base + P + 2 + winner  # history: winner (tie slot for -1)
+        cols[:, 2 * P + 1] = base + P + 2 + winner  # history: winner (the tie slot for -1)
         vals[:, 2 * P + 1] = 1.0
         cols[:, 2 * P + 2] = self.off_cur + prize - 1  # this prize is no longer current
         vals[:, 2 * P + 2] = 0.0
-        cols[:, 2 * P + 3] = np.where(has_next, self.off_cur + nxt, self.zero)  # the next one is
-        vals[:, 2 * P + 3] = has_next
-        cols[:, 2 * P + 4] = np.where(has_next, self.off_come + nxt, self.zero)  # and no longer to come
+        cols[:, 2 * P + 3] = np.where(has_next, self.off_cur + nxt, self.D)  # the next one is
+        vals[:, 2 * P + 3] = 1.0
+        cols[:, 2 * P + 4] = np.where(has_next, self.off_come + nxt, self.D)  # and no longer to come
         vals[:, 2 * P + 4] = 0.0
-        cols += start[:, None]
-        Ff[cols] = vals
-        F = self.F
-        F[sel, self.off_pot] = self.tab_scaled[pot]
-        F[sel, self.off_pts : self.off_pts + P] = self.tab_scaled[self.points[sel]]
-        F[sel, self.off_round] = self.tab_round[nr]
-        self._refresh_views(sel)
+        cols[:, 2 * P + 5 : 3 * P + 5] = self.off_pts + self.seat_ids  # points, pot, progress
+        vals[:, 2 * P + 5 : 3 * P + 5] = self.tab_scaled[self.points[sel]]
+        cols[:, 3 * P + 5] = self.off_pot
+        vals[:, 3 * P + 5] = self.tab_scaled[self.pot[sel]]
+        cols[:, 3 * P + 6] = self.off_round
+        vals[:, 3 * P + 6] = self.tab_round[nr]
+        self._write(rows, cols, vals)
 
-        rewards = np.zeros((self.num_envs, P))
-        terminated = np.zeros(self.num_envs, dtype=bool)
-        final = None
-        if not has_next.all():
-            done = rows[~has_next]
-            terminated[done] = True
-            rewards[done] = returns_of_points(self.points[done], self.return_type)
-            if len(done) == self.num_envs:  # the usual case: all games in step
-                final = self._observe(F)
-            else:
-                final = np.zeros((self.num_envs, P, self.D), dtype=np.float32)
-                final[done] = self._observe(F[done])
-            if self.autoreset:
-                self._reset_rows(done)
-        return BatchStep(rewards, terminated, final)
+    def _winners(self, acts: np.ndarray) -> np.ndarray:
+        """``(k,)`` the seat with the unique highest bid of each game, -1 for a tie."""
+        if self.P == 2:
+            a0, a1 = acts[:, 0], acts[:, 1]
+            return (a1 > a0).astype(np.int64) - (a0 == a1)
+        top = acts.max(axis=1)
+        unique = (acts == top[:, None]).sum(axis=1) == 1
+        return np.where(unique, acts.argmax(axis=1), -1)
 
-    def _check(self, rows: np.ndarray, acts: np.ndarray, start: np.ndarray) -> None:
-        """Raise on the first bad bid (in game order, then seat order), before any change."""
-        over = self.round[rows] >= self.N
-        if over.any():
-            i = int(np.argmax(over))
+    def _check(self, rows: np.ndarray, acts: np.ndarray, r: int | np.ndarray) -> np.ndarray:
+        """Raise on the first bad bid (in game order, then seat order), before any
+        change; else return the bid cards' entries in ``_hands.ravel()``.  ``r``: the
+        games' rounds (one int: all at that round, which is not the end)."""
+        if not isinstance(r, int) and (r >= self.N).any():
+            i = int(np.argmax(r >= self.N))
             raise IllegalActionError(
                 f"goofspiel: game {int(rows[i])} of the batch is over; reset it first (or use autoreset=True)",
                 action=acts[i].tolist(),
             )
-        outside = (acts < 0) | (acts >= self.A)
-        held = self.F.reshape(-1)[start[:, None] + self.seat_cols + acts.clip(0, self.A - 1)] > 0
-        bad = outside | ~held
-        if bad.any():
+        A = self.A
+        hand_rows = self._hand_rows if len(rows) == self.num_envs else self._hand_rows[rows]
+        outside = acts.min() < 0 or acts.max() >= A
+        entries = hand_rows + (acts.clip(0, A - 1) if outside else acts)
+        held = self._hands.reshape(-1)[entries]
+        if outside or not held.all():
+            outside = (acts < 0) | (acts >= A)
+            bad = outside | ~held
             i, seat = np.unravel_index(np.argmax(bad), bad.shape)
             b, a = int(rows[i]), int(acts[i, seat])
-            legal = np.flatnonzero(self.F[b, seat * self.A : (seat + 1) * self.A]).tolist()
-            what = f"outside 0..{self.A - 1}" if outside[i, seat] else f"card {a + 1}, not in the hand"
+            legal = np.flatnonzero(self._hands[b, seat]).tolist()
+            what = f"outside 0..{A - 1}" if outside[i, seat] else f"card {a + 1}, not in the hand"
             raise IllegalActionError(
                 f"goofspiel: action {a} ({what}) for seat {seat} in game {b} of the batch",
                 action=a,
                 player=int(seat),
                 legal=legal,
             )
+        return entries
 
 
 def returns_of_points(points: np.ndarray, kind: str) -> np.ndarray:
@@ -489,6 +489,11 @@ def returns_of_points(points: np.ndarray, kind: str) -> np.ndarray:
     if kind == "point_difference":
         total = points.sum(axis=1, keepdims=True)
         return points - (total - points) / (players - 1)
+    if players == 2:  # win / loss / draw: the sign of the difference (+0.0 for a draw, as the single game)
+        out = np.empty(points.shape)
+        np.sign(points[:, 0] - points[:, 1], out=out[:, 0], casting="unsafe")
+        np.subtract(0.0, out[:, 0], out=out[:, 1])
+        return out
     is_top = points == points.max(axis=1, keepdims=True)
     w = is_top.sum(axis=1, keepdims=True)
     losers = np.maximum(players - w, 1)  # all tied: masked below

@@ -180,13 +180,13 @@ def test_same_seed_same_batch() -> None:
 def test_bad_actions_change_nothing(actions, error, message) -> None:
     engine = make_engine("goofspiel", 2, 0, num_cards=5)
     engine.step(np.array([[2, 2], [1, 3]]))
-    snapshot = (engine.F.copy(), engine.points.copy(), engine.pot.copy(), engine.round.copy(), engine.prizes.copy())
+    snapshot = (engine.O.copy(), engine.points.copy(), engine.pot.copy(), engine.round.copy(), engine.prizes.copy())
     if error is None:  # a card already played is not in the hand any more
         actions = np.array([[1, 0], [0, 3]])
         error, message = IllegalActionError, r"action 3 \(card 4, not in the hand\) for seat 1 in game 1"
     with pytest.raises(error, match=message):
         engine.step(actions)
-    after = (engine.F, engine.points, engine.pot, engine.round, engine.prizes)
+    after = (engine.O, engine.points, engine.pot, engine.round, engine.prizes)
     assert all(np.array_equal(x, y) for x, y in zip(snapshot, after))
     assert engine.rng.bit_generator.state == make_engine("goofspiel", 2, 0, num_cards=5).rng.bit_generator.state
 
