@@ -25,7 +25,7 @@ import numpy as np
 
 import parlour
 from parlour.errors import DamagedFileError
-from parlour.games import GAMES, Game, load_game
+from parlour.games import GAMES, OPENSPIEL_PREFIX, Game, load_game
 from parlour.registration import env_id
 
 
@@ -148,6 +148,13 @@ def parse_options(items: Sequence[str] | None) -> dict[str, Any]:
             raise UsageError(f"--option {item!r} is not key=value (e.g. --option num_cards=6)")
         options[key.strip()] = parse_option_value(value)
     return options
+
+
+def _game_name(text: str) -> str:
+    """A ``--game`` value: a parlour game, or ``openspiel:NAME`` (an OpenSpiel game)."""
+    if text in GAMES or (text.startswith(OPENSPIEL_PREFIX) and len(text) > len(OPENSPIEL_PREFIX)):
+        return text
+    raise argparse.ArgumentTypeError(f"invalid choice: {text!r} (choose from {', '.join(sorted(GAMES))}, or {OPENSPIEL_PREFIX}NAME)")
 
 
 def _game(name: str, options: dict[str, Any]) -> Game:
@@ -541,9 +548,10 @@ def build_parser() -> argparse.ArgumentParser:
     demo.set_defaults(run=_demo)
 
     games = sorted(GAMES)
+    game_arg = {"type": _game_name, "metavar": "GAME"}
     option_help = "game option key=value (repeatable), e.g. --option num_cards=6 --option prize_order=descending"
     policies = sub.add_parser("policies", help="the baseline policies and their parameters", parents=[common])
-    policies.add_argument("--game", choices=games, help="only those that can play this game")
+    policies.add_argument("--game", **game_arg, help="only those that can play this game")
     policies.add_argument("--option", action="append", metavar="KEY=VALUE", help=option_help)
     policies.set_defaults(run=_policies)
 
@@ -555,7 +563,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="agent specs: name or name:key=value,... (e.g. mcts:simulations=400); `parlour policies --game GAME` lists them",
         parents=[common],
     )
-    arena.add_argument("--game", choices=games, help="the game (default: the default arena's)")
+    arena.add_argument("--game", **game_arg, help="the game (default: the default arena's)")
     arena.add_argument("--agents", nargs="+", metavar="SPEC", help="two or more agent specs")
     arena.add_argument("--option", action="append", metavar="KEY=VALUE", help=option_help)
     arena.add_argument("--games", type=int, default=200, help="games per pairing of agents, rounded up so every agent plays every seat equally often (default 200)")
@@ -572,7 +580,7 @@ def build_parser() -> argparse.ArgumentParser:
     arena.set_defaults(run=_arena)
 
     play = sub.add_parser("play", help="play a game in the terminal against a policy", parents=[common])
-    play.add_argument("game", choices=games, metavar="GAME", help=f"one of {', '.join(games)}")
+    play.add_argument("game", type=_game_name, metavar="GAME", help=f"one of {', '.join(games)}, or {OPENSPIEL_PREFIX}NAME (an OpenSpiel game)")
     play.add_argument("--opponent", default="random", metavar="SPEC", help="policy spec for every other seat (default random)")
     play.add_argument("--seat", type=int, default=0, help="your seat, from 0 (default 0)")
     play.add_argument("--option", action="append", metavar="KEY=VALUE", help=option_help)
@@ -588,7 +596,7 @@ def build_parser() -> argparse.ArgumentParser:
         "opponent specs: as for the arena, plus 'self' for frozen snapshots of the learner.",
         parents=[common],
     )
-    train.add_argument("--game", choices=games, help="the game (default: the default run's)")
+    train.add_argument("--game", **game_arg, help="the game (default: the default run's)")
     train.add_argument("--option", action="append", metavar="KEY=VALUE", help=option_help)
     train.add_argument("--opponents", metavar="SPEC[,SPEC...]", help="opponent pool, e.g. random,mcts:simulations=50,self")
     train.add_argument("--weights", metavar="W[,W...]", help="sampling weights of the opponents (default equal)")

@@ -42,3 +42,10 @@ def register_all() -> None:
             pettingzoo.register("parallel", env_id(name), entry_point=f"{module}:parallel_env")
         if gym_id(name) not in gymnasium.registry:
             gymnasium.register(gym_id(name), entry_point="parlour.training.single_agent:SingleAgentEnv", kwargs={"game": name})
+    # OpenSpiel's games, wrapped by parlour.interop.openspiel (needs the openspiel extra
+    # when an env is made): one id, the OpenSpiel game string as the option ``game``
+    openspiel = env_id("openspiel")
+    if openspiel not in pettingzoo.aec_registry:
+        pettingzoo.register("aec", openspiel, entry_point="parlour.envs.openspiel_v0:env")
+    if openspiel not in pettingzoo.parallel_registry:
+        pettingzoo.register("parallel", openspiel, entry_point="parlour.envs.openspiel_v0:parallel_env")

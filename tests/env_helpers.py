@@ -12,6 +12,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import warnings
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -25,6 +27,17 @@ KNOWN_WARNINGS = (
     r"Observation space for each agent probably should be",  # likewise
     r"Observation numpy array is all zeros",  # Double Card's empty board seen by the "dots" seat
 )
+
+@contextlib.contextmanager
+def known_warnings_only() -> Iterator[None]:
+    """Every UserWarning is an error inside, except ``KNOWN_WARNINGS`` (PettingZoo's tests
+    report some real conformance problems only as warnings)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        for message in KNOWN_WARNINGS:
+            warnings.filterwarnings("ignore", message=message, category=UserWarning)
+        yield
+
 
 TIDES_DECK = [15, 6, 10, 11, 18, 2, 5, 7, 8, 14, 1, 3, 4, 9, 12, 13, 16, 17]
 """A Tides of Time deal: cards 15 6 10 11 18 to player_0, 2 5 7 8 14 to player_1."""

@@ -27,6 +27,7 @@ LAYERS = {
     "parlour": 1,
     "parlour.registration": 1,
     "parlour.games": 1,
+    "parlour.interop": 1,  # games from and for other frameworks: beside the rules, imports only them
     "parlour.envs": 2,
     "parlour.baselines": 3,
     "parlour.training": 4,
@@ -109,7 +110,8 @@ def loaded_after(statement: str) -> list[str]:
     return json.loads(out.strip().splitlines()[-1])
 
 
-FORBIDDEN = ("parlour.envs", "parlour.baselines", "parlour.training", "parlour.cli", "parlour.play", "torch", "stable_baselines3", "sb3_contrib")
+FORBIDDEN = ("parlour.envs", "parlour.baselines", "parlour.training", "parlour.cli", "parlour.play", "parlour.interop", "torch",
+             "stable_baselines3", "sb3_contrib", "pyspiel")
 
 
 @pytest.mark.parametrize(

@@ -49,9 +49,23 @@ def register_references(game_name: str) -> Callable[[Callable[[Game], References
 
 
 def references(game: Game) -> References:
-    """The reference opponents of ``game``; ``ValueError`` if its players module registered none."""
-    try:
-        fn = _REFERENCES[game.name]
-    except KeyError:
-        raise ValueError(f"no reference opponents are registered for {game.name}; games with them: {sorted(_REFERENCES)}") from None
-    return fn(game)
+    """The reference opponents of ``game``: those its players module registered, else
+    :func:`generic_references`."""
+    fn = _REFERENCES.get(game.name)
+    return fn(game) if fn is not None else generic_references(game)
+
+
+def generic_references(game: Game) -> References:
+    """Reference opponents for a game that parlour has no players module for (an
+    OpenSpiel game through ``parlour.interop.openspiel``): the generic tree search that
+    fits the game (MCTS; sm-MCTS where seats move at once; IS-MCTS where something is
+    hidden) at 100 simulations per move as the quick opponent, and in the ``original``
+    role, since such a game has no original AI in parlour, and at 1,000 as the strongest."""
+    if game.simultaneous:
+        search = "sm-mcts"
+    elif game.info.perfect_information:
+        search = "mcts"
+    else:
+        search = "ismcts"
+    return References(original=f"{search}:simulations=100", quick=f"{search}:simulations=100",
+                      strongest=f"{search}:simulations=1000", final_games=20)

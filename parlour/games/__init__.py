@@ -6,6 +6,7 @@ builds one.  See ``docs/games_protocol.md``.
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
 from parlour.games.base import Game, GameInfo, Option, PerfectInfoState, State
@@ -23,9 +24,19 @@ GAMES: dict[str, type[Game]] = {
     TriboloGame.name: TriboloGame,
 }
 
+OPENSPIEL_PREFIX = "openspiel:"
+"""Game names with this prefix are OpenSpiel games (``openspiel:connect_four``)."""
+
 
 def load_game(name: str, /, **config: Any) -> Game:
-    """The game called ``name`` with ``config``; a clear error for an unknown name."""
+    """The game called ``name`` with ``config``; a clear error for an unknown name.
+
+    ``openspiel:<game>`` is an OpenSpiel game wrapped as a parlour game (``config`` are
+    its OpenSpiel parameters; needs open_spiel: ``parlour.interop.openspiel``, loaded by
+    name only when asked for, so the rules layer itself imports numpy alone)."""
+    if name.startswith(OPENSPIEL_PREFIX):
+        interop = importlib.import_module("parlour.interop.openspiel")
+        return interop.load_openspiel(name[len(OPENSPIEL_PREFIX) :], **config)
     try:
         cls = GAMES[name]
     except KeyError:
@@ -33,4 +44,4 @@ def load_game(name: str, /, **config: Any) -> Game:
     return cls(**config)
 
 
-__all__ = ["GAMES", "Game", "GameInfo", "Option", "PerfectInfoState", "State", "load_game"]
+__all__ = ["GAMES", "OPENSPIEL_PREFIX", "Game", "GameInfo", "Option", "PerfectInfoState", "State", "load_game"]

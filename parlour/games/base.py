@@ -67,6 +67,9 @@ class Game(abc.ABC):
     """True if some steps have several current players (then a Parallel env exists)."""
     rgb_render: ClassVar[bool] = False
     """True if states have ``to_rgb_array() -> uint8 (H, W, 3)`` (``render_mode="rgb_array"``)."""
+    observation_is_information_state: ClassVar[bool] = False
+    """True if ``observation_tensor`` holds all a seat knows, history included (then it
+    can serve as OpenSpiel's information-state tensor)."""
     start_options: ClassVar[dict[str, str]] = {}
     """Keyword arguments ``new_initial_state`` accepts for a fixed start, with help."""
     notation: ClassVar[str] = "a move is written as in the list of legal moves"
@@ -134,6 +137,21 @@ class Game(abc.ABC):
     def observation_bounds(self) -> tuple[float | np.ndarray, float | np.ndarray]:
         """Lowest and highest values of the observation tensor (for the Box space)."""
         return 0.0, 1.0
+
+    @property
+    @abc.abstractmethod
+    def returns_bounds(self) -> tuple[float, float]:
+        """The lowest and highest value one seat's return can take in this configuration
+        (as docs/<game>.md states them); frameworks such as OpenSpiel need them."""
+
+    def start_deal(self) -> tuple[str, tuple[Any, ...]] | None:
+        """The chance of the start, when it is a uniformly random order of known items:
+        ``(start option, items)``, such that ``new_initial_state(seed)`` plays every
+        order of ``items`` equally often and ``new_initial_state(**{option: order})``
+        plays the given one.  ``None`` when the start has no chance, or chance of another
+        kind.  This lets a framework deal the start item by item as explicit chance
+        events (``parlour.interop.openspiel``) without knowing the game."""
+        return None
 
     def _check_start(self, start: Mapping[str, Any]) -> None:
         unknown = sorted(set(start) - set(self.start_options))

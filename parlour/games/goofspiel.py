@@ -90,6 +90,7 @@ class GoofspielGame(Game):
     name = "goofspiel"
     summary = "Goofspiel: players bid a card from their hands for each revealed prize card at once; the highest bid takes it."
     simultaneous = True
+    observation_is_information_state = True  # the history block: docs/goofspiel.md
     options = {
         "num_cards": Option(None, f"cards per hand and prizes 1..N, N <= {MAX_CARD} (default 13, or the size of custom hands)"),
         "num_players": Option(None, f"players, 2..{MAX_PLAYERS} (default 2, or the number of custom hands)"),
@@ -181,6 +182,16 @@ class GoofspielGame(Game):
     def total_prize(self) -> int:
         n = self.num_cards
         return n * (n + 1) // 2
+
+    @property
+    def returns_bounds(self) -> tuple[float, float]:
+        """win_loss: +1/w and -1/(P - w); points are at most 1 + ... + N (docs/goofspiel.md)."""
+        total = float(self.total_prize)
+        return {"win_loss": (-1.0, 1.0), "point_difference": (-total, total), "total_points": (0.0, total)}[self.config["returns"]]
+
+    def start_deal(self) -> tuple[str, tuple[int, ...]] | None:
+        """A random prize order is a uniform shuffle of the prizes 1..N."""
+        return ("prizes", tuple(range(1, self.num_cards + 1))) if self.config["prize_order"] == "random" else None
 
     @property
     def observation_shape(self) -> tuple[int, ...]:

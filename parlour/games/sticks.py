@@ -83,6 +83,10 @@ class SticksGame(Game):
         return 0.0, high
 
     @property
+    def returns_bounds(self) -> tuple[float, float]:
+        return (-1.0, 1.0)
+
+    @property
     def observation_shape(self) -> tuple[int, ...]:
         return (2 + self.num_sticks + 1,)
 

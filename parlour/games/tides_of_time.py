@@ -321,6 +321,15 @@ class TidesOfTimeGame(Game):
         )
 
     @property
+    def returns_bounds(self) -> tuple[float, float]:
+        """win_loss: +1/-1/0; score_difference: a round score is below 128 (docs/tides_of_time.md)."""
+        return (-1.0, 1.0) if self.config["returns"] == "win_loss" else (-128.0 * self.rounds, 128.0 * self.rounds)
+
+    def start_deal(self) -> tuple[str, tuple[int, ...]]:
+        """The deal is a uniform shuffle of the 18 cards (start option ``deck``)."""
+        return ("deck", tuple(range(1, NUM_CARDS + 1)))
+
+    @property
     def observation_shape(self) -> tuple[int, ...]:
         return (OBS_SIZE,)
 

@@ -305,6 +305,11 @@ class TriboloGame(Game):
         return self.config["height"]
 
     @property
+    def returns_bounds(self) -> tuple[float, float]:
+        """win_loss: +1/w and -1/(3 - w); cell_share: own/owned - 1/3 (docs/tribolo.md)."""
+        return (-1.0, 1.0) if self.config["returns"] == "win_loss" else (-1 / 3, 2 / 3)
+
+    @property
     def observation_shape(self) -> tuple[int, ...]:
         return (5, self.height, self.width)
 

@@ -24,6 +24,8 @@ class ToyGame(Game):
     def _configure(self, values):
         return {}
 
+    returns_bounds = (-float("inf"), float("inf"))
+
     @property
     def observation_shape(self):
         return (1,)

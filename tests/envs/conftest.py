@@ -8,10 +8,8 @@
 
 from __future__ import annotations
 
-import warnings
-
 import pytest
-from env_helpers import DOUBLE_CARD_SETUP_24, KNOWN_WARNINGS
+from env_helpers import DOUBLE_CARD_SETUP_24, known_warnings_only
 
 
 @pytest.fixture
@@ -22,10 +20,7 @@ def setup_24() -> list[str]:
 
 @pytest.fixture(autouse=True)
 def _known_warnings_only():
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", UserWarning)
-        for message in KNOWN_WARNINGS:
-            warnings.filterwarnings("ignore", message=message, category=UserWarning)
+    with known_warnings_only():
         yield
 
 

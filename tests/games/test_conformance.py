@@ -236,6 +236,7 @@ def check_position(state, game, rng, pickled: bool) -> tuple[list, list]:
 def check_end(state, game, fingerprints: list, start_text: str) -> None:
     returns = state.returns()
     low, high = returns_bounds(game)
+    assert game.returns_bounds == (low, high)  # what the game declares is what its docs state
     assert returns.dtype.kind == "f" and returns.shape == (game.num_players,)
     assert np.all(returns >= low - 1e-9) and np.all(returns <= high + 1e-9), returns
     if game.info.zero_sum:

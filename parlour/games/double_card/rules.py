@@ -130,6 +130,11 @@ class DoubleCardGame(Game):
         return 0 if self.config["first_player"] == "colors" else 1
 
     @property
+    def returns_bounds(self) -> tuple[float, float]:
+        """+1 the winner, -1 the loser, 0 each for a draw."""
+        return (-1.0, 1.0)
+
+    @property
     def observation_shape(self) -> tuple[int, ...]:
         return (NUM_PLANES, ROWS, COLS)
 
