@@ -12,7 +12,7 @@
 docs/integrations.md shows both directions.
 """
 
-from parlour.interop.openspiel.as_openspiel import PREFIX, parlour_state, register_parlour_games
+from parlour.interop.openspiel.as_openspiel import PREFIX, ParlourPolicy, parlour_state, register_parlour_games
 from parlour.interop.openspiel.from_openspiel import OpenSpielGame, OpenSpielState, load_openspiel
 
-__all__ = ["PREFIX", "OpenSpielGame", "OpenSpielState", "load_openspiel", "parlour_state", "register_parlour_games"]
+__all__ = ["PREFIX", "OpenSpielGame", "ParlourPolicy", "OpenSpielState", "load_openspiel", "parlour_state", "register_parlour_games"]
