@@ -1,40 +1,49 @@
 """Tribolo, B games at once: the mover of every game plays a cell in one ``step``.
 
-State (leading batch axis):
+**Lanes.**  The state is bitboards, every board row one ``Wp``-bit lane (``Wp`` = the
+width rounded up to 8, 16 or 32) of a uint64 word, and ``64 / Wp`` games side by side in
+each word: word ``g * R + y`` (``R = H + 1`` rows per group, the last one always zero)
+holds row ``y`` of the games ``g * lanes .. g * lanes + lanes - 1``, game ``b`` in bits
+``(b % lanes) * Wp + x``.  A numpy op on a plane then touches ``B * R * Wp / 8`` bytes
+(24 KB for 1024 default games) in ``B * R * Wp / 64`` elements: uint64 ops cost about
+half of what the same bytes of uint16 ops do.  A step in a direction is a bit shift of
+the words (``dx``) and an offset into the plane (``dy``, a view of a plane stored with a
+zero margin at both ends: free).  Nothing wraps: the zero row separates the groups, the
+link planes below drop every pair of cells that a bit shift would join across two lanes,
+and the starts and ends of runs are masked the same way (as ``_compile_moves`` does for
+the single game).  ``_games`` and ``_lanes`` transpose a plane to and from one row of
+``R`` lane-sized words per game, the form of the legal moves, the observations and the
+single-game bitboards (for ``W = Wp`` those words are the plain bitboard's bytes).
 
-- ``board``: ``(B, H + 1, Wp)`` int8 owner codes (0-2 seats, 3 empty, 4 wall, as in
-  ``TriboloState.board``), ``Wp`` = the width rounded up to 8, 16 or 32 bits; the
-  padding columns and the extra last row hold ``OFF`` (5), which is nobody's and never
-  empty.  Cell ``(x, y)`` (action ``y * W + x``) sits at ``[y, x]``;
-- ``to_move``: ``(B,)`` the seat to act, -1 once nobody can move (the game is over);
-- ``legal``: ``(B, H * W)`` bool, the legal cells of ``to_move`` (rule 5 needs them
-  anyway, so they are cached like ``TriboloState.legal``).
+State: ``own`` (each seat's cells), ``occupied`` and ``empty`` as margined lane planes;
+``walls`` per game; ``to_move`` (``-1`` once nobody can move); ``legal_words`` the
+legal cells of ``to_move``, one row of words per game.  Games past ``num_envs`` that
+fill the last word are empty and never move.
 
-Move generation is ``Geometry.moves`` on numpy bitboards: each board row is one word
-(uint8/16/32, bit ``x``), the rows of all games are laid end to end with the zero
-``OFF`` row between games and a zero margin at both ends.  A step in a direction is
-then a bit shift of the words (``dx``) and an offset into the flat array (``dy``,
-a view: free), and nothing can wrap: a run must stay on an opponent's cells, which
-the separators, the margins and the bits past the width never are.  The runs are grown
-with a Kogge-Stone fill (shifts 1, 2, 4, ...: ``ceil(log2(longest run))`` rounds per
-direction instead of one per cell of the run), both opponents stacked in one array,
-so a seat's moves in all B games cost about 170 numpy operations on arrays of
-``B * (H + 1)`` words.
+**Runs along links.**  ``Geometry.moves`` grows the runs of each opponent separately; here
+the runs grow along *links*: ``link_d`` holds the cells owned by the same seat as their
+neighbour one step back in direction ``d``, and ``chain_d(k)`` the cells with ``k``
+such links in a row behind them (``chain(2k) = chain(k) & shift(chain(k), k)``, and the
+chains of ``-d`` are the chains of ``d`` shifted back by ``k``).  A run that starts on an
+opponent's cell and only follows links stays on that opponent, so one plane covers
+both opponents, and the links depend on the board only, not on the seat.  A run is
+grown with a Kogge-Stone fill (``x |= shift(x, k) & chain(k)`` for k = 1, 2, 4, ...:
+``ceil(log2(longest run))`` rounds).  ``_runs`` yields, for every direction, the runs
+starting next to the cells of a source plane: from the seat to move they give its
+legal cells (rule 3: the runs' next cells that are empty); from the cells just played
+they give the candidate captures of ``step``, kept where the run's next cell is the
+mover's (rule 4: one reduction per game and direction, all directions at once).
 
-``step`` applies every jump of the movers' cells at once from precomputed rays
-(``rays[cell, direction]``: the cells walked outwards, then an ``OFF`` sentinel): the 8
-rays of every played cell are walked together one cell per round, keeping only the
-rays still on the opponent they started on, and the runs closed by the mover become
-the mover's.  Rule 5/7 follows: the next seat, else the next but one,
-else the mover (each later candidate only for the games that still need one), else
-the game is over.  The later candidates usually concern a handful of games, and a
-batched move generation costs about the same for 3 games as for 1000 (its numpy
-calls), so up to ``few_games`` games (also the few resets of a step) go through the
-single game's Python bitboards (``Geometry.moves``) instead.
+**Turns** (rule 5/7): the next seat's moves are generated for all games at once; the few
+games where it is stuck (usually a handful, and the few resets of a step) go through
+the single game's Python bitboards (``Geometry.moves``, ~10 us a seat) when there are at
+most ``few_games`` of them, since a batched pass costs its ~200 numpy calls whatever the
+number of games.
 
 ``random_actions`` draws like ``uniform_legal`` (k = floor(u * count), the k-th legal
-cell) on the packed masks: byte popcounts, one running sum over the batch, a
-``searchsorted`` and a bit-select table.
+cell) on the legal words: byte popcounts, one running sum over the batch, a
+``searchsorted`` and a bit-select table.  Observations are the words of the five planes
+of each game, one ``np.unpackbits`` and one cast to float32.
 
 Setup: drawn with the engine's generator, vectorised: a uniform permutation of the
 cells per game (``argsort`` of uniforms; ``new_initial_state`` uses
@@ -48,13 +57,14 @@ positions than ``new_initial_state(seed)``.  To start from given single-game pos
 The batched ``greedy`` opponent is ``parlour.baselines.players.tribolo.GreedyCells``
 (the most cells captured now; ``tie_break=random``: uniform among the best, here from
 the engine's generator, not the policy's own stream): the captures of every legal
-cell are counted in bit-sliced counters (one bitboard per binary digit), and the best
+cell are counted in bit-sliced counters (one plane per binary digit), and the best
 cells are found by eliminating, from the top digit down, the candidates without that
 digit whenever some candidate has it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -63,9 +73,12 @@ from parlour.errors import IllegalActionError
 from parlour.games.tribolo import EMPTY, NUM_PLAYERS, SETUP_ATTEMPTS, WALL, TriboloGame, TriboloState
 from parlour.vector.base import BatchedEngine, BatchStep
 
-OFF = 5
-"""Owner code of the padding cells (past the width, the row after the board)."""
 _DIRECTIONS = ((1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1), (0, -1), (1, -1))
+"""Directions ``i`` and ``i + 4`` are opposite; the first four are the base directions
+whose links are computed (``dy >= 0``)."""
+_ALL = (1 << 64) - 1
+OFF = 5
+"""Owner code of the sentinel cell that ends every ray in ``TriboloBatch.codes``."""
 
 
 class TriboloBatch(BatchedEngine):
@@ -77,6 +90,12 @@ class TriboloBatch(BatchedEngine):
     simultaneous = False
     opponents = ("random", "greedy")
 
+    few_games = 24
+    """Up to this many games in ``_settle`` go through the single game's Python
+    bitboards (``Geometry.moves``, ~10 us a seat): usually only a handful of games need
+    the later seats or a reset, and a batched move generation costs its ~200 numpy calls
+    whatever the number of games."""
+
     def __init__(self, num_envs: int, seed: int | np.random.Generator | None = None, *, autoreset: bool = True, **options: Any) -> None:
         super().__init__(num_envs, seed, autoreset=autoreset, **options)
         game: TriboloGame = self.game  # type: ignore[assignment]
@@ -86,169 +105,294 @@ class TriboloBatch(BatchedEngine):
         self.return_type = game.config["returns"]
         self.cells = W * H
         self.Wp = Wp = 8 if W <= 8 else 16 if W <= 16 else 32
-        self.word = {8: np.uint8, 16: np.uint16, 32: np.uint32}[Wp]
-        self.rows_per_game = H + 1
-        self.stride = (H + 1) * Wp  # board cells per game, padding included
+        self.lane = {8: np.uint8, 16: np.uint16, 32: np.uint32}[Wp]
+        self.lanes = L = 64 // Wp
+        self.groups = G = -(-self.num_envs // L)
+        self.padded = G * L  # games, the empty ones filling the last word included
+        self.N = N = H * G
+        col0 = sum(1 << (lane * Wp) for lane in range(L))
+        self.not_first = np.uint64(_ALL & ~col0)  # every lane but its column 0
+        self.not_last = np.uint64(_ALL & ~(col0 << (Wp - 1)))  # every lane but its column Wp - 1
+        # Kogge-Stone rounds of each base direction: enough to grow a run to the longest
+        # one that fits (the last round only as long as needed)
+        self.rounds: list[tuple[int, ...] | None] = []
+        rows_shifted = 1
+        for dx, dy in _DIRECTIONS[:4]:
+            longest = W - 2 if dy == 0 else H - 2 if dx == 0 else min(W, H) - 2
+            if longest < 1:
+                self.rounds.append(None)  # no run and closing cell fit in this direction
+                continue
+            ks, cover = [], 1
+            while cover < longest:
+                k = cover if longest - cover >= cover else 1 << (longest - cover - 1).bit_length()
+                ks.append(k)
+                cover += k
+            self.rounds.append(tuple(ks))
+            if dy:
+                rows_shifted = max(rows_shifted, *ks, 1)
+        self.M = rows_shifted * G
+        # the direction (index into _DIRECTIONS) of the jumps of each plane of ``_moves``:
+        # a run grown in direction d from the mover's cell is jumped from its far end,
+        # looking back (-d); _runs yields d, then -d, for each base direction with room
+        self.jumps = [d for i in range(4) if self.rounds[i] is not None for d in (i + 4, i)]
+        self.count_bits = int(8 * max(W, H)).bit_length()  # captures of one move < 8 * max(W, H)
+        # state: the bitboards ...
+        self.own = np.zeros((NUM_PLAYERS, N + 2 * self.M), dtype=np.uint64)
+        self.occupied = np.zeros(N, dtype=np.uint64)
+        self.empty = np.zeros(N, dtype=np.uint64)
+        self.game_words = np.zeros((5, self.padded, H), dtype=self.lane)
+        """Each game's words of seats 0-2, walls, empty (``_observe``'s table; the walls
+        never change, the rest is refreshed from the lane planes when read)."""
+        self.to_move = np.full(self.padded, -1, dtype=np.int64)
+        self.legal_words = np.zeros((self.padded, H), dtype=self.lane)
+        # ... the jumps the last batched move generation found (``_apply`` walks only
+        # those rays in the games where ``jumps_known``) ...
+        self.jump_planes = np.zeros((len(self.jumps), N), dtype=np.uint64)
+        self.jumps_known = np.zeros(self.padded, dtype=bool)
+        # ... and codes[b, c]: the owner code of cell c (as in ``TriboloState.board``),
+        # then the sentinel cell ``cells`` (OFF: nobody's, never empty) that ends every ray
+        self.codes = np.full((self.padded, self.cells + 1), OFF, dtype=np.int8)
         xs, ys = np.arange(self.cells) % W, np.arange(self.cells) // W
-        self.cell_pos = (ys * Wp + xs).astype(np.int64)  # action -> padded index
-        # rays[a, d, j]: padded index of the (j+1)-th cell from a in direction d, then
-        # the sentinel (an OFF cell of the last row); long enough for a sentinel after
-        # the longest ray
-        L = max(W, H)
-        rays = np.full((self.cells, 8, L), H * Wp, dtype=np.intp)
+        self.cell_bit = (ys * Wp + xs).astype(np.int64)  # action -> bit of the game's words
+        # rays[a * 8 + d]: the cells walked from a in direction d, then the sentinel
+        # (int32: the flat indices into ``codes`` fit, and half the bytes gather faster)
+        longest = max(W, H)
+        rays = np.full((self.cells, 8, longest), self.cells, dtype=np.int32)
         for d, (dx, dy) in enumerate(_DIRECTIONS):
-            for j in range(1, L):
+            for j in range(1, longest):
                 cx, cy = xs + j * dx, ys + j * dy
                 ok = (cx >= 0) & (cx < W) & (cy >= 0) & (cy < H)
-                rays[ok, d, j - 1] = cy[ok] * Wp + cx[ok]
-        self.rays = rays
-        # Kogge-Stone rounds per direction: enough doublings to cover its longest run
-        self.plan = []
-        margin = 1
-        for dx, dy in _DIRECTIONS:
-            longest = (W - 2 if dy == 0 else H - 2 if dx == 0 else min(W, H) - 2)
-            if longest < 1:
-                continue  # no run fits between a cell and a closing cell
-            rounds = int(np.ceil(np.log2(longest))) if longest > 1 else 0
-            self.plan.append((dx, dy, rounds))
-            if dy and rounds:
-                margin = max(margin, 1 << (rounds - 1))
-        self.margin = margin
-        self.count_bits = int(8 * max(W, H)).bit_length()  # captures of one move < 8 * max(W, H)
-        self.board = np.full((self.num_envs, H + 1, Wp), OFF, dtype=np.int8)
-        self.to_move = np.full(self.num_envs, -1, dtype=np.int64)
-        self.legal = np.zeros((self.num_envs, self.cells), dtype=bool)
+                rays[ok, d, j - 1] = cy[ok] * W + cx[ok]
+        self.rays = rays.reshape(self.cells * 8, longest)
+        self.rays_t = np.ascontiguousarray(self.rays.T)  # (longest, cells * 8): step j of every ray
+        self.head = min(4, longest)  # most runs end within the first cells
         self.reset()
 
-    # ----- bitboards -----------------------------------------------------------------
+    # ----- lanes ---------------------------------------------------------------------
 
-    def _planes(self, rows: np.ndarray | slice, seats: np.ndarray) -> np.ndarray:
-        """``(4, n * (H + 1))`` words: the cells of ``seats`` (one per game), of the next
-        seat, of the one after, and the empty cells, of the games ``rows``."""
-        return self._planes_of(self.board[rows], seats)
+    def _inner(self, plane: np.ndarray) -> np.ndarray:
+        """The plane of a margined buffer (a view)."""
+        return plane[..., self.M : self.M + self.N]
 
-    def _planes_of(self, board: np.ndarray, seats: np.ndarray) -> np.ndarray:
-        board = board.reshape(-1, self.stride)
-        codes = np.stack([seats, (seats + 1) % 3, (seats + 2) % 3, np.full_like(seats, EMPTY)]).astype(np.int8)
-        eq = board[None] == codes[:, :, None]
-        return np.packbits(eq.reshape(4, -1), axis=1, bitorder="little").view(self.word)
+    def _shift(self, plane: np.ndarray, dx: int, dy: int, k: int) -> np.ndarray:
+        """A margined plane moved ``k`` steps in direction ``(dx, dy)``: cell ``c`` of the
+        result is cell ``c - k * (dx, dy)`` of ``plane`` (bits pushed across a lane are
+        the callers' to mask)."""
+        start = self.M - dy * k * self.groups
+        v = plane[..., start : start + self.N]
+        if dx > 0:
+            return v << k
+        if dx < 0:
+            return v >> k
+        return v
 
-    def _margined(self, words: np.ndarray) -> np.ndarray:
-        out = np.zeros((*words.shape[:-1], words.shape[-1] + 2 * self.margin), dtype=self.word)
-        out[..., self.margin : self.margin + words.shape[-1]] = words
+    def _margined(self, *lead: int) -> np.ndarray:
+        return np.zeros((*lead, self.N + 2 * self.M), dtype=np.uint64)
+
+    def _lane_view(self, plane: np.ndarray) -> np.ndarray:
+        """``(..., H, groups, lanes)`` lane-word view of (a) plane(s)."""
+        return plane.view(self.lane).reshape(*plane.shape[:-1], self.height, self.groups, self.lanes)
+
+    def _games(self, plane: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+        """``(..., padded, H)`` lane words: each game's rows of the plane(s)."""
+        v = np.moveaxis(self._lane_view(plane), -3, -1)  # (..., groups, lanes, H)
+        if out is None:
+            return v.reshape(*plane.shape[:-1], self.padded, self.height)
+        np.copyto(out.reshape(v.shape), v)
         return out
 
-    def _floods(self, planes: np.ndarray):
-        """For each direction: ``(shift, gen)``, ``gen`` the ``(2, N + 2M)`` runs of each
-        opponent that start next to a cell of the seat (``Geometry.moves``' ``x``) and
-        ``shift(a, k)`` the interior of ``a`` moved ``k`` steps in that direction."""
-        M = self.margin
-        N = planes.shape[1]
-        me = self._margined(planes[0])
-        opp = self._margined(planes[1:3])
-        interior = slice(M, M + N)
-        for dx, dy, rounds in self.plan:
+    def _rows_of(self, plane: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """``(n, H)`` the words of the games ``rows`` in a plane."""
+        return self._lane_view(plane)[:, rows // self.lanes, rows % self.lanes].T
 
-            def shift(a: np.ndarray, k: int, dx: int = dx, dy: int = dy) -> np.ndarray:
-                v = a[..., M - dy * k : M - dy * k + N]
-                if dx > 0:
-                    return v << k
-                if dx < 0:
-                    return v >> k
-                return v
+    def _set_rows(self, plane: np.ndarray, rows: np.ndarray, words: np.ndarray) -> None:
+        self._lane_view(plane)[:, rows // self.lanes, rows % self.lanes] = words.T
 
-            gen = np.zeros_like(opp)
-            np.bitwise_and(shift(me, 1), opp[:, interior], out=gen[:, interior])
-            if rounds:
-                pro = opp.copy()
-                for i in range(rounds):
-                    k = 1 << i
-                    gen[:, interior] |= shift(gen, k) & pro[:, interior]
-                    if i < rounds - 1:
-                        pro[:, interior] &= shift(pro, k)
-            yield shift, gen
+    def _seat_planes(self, seats: np.ndarray) -> np.ndarray:
+        """``(3, ..., N)`` uint64: the lanes of the games whose seat (``seats``,
+        ``(..., padded)``, -1: none) is 0, 1, 2 all ones, the other lanes zero."""
+        eq = seats[None] == np.arange(NUM_PLAYERS).reshape(NUM_PLAYERS, *[1] * seats.ndim)
+        return np.tile(np.negative(eq.astype(self.lane)).view(np.uint64), self.height)
 
-    def _moves_words(self, planes: np.ndarray) -> np.ndarray:
-        """``(N,)`` words: the seat's legal cells (``Geometry.moves``)."""
-        empty = planes[3]
-        moves = np.zeros_like(empty)
-        for shift, gen in self._floods(planes):
-            m = shift(gen, 1)
-            moves |= (m[0] | m[1]) & empty
+    def _lane_any(self, plane: np.ndarray) -> np.ndarray:
+        """``(..., padded)`` bool: the games with a cell in the plane(s)."""
+        lead = plane.shape[:-1]
+        words = np.bitwise_or.reduce(plane.reshape(*lead, self.height, self.groups), axis=-2)
+        return words.view(self.lane) != 0
+
+    def _cells_to_words(self, bits: np.ndarray) -> np.ndarray:
+        """``(n, H, W)`` bool -> ``(n, H)`` lane words."""
+        padded = np.zeros((len(bits), self.height, self.Wp), dtype=bool)
+        padded[:, :, : self.width] = bits
+        return np.packbits(padded, axis=2, bitorder="little").view(self.lane).reshape(len(bits), self.height)
+
+    def _words_to_cells(self, words: np.ndarray) -> np.ndarray:
+        """``(..., H)`` lane words -> ``(..., H * W)`` bool.  (One flat ``unpackbits``:
+        twice as fast as along an axis.)"""
+        words = np.ascontiguousarray(words)
+        bits = np.unpackbits(words.view(np.uint8).reshape(-1), bitorder="little").view(bool)
+        bits = bits.reshape(*words.shape, self.Wp)
+        if self.width < self.Wp:
+            bits = bits[..., : self.width]
+        return bits.reshape(*words.shape[:-1], self.cells)
+
+    # ----- runs and moves ------------------------------------------------------------
+
+    def _links(self, dx: int, dy: int) -> np.ndarray:
+        """Margined plane of the cells owned by the same seat as their neighbour one step
+        back in direction ``(dx, dy)`` (never across two lanes)."""
+        link = self._margined()
+        inner = self._inner(link)
+        for s in range(NUM_PLAYERS):
+            pair = self._inner(self.own[s]) & self._shift(self.own[s], dx, dy, 1)
+            if s:
+                inner |= pair
+            else:
+                inner[...] = pair
+        if dx:
+            inner &= self.not_first if dx > 0 else self.not_last
+        return link
+
+    def _runs(self, src: np.ndarray, opp: np.ndarray) -> Iterator[tuple[int, int, np.ndarray]]:
+        """For each direction ``(dx, dy)`` with room for a run: ``(dx, dy, x)``, ``x`` the
+        margined plane(s) of the runs that start next to a cell of ``src`` (margined,
+        ``(..., N + 2M)``) on a cell of ``opp`` (``(..., N)``) and follow links: runs of
+        a single owner."""
+        opp_first = opp & self.not_first  # a step east never lands on column 0
+        opp_last = opp & self.not_last
+        for i, (dx, dy) in enumerate(_DIRECTIONS[:4]):
+            ks = self.rounds[i]
+            if ks is None:
+                continue
+            chains = {1: self._links(dx, dy)}
+            k = 1
+            while 2 * k <= max(ks, default=1):
+                nxt = self._margined()
+                np.bitwise_and(self._inner(chains[k]), self._shift(chains[k], dx, dy, k), out=self._inner(nxt))
+                chains[2 * k] = nxt
+                k *= 2
+            for sign in (1, -1):
+                ddx, ddy = sign * dx, sign * dy
+                if sign > 0:
+                    pro = {k: self._inner(c) for k, c in chains.items()}
+                else:  # chain of -d at c: the chain of d at c - k * (-d)
+                    pro = {k: self._shift(c, -dx, -dy, k) for k, c in chains.items()}
+                x = self._margined(*src.shape[:-1])
+                inner = self._inner(x)
+                np.bitwise_and(self._shift(src, ddx, ddy, 1), opp_first if ddx > 0 else opp_last if ddx < 0 else opp, out=inner)
+                for k in ks:
+                    inner |= self._shift(x, ddx, ddy, k) & pro[k]
+                yield ddx, ddy, x
+
+    def _mine(self, seats: np.ndarray) -> np.ndarray:
+        """Margined ``(..., N + 2M)``: the cells of ``seats`` (``(..., padded)``, -1: none)."""
+        masks = self._seat_planes(seats)
+        src = self._margined(*seats.shape[:-1])
+        me = self._inner(src)
+        own = self._inner(self.own)
+        np.bitwise_and(own[0], masks[0], out=me)
+        me |= own[1] & masks[1]
+        me |= own[2] & masks[2]
+        return src
+
+    def _moves(self, seats: np.ndarray) -> np.ndarray:
+        """``(D, ..., N)`` lane planes, one per direction ``self.jumps[j]``: the cells of
+        ``seats`` (``(..., padded)``, one seat per game, -1: none) that have a jump in that
+        direction on the current board (their OR: the legal cells)."""
+        src = self._mine(seats)
+        me = self._inner(src)
+        opp = self.occupied & ~me
+        empty = self.empty
+        empty_first, empty_last = empty & self.not_first, empty & self.not_last
+        moves = np.empty((len(self.jumps), *me.shape), dtype=np.uint64)
+        for j, (dx, dy, x) in enumerate(self._runs(src, opp)):
+            np.bitwise_and(self._shift(x, dx, dy, 1), empty_first if dx > 0 else empty_last if dx < 0 else empty, out=moves[j])
         return moves
 
-    def _unpack(self, words: np.ndarray, n: int) -> np.ndarray:
-        """``(n, H * W)`` bool from ``n`` games' words."""
-        bits = np.unpackbits(words.view(np.uint8), bitorder="little").view(bool)
-        return bits.reshape(n, self.rows_per_game, self.Wp)[:, : self.height, : self.width].reshape(n, self.cells)
+    # ----- turns -----------------------------------------------------------------------
 
     def _settle(self, rows: np.ndarray, first: np.ndarray) -> None:
         """Rule 5/7: give the games ``rows`` to the first of ``first``, ``first + 1``,
         ``first + 2`` that can move (``to_move = -1`` where nobody can).  The first
-        candidate is tried in every game; the two others only where it has no move,
-        both at once (as 2m games laid end to end).  A few games (``few_games``: the
-        resets of a step, the games whose next seat is stuck) go through Python
-        bitboards instead."""
+        candidate is tried in every game at once; the two others only where it has no
+        move, both at once, or one game at a time on Python bitboards when there are at
+        most ``few_games`` such games (also for a few ``rows``)."""
         n = len(rows)
         if not n:
             return
         if n <= self.few_games:
             self._settle_few(rows, first, (0, 1, 2))
             return
-        index = slice(None) if n == self.num_envs else rows
-        words = self._moves_words(self._planes(index, first)).reshape(n, -1)
-        has = words.any(axis=1)
-        # every game to its first candidate (whole-array writes; the games where it
-        # has no move are overwritten below)
-        self.to_move[index] = first
-        self.legal[index] = self._unpack(words, n)
-        rest, first = rows[~has], first[~has]
-        m = len(rest)
+        seats = np.full(self.padded, -1, dtype=np.int64)
+        seats[rows] = first
+        self.jump_planes = self._moves(seats)
+        legal = np.bitwise_or.reduce(self.jump_planes, axis=0)
+        words = self._games(legal)
+        has = self._lane_any(legal)
+        self.jumps_known[:] = False
+        if n == self.num_envs:  # whole-array writes
+            self.legal_words[:] = words
+            self.to_move[:n] = first
+            self.jumps_known[:n] = True
+        else:
+            self.legal_words[rows] = words[rows]
+            self.to_move[rows] = first
+            self.jumps_known[rows] = True
+        stuck = rows[~has[rows]]
+        m = len(stuck)
         if not m:
             return
+        first = self.to_move[stuck]
+        self.jumps_known[stuck] = False
         if m <= self.few_games:
-            self._settle_few(rest, first, (1, 2))
+            self._settle_few(stuck, first, (1, 2))
             return
-        seats = np.concatenate([(first + 1) % 3, (first + 2) % 3])
-        board = np.concatenate([self.board[rest], self.board[rest]])
-        words = self._moves_words(self._planes_of(board, seats)).reshape(2, m, -1)
-        has = words.any(axis=2)  # (2, m)
+        later = np.full((2, self.padded), -1, dtype=np.int64)
+        later[0, stuck] = (first + 1) % 3
+        later[1, stuck] = (first + 2) % 3
+        legal = np.bitwise_or.reduce(self._moves(later), axis=0)  # (2, N)
+        has = self._lane_any(legal)[:, stuck]
+        words = self._games(legal)[:, stuck]  # (2, m, H)
         k = np.where(has[0], 0, 1)  # the first of the two that can move
-        found = has.any(axis=0)
-        pick = words[k, np.arange(m)][found]
-        self.to_move[rest[found]] = seats.reshape(2, m)[k, np.arange(m)][found]
-        self.legal[rest[found]] = self._unpack(np.ascontiguousarray(pick), int(found.sum()))
-        over = rest[~found]
-        self.to_move[over] = -1
-        self.legal[over] = False
-
-    few_games = 32
-    """Up to this many games in ``_settle`` go through the single game's Python
-    bitboards (``Geometry.moves``, a few microseconds a seat): usually only a handful
-    of games need the later seats or a reset, and a batched move generation costs its
-    ~170 numpy calls (most of a millisecond) whatever the number of games."""
+        found = has[k, np.arange(m)]
+        self.legal_words[stuck] = words[k, np.arange(m)]
+        self.to_move[stuck] = np.where(found, later[k, stuck], -1)
 
     def _settle_few(self, rows: np.ndarray, first: np.ndarray, offsets: tuple[int, ...]) -> None:
         """``_settle`` for a few games, one at a time on Python-int bitboards (bit
         ``y * width + x``): the candidates ``first + offsets``, in order."""
         geo = self.game.geometry
-        codes = self.board[rows, : self.height, : self.width].reshape(len(rows), -1)
-        packed = np.packbits(codes[:, None, :] == np.arange(4, dtype=np.int8)[None, :, None], axis=2, bitorder="little")
+        planes = [self._inner(self.own[s]) for s in range(NUM_PLAYERS)] + [self.empty]
+        words = np.stack([self._rows_of(plane, rows) for plane in planes], axis=1)  # (n, 4, H)
+        packed = np.packbits(self._words_to_cells(words), axis=2, bitorder="little")
         found = np.zeros((len(rows), geo.nbytes), dtype=np.uint8)
         for i in range(len(rows)):
             own = [int.from_bytes(packed[i, c].tobytes(), "little") for c in range(4)]  # seats 0-2, empty
             seat = -1
             for d in offsets:
                 s = (int(first[i]) + d) % 3
-                moves = geo.moves(own[s], own[(s + 1) % 3], own[(s + 2) % 3], own[EMPTY])
+                moves = geo.moves(own[s], own[(s + 1) % 3], own[(s + 2) % 3], own[3])
                 if moves:
                     seat = s
                     found[i] = np.frombuffer(moves.to_bytes(geo.nbytes, "little"), dtype=np.uint8)
                     break
             self.to_move[rows[i]] = seat
-        self.legal[rows] = np.unpackbits(found, axis=1, count=self.cells, bitorder="little").view(bool)
+        self.jumps_known[rows] = False
+        cells = np.unpackbits(found, axis=1, count=self.cells, bitorder="little").view(bool)
+        self.legal_words[rows] = self._cells_to_words(cells.reshape(len(rows), self.height, self.width))
 
     # ----- setup -----------------------------------------------------------------------
+
+    def _write_boards(self, rows: np.ndarray, codes: np.ndarray) -> None:
+        """Put the boards ``codes`` (``(n, H * W)`` owner codes) into the games ``rows``."""
+        cells = codes.reshape(len(rows), self.height, self.width)
+        for s in range(NUM_PLAYERS):
+            self._set_rows(self._inner(self.own[s]), rows, self._cells_to_words(cells == s))
+        self._set_rows(self.occupied, rows, self._cells_to_words(cells < NUM_PLAYERS))
+        self._set_rows(self.empty, rows, self._cells_to_words(cells == EMPTY))
+        self.game_words[3, rows] = self._cells_to_words(cells == WALL)
+        self.codes[rows, : self.cells] = codes.reshape(len(rows), -1)
+        self.jumps_known[rows] = False
 
     def _reset_rows(self, rows: np.ndarray) -> None:
         rows = np.asarray(rows, dtype=np.int64)
@@ -263,7 +407,7 @@ class TriboloBatch(BatchedEngine):
             order = np.argsort(self.rng.random((len(pending), A)), axis=1)
             codes = np.empty((len(pending), A), dtype=np.int8)
             np.put_along_axis(codes, order, deal[None], axis=1)
-            self.board[pending, : self.height, : self.width] = codes.reshape(-1, self.height, self.width)
+            self._write_boards(pending, codes)
             self._settle(pending, np.zeros(len(pending), dtype=np.int64))
             pending = pending[self.to_move[pending] < 0]
         else:
@@ -281,73 +425,96 @@ class TriboloBatch(BatchedEngine):
         rows = self._rows if rows is None else np.asarray(rows, dtype=np.int64)
         if len(states) != len(rows):
             raise ValueError(f"tribolo: {len(states)} states for {len(rows)} games")
-        for b, state in zip(rows, states):
+        for state in states:
             if state.game.config != self.game.config:
                 raise ValueError(f"tribolo: a state of {state.game.config} in a batch of {self.game.config}")
-            codes = np.frombuffer(bytes(state.board), dtype=np.int8).reshape(self.height, self.width)
-            self.board[b] = OFF
-            self.board[b, : self.height, : self.width] = codes
-            self.to_move[b] = state.to_move
-            self.legal[b] = state.legal_mask(state.to_move).astype(bool) if state.to_move >= 0 else False
+        self._write_boards(rows, np.array([np.frombuffer(bytes(state.board), dtype=np.int8) for state in states]))
+        legal = np.array([state.legal_mask(state.to_move) if state.to_move >= 0 else np.zeros(self.cells, np.int8)
+                          for state in states]).astype(bool)
+        self.legal_words[rows] = self._cells_to_words(legal.reshape(len(rows), self.height, self.width))
+        self.to_move[rows] = [state.to_move for state in states]
 
     # ----- the interface ---------------------------------------------------------------
 
     @property
+    def board(self) -> np.ndarray:
+        """``(B, H, W)`` int8 owner codes (0-2 seats, 3 empty, 4 wall, as in
+        ``TriboloState.board``); a copy."""
+        return self.codes[: self.num_envs, : self.cells].reshape(self.num_envs, self.height, self.width).copy()
+
+    @property
+    def legal(self) -> np.ndarray:
+        """``(B, H * W)`` bool: the legal cells of ``to_move``."""
+        return self._words_to_cells(self.legal_words[: self.num_envs])
+
+    @property
     def terminated(self) -> np.ndarray:
-        return self.to_move < 0
+        return self.to_move[: self.num_envs] < 0
 
     def movers(self) -> np.ndarray:
-        return self.to_move.copy()
+        return self.to_move[: self.num_envs].copy()
 
     def to_act(self) -> np.ndarray:
         out = np.zeros((self.num_envs, NUM_PLAYERS), dtype=bool)
-        live = self.to_move >= 0
-        out[self._rows[live], self.to_move[live]] = True
+        live = self.to_move[: self.num_envs] >= 0
+        out[self._rows[live], self.to_move[: self.num_envs][live]] = True
         return out
 
     def legal_masks(self) -> np.ndarray:
         out = np.zeros((self.num_envs, NUM_PLAYERS, self.cells), dtype=np.int8)
-        live = np.flatnonzero(self.to_move >= 0)
-        out[live, self.to_move[live]] = self.legal[live]
+        movers = self.to_move[: self.num_envs]
+        live = np.flatnonzero(movers >= 0)
+        out[live, movers[live]] = self.legal[live]
         return out
 
     def legal_mask(self, seat: int | np.ndarray) -> np.ndarray:
         seats = self._seats(seat)
-        return (self.legal & (self.to_move == seats)[:, None]).view(np.int8)
+        cells = self._words_to_cells(self.legal_words[: self.num_envs]).view(np.int8)
+        mine = self.to_move[: self.num_envs] == seats
+        if not mine.all():
+            cells = cells * mine[:, None].view(np.int8)
+        return cells
 
-    def _observe(self, rows: np.ndarray | slice, seats: np.ndarray | int) -> np.ndarray:
-        """``(n, 5, H, W)`` float32: planes [own, next seat's, the one after, walls, empty]."""
-        seats = np.asarray(seats, dtype=np.int64)
-        n = self.board[rows].shape[0]
-        seats = np.broadcast_to(seats, (n,))
-        codes = np.stack([seats % 3, (seats + 1) % 3, (seats + 2) % 3, np.full(n, WALL), np.full(n, EMPTY)], axis=1).astype(np.int8)
-        board = self.board[rows][:, None, : self.height, : self.width]
-        # bool, then one cast (measured faster than np.equal into float32 directly)
-        return np.equal(board, codes[:, :, None, None]).astype(np.float32)
+    def _observe(self, games: np.ndarray, seats: np.ndarray | int) -> np.ndarray:
+        """``(n, 5, H, W)`` float32 of the games ``games``: planes [own, next seat's,
+        the one after, walls, empty], one ``take`` of their words from ``game_words``."""
+        table = self.game_words
+        self._games(self._inner(self.own), out=table[:3])
+        self._games(self.empty, out=table[4])
+        n, P = len(games), self.padded
+        pick = np.empty((5, n), dtype=np.int64)
+        pick[:3] = (np.arange(3)[:, None] + seats) % 3
+        pick[3], pick[4] = 3, 4
+        pick *= P
+        pick += games
+        words = np.take(table.reshape(5 * P, self.height), pick.T, axis=0)  # (n, 5, H)
+        return self._words_to_cells(words).reshape(n, 5, self.height, self.width).astype(np.float32)
 
     def observations(self) -> np.ndarray:
-        return np.stack([self._observe(slice(None), s) for s in range(NUM_PLAYERS)], axis=1)
+        return np.stack([self.observation(s) for s in range(NUM_PLAYERS)], axis=1)
 
     def observation(self, seat: int | np.ndarray) -> np.ndarray:
-        return self._observe(slice(None), self._seats(seat))
+        return self._observe(self._rows, self._seats(seat))
 
     def counts(self) -> np.ndarray:
         """``(B, 3)`` the cells each seat owns."""
-        flat = self.board.reshape(self.num_envs, -1)
-        return np.stack([(flat == s).sum(axis=1) for s in range(NUM_PLAYERS)], axis=1)
+        return self._counts()[: self.num_envs]
+
+    def _counts(self) -> np.ndarray:
+        """``(padded, 3)``: the cells each seat owns, per game."""
+        bits = np.bitwise_count(self._lane_view(self._inner(self.own)))  # (3, H, groups, lanes)
+        return bits.sum(axis=1, dtype=np.int64).reshape(NUM_PLAYERS, self.padded).T
 
     def returns(self) -> np.ndarray:
         out = np.zeros((self.num_envs, NUM_PLAYERS))
-        done = np.flatnonzero(self.to_move < 0)
-        self._write_returns(out, done)
+        self._write_returns(out, np.flatnonzero(self.terminated))
         return out
 
     def _write_returns(self, out: np.ndarray, rows: np.ndarray) -> None:
         """``counts_to_returns`` of the finished games ``rows``."""
         if not len(rows):
             return
-        flat = self.board[rows].reshape(len(rows), -1)
-        counts = np.stack([(flat == s).sum(axis=1) for s in range(NUM_PLAYERS)], axis=1)
+        counts = self._counts()[rows]
         if self.return_type == "cell_share":
             total = counts.sum(axis=1, keepdims=True)
             share = counts / np.maximum(total, 1) - 1.0 / 3.0
@@ -371,7 +538,8 @@ class TriboloBatch(BatchedEngine):
         movers = self.to_move[rows]
         on_board = (acts >= 0) & (acts < self.cells)
         ok = on_board & (movers >= 0)
-        ok[ok] = self.legal[rows[ok], acts[ok]]
+        bits = self.cell_bit[np.where(ok, acts, 0)]
+        ok &= (self.legal_words[rows, bits // self.Wp] >> (bits % self.Wp).astype(self.lane)) & 1 == 1
         if not ok.all():
             i = int(np.argmin(ok))
             b, a, seat = int(rows[i]), int(acts[i]), int(movers[i])
@@ -386,7 +554,7 @@ class TriboloBatch(BatchedEngine):
                 player=seat,
                 legal=legal,
             )
-        self._apply(rows, acts, movers)
+        self._apply(rows, acts, bits, movers)
         self._settle(rows, (movers + 1) % 3)
         rewards = np.zeros((self.num_envs, NUM_PLAYERS))
         terminated = np.zeros(self.num_envs, dtype=bool)
@@ -402,93 +570,122 @@ class TriboloBatch(BatchedEngine):
                 self._reset_rows(done)
         return BatchStep(rewards, terminated, final)
 
-    def _apply(self, rows: np.ndarray, acts: np.ndarray, movers: np.ndarray) -> None:
-        """Every jump of each mover's cell (rules 3-4), all rays of all games at once:
-        the rays are walked one cell per round, keeping only those still on a run of the
-        opponent they started on (runs are short, so the rounds soon have few rays)."""
-        n, L = len(rows), self.rays.shape[2]
-        flat = self.board.reshape(-1)
-        rays = self.rays.reshape(-1)
-        base = rows * self.stride
-        # one entry per ray: where it starts in ``rays``, its game's offset, the mover
-        start = (acts[:, None] * 8 + np.arange(8)).reshape(-1) * L
-        gb = np.repeat(base, 8)
-        p = np.repeat(movers.astype(np.int8), 8)
-        o = flat[rays[start] + gb]
-        ids = np.flatnonzero((o < 3) & (o != p))  # rays that start on an opponent
-        start, gb, p, o = start[ids], gb[ids], p[ids], o[ids]
-        runs = np.zeros(8 * n, dtype=np.int64)  # run taken on each ray (0: none)
-        j = 1
-        while len(ids):
-            v = flat[rays[start + j] + gb]
-            on = v == o
-            if not on.all():  # these runs are j cells long; jumps where the mover closes them
-                won = ~on & (v == p)
-                runs[ids[won]] = j
-                keep = np.flatnonzero(on)
-                ids, start, gb, p, o = ids[keep], start[keep], gb[keep], p[keep], o[keep]
-            j += 1
-        won = np.flatnonzero(runs)
-        if len(won):
-            steps = np.arange(int(runs[won].max()))
-            first = (acts[won // 8] * 8 + won % 8) * L
-            cells = rays[first[:, None] + steps] + base[won // 8][:, None]
-            taken = steps < runs[won][:, None]
-            flat[cells[taken]] = np.repeat(movers[won // 8], runs[won])
-        flat[base + self.cell_pos[acts]] = movers
+    def _apply(self, rows: np.ndarray, acts: np.ndarray, bits: np.ndarray, movers: np.ndarray) -> None:
+        """Every jump of each mover's cell (rules 3-4), all games at once, on the code
+        board.  The rays to walk are the jumps the move generation found
+        (``jump_planes``) or, in the games it did not settle, all 8; each is read a few
+        cells at a time (a run ends at the first cell that is not its first cell's owner,
+        at the latest at the sentinel): the head of every ray, then the whole ray where
+        the run goes on.  The runs of an opponent that the mover closes become the
+        mover's, in the codes and in the bitboards (one ``bincount`` of the gained cells'
+        bits into lane words).  Arrays are laid out ``(step along the ray, ray)``, so
+        every op runs along the long axis.  ``bits``: the played cells' bits."""
+        A1, G, L = self.cells + 1, self.groups, self.lanes
+        flat = self.codes.reshape(-1)
+        p = movers.astype(np.int8)
+        known = self.jumps_known[rows]
+        word = np.take(self.jump_planes, (bits // self.Wp) * G + rows // L, axis=1)  # (D, n)
+        flags = (word >> ((rows % L) * self.Wp + bits % self.Wp).astype(np.uint64)) & np.uint64(1)
+        walk = np.zeros((8, len(rows)), dtype=bool)  # (direction, game)
+        walk[self.jumps] = flags.astype(bool) & known
+        walk[:, ~known] = True
+        pair = np.flatnonzero(walk)
+        i = pair % len(rows)
+        ray = acts[i] * 8 + pair // len(rows)
+        base = (rows[i] * A1).astype(np.int32)
+        vals = np.take(flat, np.take(self.rays_t[: self.head], ray, axis=1) + base)  # (head, k)
+        first = vals[0]
+        run = np.ones(len(pair), dtype=np.int64)  # the run's length: its first cell off the owner
+        same = np.ones(len(pair), dtype=bool)
+        for j in range(1, self.head):
+            same &= vals[j] == first
+            run += same
+        going = np.flatnonzero(same)  # still on the owner after the head: read the whole ray
+        if len(going):
+            whole = np.take(flat, np.take(self.rays, ray[going], axis=0) + base[going, None])
+            run[going] = np.argmin(whole == first[going, None], axis=1)
+        closer = np.take(flat, np.take(self.rays_t.reshape(-1), run * self.rays.shape[0] + ray) + base)
+        won = np.flatnonzero((closer == p[i]) & (first < NUM_PLAYERS) & (first != p[i]))
+        run, games, owner = run[won], rows[i[won]], p[i[won]]
+        longest = int(run.max(initial=0))
+        taken = np.arange(longest)[:, None] < run  # (step, won ray)
+        cells = np.take(self.rays_t[:longest], ray[won], axis=1)[taken]
+        games = np.broadcast_to(games, taken.shape)[taken]
+        flat[cells + games * A1] = np.broadcast_to(owner, taken.shape)[taken]
+        flat[rows * A1 + acts] = p
+        # the bitboards: the lane words of the gained cells (taken and played)
+        bit = np.concatenate([self.cell_bit[cells], bits])
+        games = np.concatenate([games, rows])
+        index = ((bit // self.Wp) * G + games // L) * L + games % L  # in the planes' lane-word view
+        gained = np.bincount(index, (1 << (bit % self.Wp)).astype(np.float64), minlength=self.N * L)
+        gained = gained.astype(self.lane).view(np.uint64)
+        seats = np.full(self.padded, -1, dtype=np.int64)
+        seats[rows] = movers
+        masks = self._seat_planes(seats)
+        lost = ~gained  # (the played cell was nobody's)
+        for s in range(NUM_PLAYERS):
+            plane = self._inner(self.own[s])
+            plane &= lost
+            plane |= gained & masks[s]
+        self.occupied |= gained
+        self.empty &= lost
 
     # ----- players -------------------------------------------------------------------
 
     def random_actions(self, rng: np.random.Generator | None = None) -> np.ndarray:
         """The movers' uniformly random legal cells (``uniform_legal``'s rule: the k-th
         legal cell, k = floor(u * count)); 0 where a game is over."""
-        return _kth_legal(self.legal, self.rng if rng is None else rng)
+        return self._kth(self.legal_words[: self.num_envs], self.rng if rng is None else rng)
 
+    def _kth(self, words: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """``uniform_legal`` of the cells set in ``(B, H)`` lane words, as actions."""
+        bit = _kth_bit(words.view(np.uint8).reshape(len(words), -1), rng)
+        return bit // self.Wp * self.width + bit % self.Wp
 
     def opponent_actions(self, name: str, rng: np.random.Generator | None = None) -> np.ndarray:
         """``random`` or ``greedy`` (the cell that captures the most now; ties uniform
         from ``rng``, default the engine's generator)."""
         if name == "greedy":
-            return _kth_legal(self.greedy_choices(), self.rng if rng is None else rng)
+            return self._kth(self._greedy_words(), self.rng if rng is None else rng)
         return super().opponent_actions(name, rng)
 
     def greedy_choices(self) -> np.ndarray:
         """``(B, H * W)`` bool: the movers' legal cells that capture the most cells
         (``GreedyCells``' best moves); all False where a game is over."""
-        n = self.num_envs
-        live = self.to_move >= 0
-        planes = self._planes(slice(None), np.where(live, self.to_move, 0))
-        planes[:, np.repeat(~live, self.rows_per_game)] = 0  # finished games: no cells, no moves
-        empty = planes[3]
-        M, N = self.margin, planes.shape[1]
-        moves = np.zeros_like(empty)
-        acc = [np.zeros_like(empty) for _ in range(self.count_bits)]  # bit-sliced capture counts
-        for shift, gen in self._floods(planes):
-            m = shift(gen, 1)
-            moves |= (m[0] | m[1]) & empty
+        return self._words_to_cells(self._greedy_words())
+
+    def _greedy_words(self) -> np.ndarray:
+        """``(B, H)`` lane words of ``greedy_choices``."""
+        src = self._mine(self.to_move)
+        me = self._inner(src)
+        empty = self.empty
+        moves = np.zeros_like(me)
+        acc = [np.zeros_like(me) for _ in range(self.count_bits)]  # bit-sliced capture counts
+        for dx, dy, x in self._runs(src, self.occupied & ~me):
             # a move e captures, walking back from e, the cells of the run ending next to
-            # it (the runs of one opponent closed by the seat: gen, two disjoint sets):
-            # c_j = cells whose j predecessors are all in gen; the run length is sum_j c_j
-            runs = gen[0] | gen[1]
-            c = shift(runs, 1)
+            # it: c_j = cells whose j predecessors are all in the runs; the run length
+            # is sum_j c_j (the empty cells past a lane's edge never count)
+            edge = empty & (self.not_first if dx > 0 else self.not_last if dx < 0 else np.uint64(_ALL))
+            c = self._shift(x, dx, dy, 1)
+            moves |= c & edge
+            step = self._margined()
             while c.any():
-                carry = c & empty
+                carry = c & edge
                 for bit in acc:
                     bit ^= carry
                     carry = carry & ~bit  # the bits that were 1 before (a & c) carry on
                     if not carry.any():
                         break
-                step = np.zeros_like(runs)
-                step[M : M + N] = c
-                c = shift(step & runs, 1)
+                np.bitwise_and(c, self._inner(x), out=self._inner(step))
+                c = self._shift(step, dx, dy, 1)
         # the best: from the top digit down, keep the candidates with that digit where
         # some candidate has it
-        best = moves.reshape(n, self.rows_per_game)
+        best = self._games(moves)[: self.num_envs]
         for bit in reversed(acc):
-            hit = best & bit.reshape(n, self.rows_per_game)
+            hit = best & self._games(bit)[: self.num_envs]
             has = hit.any(axis=1)
             best = np.where(has[:, None], hit, best)
-        return self._unpack(np.ascontiguousarray(best).reshape(-1), n)
+        return np.ascontiguousarray(best)
 
 
 _SELECT = np.array([[([i for i in range(8) if v >> i & 1] + [0] * 8)[k] for k in range(8)] for v in range(256)], dtype=np.int64)
@@ -496,24 +693,23 @@ _SELECT = np.array([[([i for i in range(8) if v >> i & 1] + [0] * 8)[k] for k in
 _SELECT = _SELECT.reshape(-1)  # read as _SELECT[8 * v + k]
 
 
-def _kth_legal(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """``uniform_legal(masks, rng)`` for a ``(B, A)`` bool array (the k-th legal cell,
-    k = floor(u * count), one uniform per row from ``rng``), on the bytes of the packed
-    masks: one running sum of the byte popcounts over the whole batch (1-d: a running
-    sum along short rows is slow), a ``searchsorted`` for the byte holding each row's
-    k-th cell, a table for the bit within it.  (Cheaper than a running count over every
-    cell, or the positions of all the legal cells.)"""
-    packed = np.packbits(masks, axis=1, bitorder="little")  # byte j: cells 8j..8j+7
+def _kth_bit(packed: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """``uniform_legal`` of the bits of ``(B, nbytes)`` uint8 rows (bit ``i`` of a row
+    is bit ``i % 8`` of its byte ``i // 8``): the k-th set bit, k = floor(u * count), one
+    uniform per row from ``rng``; 0 for a row without bits.  One running sum of the byte
+    popcounts over the whole batch (1-d: a running sum along short rows is slow), a
+    ``searchsorted`` for the byte holding each row's k-th bit, a table for the bit within
+    it.  (Cheaper than a running count over every cell, or the positions of all bits.)"""
     nb = packed.shape[1]
     flat = packed.reshape(-1)
     cum = np.cumsum(np.bitwise_count(flat), dtype=np.int64)
     ends = cum[nb - 1 :: nb]
     counts = np.diff(ends, prepend=0)
     k = (rng.random(counts.shape) * counts).astype(np.int64)
-    target = ends - counts + k  # the k-th legal cell of the row, counted over the batch
+    target = ends - counts + k  # the k-th bit of the row, counted over the batch
     at = np.minimum(np.searchsorted(cum, target, side="right"), len(flat) - 1)
     byte = flat[at]
-    within = target - (cum[at] - np.bitwise_count(byte))  # the k-th cell is this bit of the byte
+    within = target - (cum[at] - np.bitwise_count(byte))  # the k-th bit is this bit of the byte
     out = 8 * (at % nb) + np.take(_SELECT, byte.astype(np.int64) * 8 + within)
     out[counts == 0] = 0
     return out
