@@ -64,14 +64,13 @@ digit whenever some candidate has it.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from parlour.errors import IllegalActionError
 from parlour.games.tribolo import EMPTY, NUM_PLAYERS, SETUP_ATTEMPTS, WALL, TriboloGame, TriboloState
-from parlour.vector.base import BatchedEngine, BatchStep
+from parlour.vector.base import BatchedEngine, BatchStep, OutputBuffers
 
 _DIRECTIONS = ((1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1), (0, -1), (1, -1))
 """Directions ``i`` and ``i + 4`` are opposite; the first four are the base directions
@@ -131,6 +130,8 @@ class TriboloBatch(BatchedEngine):
             if dy:
                 rows_shifted = max(rows_shifted, *ks, 1)
         self.M = rows_shifted * G
+        self.rounds_needed = max((max(ks, default=1).bit_length() for ks in self.rounds if ks is not None), default=1)
+        self._plans: dict[tuple[int, ...], _Plan] = {}
         # the direction (index into _DIRECTIONS) of the jumps of each plane of ``_moves``:
         # a run grown in direction d from the mover's cell is jumped from its far end,
         # looking back (-d); _runs yields d, then -d, for each base direction with room
@@ -148,6 +149,7 @@ class TriboloBatch(BatchedEngine):
         # ... the jumps the last batched move generation found (``_apply`` walks only
         # those rays in the games where ``jumps_known``) ...
         self.jump_planes = np.zeros((len(self.jumps), N), dtype=np.uint64)
+        self.jump_offsets = np.arange(len(self.jumps)) * N
         self.jumps_known = np.zeros(self.padded, dtype=bool)
         # ... and codes[b, c]: the owner code of cell c (as in ``TriboloState.board``),
         # then the sentinel cell ``cells`` (OFF: nobody's, never empty) that ends every ray
@@ -166,6 +168,9 @@ class TriboloBatch(BatchedEngine):
         self.rays = rays.reshape(self.cells * 8, longest)
         self.rays_t = np.ascontiguousarray(self.rays.T)  # (longest, cells * 8): step j of every ray
         self.head = min(4, longest)  # most runs end within the first cells
+        shape = (self.num_envs, 5, H, W)
+        self._obs_buffers = OutputBuffers(shape, np.float32)
+        self._final_buffers = OutputBuffers((self.num_envs, NUM_PLAYERS, *shape[1:]), np.float32, zeroed=True)
         self.reset()
 
     # ----- lanes ---------------------------------------------------------------------
@@ -208,11 +213,12 @@ class TriboloBatch(BatchedEngine):
     def _set_rows(self, plane: np.ndarray, rows: np.ndarray, words: np.ndarray) -> None:
         self._lane_view(plane)[:, rows // self.lanes, rows % self.lanes] = words.T
 
-    def _seat_planes(self, seats: np.ndarray) -> np.ndarray:
-        """``(3, ..., N)`` uint64: the lanes of the games whose seat (``seats``,
-        ``(..., padded)``, -1: none) is 0, 1, 2 all ones, the other lanes zero."""
+    def _seat_masks(self, seats: np.ndarray) -> np.ndarray:
+        """``(3, ..., 1, groups)`` uint64 (to broadcast over the rows of a plane viewed
+        ``(H, groups)``): the lanes of the games whose seat (``seats``, ``(..., padded)``,
+        -1: none) is 0, 1, 2 all ones, the other lanes zero."""
         eq = seats[None] == np.arange(NUM_PLAYERS).reshape(NUM_PLAYERS, *[1] * seats.ndim)
-        return np.tile(np.negative(eq.astype(self.lane)).view(np.uint64), self.height)
+        return np.negative(eq.astype(self.lane)).view(np.uint64)[..., None, :]
 
     def _lane_any(self, plane: np.ndarray) -> np.ndarray:
         """``(..., padded)`` bool: the games with a cell in the plane(s)."""
@@ -238,76 +244,107 @@ class TriboloBatch(BatchedEngine):
 
     # ----- runs and moves ------------------------------------------------------------
 
-    def _links(self, dx: int, dy: int) -> np.ndarray:
-        """Margined plane of the cells owned by the same seat as their neighbour one step
-        back in direction ``(dx, dy)`` (never across two lanes)."""
-        link = self._margined()
-        inner = self._inner(link)
-        for s in range(NUM_PLAYERS):
-            pair = self._inner(self.own[s]) & self._shift(self.own[s], dx, dy, 1)
-            if s:
-                inner |= pair
-            else:
-                inner[...] = pair
-        if dx:
-            inner &= self.not_first if dx > 0 else self.not_last
-        return link
+    def _plan(self, lead: tuple[int, ...]) -> _Plan:
+        """The move generation for ``lead`` stacked seat choices (``()``: one seat per
+        game; ``(2,)``: two), compiled once into ufunc calls on fixed buffers and views,
+        so that a run of it costs its ~180 numpy calls and nothing else.
 
-    def _runs(self, src: np.ndarray, opp: np.ndarray) -> Iterator[tuple[int, int, np.ndarray]]:
-        """For each direction ``(dx, dy)`` with room for a run: ``(dx, dy, x)``, ``x`` the
-        margined plane(s) of the runs that start next to a cell of ``src`` (margined,
-        ``(..., N + 2M)``) on a cell of ``opp`` (``(..., N)``) and follow links: runs of
-        a single owner."""
-        opp_first = opp & self.not_first  # a step east never lands on column 0
-        opp_last = opp & self.not_last
+        Per base direction ``d``: the chains of ``d`` (``chain(1)``: the links,
+        ``chain(2k) = chain(k) & shift_d(chain(k), k)``); the runs from the seat's cells
+        in direction ``d``, ``x |= shift_d(x, k) & chain(k)`` for the rounds ``k``, and
+        in direction ``-d``, ``x |= shift_-d(x & chain(k), k)`` (the same thing without
+        shifting the chains); then the cells one step past the runs that are empty."""
+        plan = self._plans.get(lead)
+        if plan is not None:
+            return plan
+        G, N, M = self.groups, self.N, self.M
+        ops: list[tuple[Any, np.ndarray, Any, np.ndarray]] = []
+
+        def op(ufunc: Any, a: np.ndarray, b: Any, out: np.ndarray) -> np.ndarray:
+            ops.append((ufunc, a, b, out))
+            return out
+
+        def inner(buf: np.ndarray) -> np.ndarray:
+            return buf[..., M : M + N]
+
+        def moved(buf: np.ndarray, dx: int, dy: int, k: int, out: np.ndarray) -> np.ndarray:
+            """``buf`` (margined) moved ``k`` steps: a view, or ``out`` after a bit shift."""
+            start = M - dy * k * G
+            view = buf[..., start : start + N]
+            if dx:
+                return op(np.left_shift if dx > 0 else np.right_shift, view, k, out)
+            return view
+
+        def zeros(*shape: int) -> np.ndarray:
+            return np.zeros(shape, dtype=np.uint64)
+
+        rows = (self.height, G)
+        masks = zeros(NUM_PLAYERS, *lead, 1, G)
+        src = zeros(*lead, N + 2 * M)
+        me, tmp = inner(src), zeros(*lead, N)
+        own = inner(self.own).reshape(NUM_PLAYERS, *rows)
+        op(np.bitwise_and, own[0], masks[0], me.reshape(*lead, *rows))
+        for s in (1, 2):
+            op(np.bitwise_and, own[s], masks[s], tmp.reshape(*lead, *rows))
+            op(np.bitwise_or, me, tmp, me)
+        opp = op(np.bitwise_xor, self.occupied, me, zeros(*lead, N))  # (the seat's cells are occupied)
+        # a step east never lands on column 0, a step west never on column Wp - 1
+        opp_edge = {1: op(np.bitwise_and, opp, self.not_first, zeros(*lead, N)), 0: opp,
+                    -1: op(np.bitwise_and, opp, self.not_last, zeros(*lead, N))}
+        empty_edge = {1: op(np.bitwise_and, self.empty, self.not_first, zeros(N)), 0: self.empty,
+                      -1: op(np.bitwise_and, self.empty, self.not_last, zeros(N))}
+        D = len(self.jumps)
+        runs, moves = zeros(D, *lead, N + 2 * M), zeros(D, *lead, N)
+        back = zeros(*lead, N + 2 * M)
+        chains = [zeros(N + 2 * M) for _ in range(max(self.rounds_needed, 1))]
+        scratch = zeros(N)
+        j = 0
         for i, (dx, dy) in enumerate(_DIRECTIONS[:4]):
             ks = self.rounds[i]
             if ks is None:
                 continue
-            chains = {1: self._links(dx, dy)}
-            k = 1
-            while 2 * k <= max(ks, default=1):
-                nxt = self._margined()
-                np.bitwise_and(self._inner(chains[k]), self._shift(chains[k], dx, dy, k), out=self._inner(nxt))
-                chains[2 * k] = nxt
-                k *= 2
-            for sign in (1, -1):
-                ddx, ddy = sign * dx, sign * dy
-                if sign > 0:
-                    pro = {k: self._inner(c) for k, c in chains.items()}
-                else:  # chain of -d at c: the chain of d at c - k * (-d)
-                    pro = {k: self._shift(c, -dx, -dy, k) for k, c in chains.items()}
-                x = self._margined(*src.shape[:-1])
-                inner = self._inner(x)
-                np.bitwise_and(self._shift(src, ddx, ddy, 1), opp_first if ddx > 0 else opp_last if ddx < 0 else opp, out=inner)
-                for k in ks:
-                    inner |= self._shift(x, ddx, ddy, k) & pro[k]
-                yield ddx, ddy, x
+            link = inner(chains[0])
+            for s in range(NUM_PLAYERS):
+                pair = moved(self.own[s], dx, dy, 1, scratch)
+                op(np.bitwise_and, inner(self.own[s]), pair, scratch if s else link)
+                if s:
+                    op(np.bitwise_or, link, scratch, link)
+            if dx:
+                op(np.bitwise_and, link, self.not_first if dx > 0 else self.not_last, link)
+            chain = {1: chains[0]}
+            while 2 * max(chain) <= max(ks, default=1):
+                k = max(chain)
+                chain[2 * k] = chains[k.bit_length()]
+                op(np.bitwise_and, inner(chain[k]), moved(chain[k], dx, dy, k, scratch), inner(chain[2 * k]))
+            # direction d
+            x = inner(runs[j])
+            op(np.bitwise_and, moved(src, dx, dy, 1, tmp), opp_edge[dx], x)
+            for k in ks:
+                op(np.bitwise_and, moved(runs[j], dx, dy, k, tmp), inner(chain[k]), tmp)
+                op(np.bitwise_or, x, tmp, x)
+            op(np.bitwise_and, moved(runs[j], dx, dy, 1, moves[j]), empty_edge[dx], moves[j])
+            # direction -d
+            x = inner(runs[j + 1])
+            op(np.bitwise_and, moved(src, -dx, -dy, 1, tmp), opp_edge[-dx], x)
+            for k in ks:
+                op(np.bitwise_and, x, inner(chain[k]), inner(back))
+                op(np.bitwise_or, x, moved(back, -dx, -dy, k, tmp), x)
+            op(np.bitwise_and, moved(runs[j + 1], -dx, -dy, 1, moves[j + 1]), empty_edge[-dx], moves[j + 1])
+            j += 2
+        plan = self._plans[lead] = _Plan(ops, masks, src, runs, moves)
+        return plan
 
-    def _mine(self, seats: np.ndarray) -> np.ndarray:
-        """Margined ``(..., N + 2M)``: the cells of ``seats`` (``(..., padded)``, -1: none)."""
-        masks = self._seat_planes(seats)
-        src = self._margined(*seats.shape[:-1])
-        me = self._inner(src)
-        own = self._inner(self.own)
-        np.bitwise_and(own[0], masks[0], out=me)
-        me |= own[1] & masks[1]
-        me |= own[2] & masks[2]
-        return src
-
-    def _moves(self, seats: np.ndarray) -> np.ndarray:
-        """``(D, ..., N)`` lane planes, one per direction ``self.jumps[j]``: the cells of
-        ``seats`` (``(..., padded)``, one seat per game, -1: none) that have a jump in that
-        direction on the current board (their OR: the legal cells)."""
-        src = self._mine(seats)
-        me = self._inner(src)
-        opp = self.occupied & ~me
-        empty = self.empty
-        empty_first, empty_last = empty & self.not_first, empty & self.not_last
-        moves = np.empty((len(self.jumps), *me.shape), dtype=np.uint64)
-        for j, (dx, dy, x) in enumerate(self._runs(src, opp)):
-            np.bitwise_and(self._shift(x, dx, dy, 1), empty_first if dx > 0 else empty_last if dx < 0 else empty, out=moves[j])
-        return moves
+    def _moves(self, seats: np.ndarray) -> _Plan:
+        """Run the move generation for ``seats`` (``(..., padded)``, one seat per game, -1:
+        none) on the current board: ``plan.moves[j]`` are the cells that have a jump in
+        direction ``self.jumps[j]`` (their OR: the legal cells); the plan's buffers are
+        overwritten by the next run."""
+        plan = self._plan(seats.shape[:-1])
+        eq = seats[None] == np.arange(NUM_PLAYERS).reshape(NUM_PLAYERS, *[1] * seats.ndim)
+        plan.masks[...] = np.negative(eq.astype(self.lane)).view(np.uint64)[..., None, :]
+        for ufunc, a, b, out in plan.ops:
+            ufunc(a, b, out=out)
+        return plan
 
     # ----- turns -----------------------------------------------------------------------
 
@@ -325,7 +362,7 @@ class TriboloBatch(BatchedEngine):
             return
         seats = np.full(self.padded, -1, dtype=np.int64)
         seats[rows] = first
-        self.jump_planes = self._moves(seats)
+        self.jump_planes = self._moves(seats).moves
         legal = np.bitwise_or.reduce(self.jump_planes, axis=0)
         words = self._games(legal)
         has = self._lane_any(legal)
@@ -350,7 +387,7 @@ class TriboloBatch(BatchedEngine):
         later = np.full((2, self.padded), -1, dtype=np.int64)
         later[0, stuck] = (first + 1) % 3
         later[1, stuck] = (first + 2) % 3
-        legal = np.bitwise_or.reduce(self._moves(later), axis=0)  # (2, N)
+        legal = np.bitwise_or.reduce(self._moves(later).moves, axis=0)  # (2, N)
         has = self._lane_any(legal)[:, stuck]
         words = self._games(legal)[:, stuck]  # (2, m, H)
         k = np.where(has[0], 0, 1)  # the first of the two that can move
@@ -475,26 +512,34 @@ class TriboloBatch(BatchedEngine):
             cells = cells * mine[:, None].view(np.int8)
         return cells
 
-    def _observe(self, games: np.ndarray, seats: np.ndarray | int) -> np.ndarray:
-        """``(n, 5, H, W)`` float32 of the games ``games``: planes [own, next seat's,
-        the one after, walls, empty], one ``take`` of their words from ``game_words``."""
+    def _observe(self, games: np.ndarray, seats: np.ndarray | int, out: np.ndarray) -> np.ndarray:
+        """Write into ``out`` (``(n, 5, H, W)`` float32) the observations of ``games`` by
+        ``seats``: planes [own, next seat's, the one after, walls, empty], from one
+        ``take`` of their words in ``game_words``.  When the width is a multiple of 8,
+        one ``take`` of 32-byte float rows, a code per byte of those words (the
+        unpacking and the float conversion in one pass over ``out``)."""
         table = self.game_words
         self._games(self._inner(self.own), out=table[:3])
         self._games(self.empty, out=table[4])
         n, P = len(games), self.padded
-        pick = np.empty((5, n), dtype=np.int64)
+        pick = np.empty((5, n), dtype=np.intp)
         pick[:3] = (np.arange(3)[:, None] + seats) % 3
         pick[3], pick[4] = 3, 4
         pick *= P
         pick += games
         words = np.take(table.reshape(5 * P, self.height), pick.T, axis=0)  # (n, 5, H)
-        return self._words_to_cells(words).reshape(n, 5, self.height, self.width).astype(np.float32)
+        if self.width % 8:
+            out[...] = self._words_to_cells(words).reshape(out.shape)
+        else:
+            codes = words.view(np.uint8).reshape(n, 5, self.height, self.Wp // 8)[..., : self.width // 8].astype(np.intp)
+            np.take(_BYTE_FLOATS, codes.reshape(-1), out=out.reshape(-1).view(_BYTE_FLOATS.dtype), mode="clip")
+        return out
 
     def observations(self) -> np.ndarray:
         return np.stack([self.observation(s) for s in range(NUM_PLAYERS)], axis=1)
 
     def observation(self, seat: int | np.ndarray) -> np.ndarray:
-        return self._observe(self._rows, self._seats(seat))
+        return self._observe(self._rows, self._seats(seat), self._obs_buffers.get())
 
     def counts(self) -> np.ndarray:
         """``(B, 3)`` the cells each seat owns."""
@@ -563,9 +608,10 @@ class TriboloBatch(BatchedEngine):
         if len(done):
             terminated[done] = True
             self._write_returns(rewards, done)
-            final = np.zeros((self.num_envs, NUM_PLAYERS, *self.observation_shape), dtype=np.float32)
-            for s in range(NUM_PLAYERS):
-                final[done, s] = self._observe(done, s)
+            final = self._final_buffers.get(done)
+            views = np.empty((len(done), NUM_PLAYERS, *self.observation_shape), dtype=np.float32)
+            self._observe(np.repeat(done, NUM_PLAYERS), np.tile(np.arange(NUM_PLAYERS), len(done)), views.reshape(-1, 5, self.height, self.width))
+            final[done] = views
             if self.autoreset:
                 self._reset_rows(done)
         return BatchStep(rewards, terminated, final)
@@ -584,7 +630,8 @@ class TriboloBatch(BatchedEngine):
         flat = self.codes.reshape(-1)
         p = movers.astype(np.int8)
         known = self.jumps_known[rows]
-        word = np.take(self.jump_planes, (bits // self.Wp) * G + rows // L, axis=1)  # (D, n)
+        at = (bits // self.Wp) * G + rows // L
+        word = np.take(self.jump_planes.reshape(-1), self.jump_offsets[:, None] + at)  # (D, n)
         flags = (word >> ((rows % L) * self.Wp + bits % self.Wp).astype(np.uint64)) & np.uint64(1)
         walk = np.zeros((8, len(rows)), dtype=bool)  # (direction, game)
         walk[self.jumps] = flags.astype(bool) & known
@@ -611,23 +658,21 @@ class TriboloBatch(BatchedEngine):
         taken = np.arange(longest)[:, None] < run  # (step, won ray)
         cells = np.take(self.rays_t[:longest], ray[won], axis=1)[taken]
         games = np.broadcast_to(games, taken.shape)[taken]
-        flat[cells + games * A1] = np.broadcast_to(owner, taken.shape)[taken]
+        owner = np.broadcast_to(owner, taken.shape)[taken]
+        flat[cells + games * A1] = owner
         flat[rows * A1 + acts] = p
-        # the bitboards: the lane words of the gained cells (taken and played)
+        # the bitboards: the lane words of the cells each seat gained (taken and played)
         bit = np.concatenate([self.cell_bit[cells], bits])
         games = np.concatenate([games, rows])
         index = ((bit // self.Wp) * G + games // L) * L + games % L  # in the planes' lane-word view
-        gained = np.bincount(index, (1 << (bit % self.Wp)).astype(np.float64), minlength=self.N * L)
-        gained = gained.astype(self.lane).view(np.uint64)
-        seats = np.full(self.padded, -1, dtype=np.int64)
-        seats[rows] = movers
-        masks = self._seat_planes(seats)
-        lost = ~gained  # (the played cell was nobody's)
-        for s in range(NUM_PLAYERS):
-            plane = self._inner(self.own[s])
-            plane &= lost
-            plane |= gained & masks[s]
-        self.occupied |= gained
+        index += np.concatenate([owner, p]).astype(np.int64) * (self.N * L)
+        gained = np.bincount(index, (1 << (bit % self.Wp)).astype(np.float64), minlength=NUM_PLAYERS * self.N * L)
+        gained = gained.astype(self.lane).view(np.uint64).reshape(NUM_PLAYERS, self.N)
+        lost = ~np.bitwise_or.reduce(gained, axis=0)  # (the played cell was nobody's)
+        own = self._inner(self.own)
+        own &= lost
+        own |= gained
+        self.occupied |= ~lost
         self.empty &= lost
 
     # ----- players -------------------------------------------------------------------
@@ -656,12 +701,12 @@ class TriboloBatch(BatchedEngine):
 
     def _greedy_words(self) -> np.ndarray:
         """``(B, H)`` lane words of ``greedy_choices``."""
-        src = self._mine(self.to_move)
-        me = self._inner(src)
+        plan = self._moves(self.to_move)
         empty = self.empty
-        moves = np.zeros_like(me)
-        acc = [np.zeros_like(me) for _ in range(self.count_bits)]  # bit-sliced capture counts
-        for dx, dy, x in self._runs(src, self.occupied & ~me):
+        moves = np.zeros(self.N, dtype=np.uint64)
+        acc = [np.zeros(self.N, dtype=np.uint64) for _ in range(self.count_bits)]  # bit-sliced capture counts
+        for d, x in zip(self.jumps, plan.runs):
+            dx, dy = _DIRECTIONS[(d + 4) % 8]  # the runs grew the other way
             # a move e captures, walking back from e, the cells of the run ending next to
             # it: c_j = cells whose j predecessors are all in the runs; the run length
             # is sum_j c_j (the empty cells past a lane's edge never count)
@@ -686,6 +731,23 @@ class TriboloBatch(BatchedEngine):
             has = hit.any(axis=1)
             best = np.where(has[:, None], hit, best)
         return np.ascontiguousarray(best)
+
+
+_BYTE_FLOATS = np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1, bitorder="little").astype(np.float32)
+_BYTE_FLOATS = _BYTE_FLOATS.view(np.dtype((np.void, 32))).reshape(-1)
+"""Item ``v``: the bits of the byte ``v`` as eight float32 (bit c -> float c)."""
+
+
+class _Plan(NamedTuple):
+    """A compiled move generation (``TriboloBatch._plan``): its ufunc calls, the seat
+    masks it reads (``(3, ..., 1, groups)``), the seat's cells (margined), and what it
+    writes: the runs of each direction (margined) and the jumping cells."""
+
+    ops: list[tuple[Any, np.ndarray, Any, np.ndarray]]
+    masks: np.ndarray
+    mine: np.ndarray
+    runs: np.ndarray
+    moves: np.ndarray
 
 
 _SELECT = np.array([[([i for i in range(8) if v >> i & 1] + [0] * 8)[k] for k in range(8)] for v in range(256)], dtype=np.int64)
