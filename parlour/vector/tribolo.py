@@ -80,35 +80,23 @@ OFF = 5
 """Owner code of the sentinel cell that ends every ray in ``TriboloBatch.codes``."""
 
 
-class TriboloBatch(BatchedEngine):
-    """B Tribolo games (every option of ``TriboloGame``: ``width``, ``height``,
-    ``walls``, ``start_cells``, ``returns``).  ``step(actions)`` takes the movers'
-    cells, shape ``(B,)`` (action ``y * width + x``)."""
+class _Lanes:
+    """The bitboards of ``games`` games of one board size in lanes (see the module
+    docstring), and the batched move generation on them.
 
-    game_name = "tribolo"
-    simultaneous = False
-    opponents = ("random", "greedy")
+    ``own`` (margined, ``(3, N + 2M)``): each seat's cells; ``occupied``, ``empty``
+    (``(N,)``).  A plane is ``H`` rows of ``groups`` words; a margined buffer has ``M``
+    zero words on both sides, so that a step of up to ``M / groups`` rows is a view."""
 
-    few_games = 24
-    """Up to this many games in ``_settle`` go through the single game's Python
-    bitboards (``Geometry.moves``, ~10 us a seat): usually only a handful of games need
-    the later seats or a reset, and a batched move generation costs its ~200 numpy calls
-    whatever the number of games."""
-
-    def __init__(self, num_envs: int, seed: int | np.random.Generator | None = None, *, autoreset: bool = True, **options: Any) -> None:
-        super().__init__(num_envs, seed, autoreset=autoreset, **options)
-        game: TriboloGame = self.game  # type: ignore[assignment]
-        W, H = game.width, game.height
+    def __init__(self, width: int, height: int, games: int) -> None:
+        W, H = width, height
         self.width, self.height = W, H
-        self.start_cells, self.num_walls = game.config["start_cells"], game.config["walls"]
-        self.return_type = game.config["returns"]
-        self.cells = W * H
         self.Wp = Wp = 8 if W <= 8 else 16 if W <= 16 else 32
         self.lane = {8: np.uint8, 16: np.uint16, 32: np.uint32}[Wp]
-        self.lanes = L = 64 // Wp
-        self.groups = G = -(-self.num_envs // L)
+        self.per_word = L = 64 // Wp
+        self.groups = G = -(-games // L)
         self.padded = G * L  # games, the empty ones filling the last word included
-        self.N = N = H * G
+        self.N = H * G
         col0 = sum(1 << (lane * Wp) for lane in range(L))
         self.not_first = np.uint64(_ALL & ~col0)  # every lane but its column 0
         self.not_last = np.uint64(_ALL & ~(col0 << (Wp - 1)))  # every lane but its column Wp - 1
@@ -130,56 +118,20 @@ class TriboloBatch(BatchedEngine):
             if dy:
                 rows_shifted = max(rows_shifted, *ks, 1)
         self.M = rows_shifted * G
-        self.rounds_needed = max((max(ks, default=1).bit_length() for ks in self.rounds if ks is not None), default=1)
-        self._plans: dict[tuple[int, ...], _Plan] = {}
-        # the direction (index into _DIRECTIONS) of the jumps of each plane of ``_moves``:
-        # a run grown in direction d from the mover's cell is jumped from its far end,
-        # looking back (-d); _runs yields d, then -d, for each base direction with room
+        # the direction (index into _DIRECTIONS) of the jumps in each plane of ``moves``:
+        # a run grown in direction d from the mover's cells is jumped from its far end,
+        # looking back (-d); the plan grows d, then -d, for each base direction with room
         self.jumps = [d for i in range(4) if self.rounds[i] is not None for d in (i + 4, i)]
-        self.count_bits = int(8 * max(W, H)).bit_length()  # captures of one move < 8 * max(W, H)
-        # state: the bitboards ...
-        self.own = np.zeros((NUM_PLAYERS, N + 2 * self.M), dtype=np.uint64)
-        self.occupied = np.zeros(N, dtype=np.uint64)
-        self.empty = np.zeros(N, dtype=np.uint64)
-        self.game_words = np.zeros((5, self.padded, H), dtype=self.lane)
-        """Each game's words of seats 0-2, walls, empty (``_observe``'s table; the walls
-        never change, the rest is refreshed from the lane planes when read)."""
-        self.to_move = np.full(self.padded, -1, dtype=np.int64)
-        self.legal_words = np.zeros((self.padded, H), dtype=self.lane)
-        # ... the jumps the last batched move generation found (``_apply`` walks only
-        # those rays in the games where ``jumps_known``) ...
-        self.jump_planes = np.zeros((len(self.jumps), N), dtype=np.uint64)
-        self.jump_offsets = np.arange(len(self.jumps)) * N
-        self.jumps_known = np.zeros(self.padded, dtype=bool)
-        # ... and codes[b, c]: the owner code of cell c (as in ``TriboloState.board``),
-        # then the sentinel cell ``cells`` (OFF: nobody's, never empty) that ends every ray
-        self.codes = np.full((self.padded, self.cells + 1), OFF, dtype=np.int8)
-        xs, ys = np.arange(self.cells) % W, np.arange(self.cells) // W
-        self.cell_bit = (ys * Wp + xs).astype(np.int64)  # action -> bit of the game's words
-        # rays[a * 8 + d]: the cells walked from a in direction d, then the sentinel
-        # (int32: the flat indices into ``codes`` fit, and half the bytes gather faster)
-        longest = max(W, H)
-        rays = np.full((self.cells, 8, longest), self.cells, dtype=np.int32)
-        for d, (dx, dy) in enumerate(_DIRECTIONS):
-            for j in range(1, longest):
-                cx, cy = xs + j * dx, ys + j * dy
-                ok = (cx >= 0) & (cx < W) & (cy >= 0) & (cy < H)
-                rays[ok, d, j - 1] = cy[ok] * W + cx[ok]
-        self.rays = rays.reshape(self.cells * 8, longest)
-        self.rays_t = np.ascontiguousarray(self.rays.T)  # (longest, cells * 8): step j of every ray
-        self.head = min(4, longest)  # most runs end within the first cells
-        shape = (self.num_envs, 5, H, W)
-        self._obs_buffers = OutputBuffers(shape, np.float32)
-        self._final_buffers = OutputBuffers((self.num_envs, NUM_PLAYERS, *shape[1:]), np.float32, zeroed=True)
-        self.reset()
+        self.own = np.zeros((NUM_PLAYERS, self.N + 2 * self.M), dtype=np.uint64)
+        self.occupied = np.zeros(self.N, dtype=np.uint64)
+        self.empty = np.zeros(self.N, dtype=np.uint64)
+        self._plans: dict[bool, _Plan] = {}
 
-    # ----- lanes ---------------------------------------------------------------------
-
-    def _inner(self, plane: np.ndarray) -> np.ndarray:
+    def inner(self, plane: np.ndarray) -> np.ndarray:
         """The plane of a margined buffer (a view)."""
         return plane[..., self.M : self.M + self.N]
 
-    def _shift(self, plane: np.ndarray, dx: int, dy: int, k: int) -> np.ndarray:
+    def shift(self, plane: np.ndarray, dx: int, dy: int, k: int) -> np.ndarray:
         """A margined plane moved ``k`` steps in direction ``(dx, dy)``: cell ``c`` of the
         result is cell ``c - k * (dx, dy)`` of ``plane`` (bits pushed across a lane are
         the callers' to mask)."""
@@ -191,40 +143,211 @@ class TriboloBatch(BatchedEngine):
             return v >> k
         return v
 
-    def _margined(self, *lead: int) -> np.ndarray:
-        return np.zeros((*lead, self.N + 2 * self.M), dtype=np.uint64)
+    def margined(self) -> np.ndarray:
+        return np.zeros(self.N + 2 * self.M, dtype=np.uint64)
 
-    def _lane_view(self, plane: np.ndarray) -> np.ndarray:
-        """``(..., H, groups, lanes)`` lane-word view of (a) plane(s)."""
-        return plane.view(self.lane).reshape(*plane.shape[:-1], self.height, self.groups, self.lanes)
+    def lane_view(self, plane: np.ndarray) -> np.ndarray:
+        """``(..., H, groups, per_word)`` lane-word view of (a) plane(s)."""
+        return plane.view(self.lane).reshape(*plane.shape[:-1], self.height, self.groups, self.per_word)
 
-    def _games(self, plane: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    def games(self, plane: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
         """``(..., padded, H)`` lane words: each game's rows of the plane(s)."""
-        v = np.moveaxis(self._lane_view(plane), -3, -1)  # (..., groups, lanes, H)
+        v = np.moveaxis(self.lane_view(plane), -3, -1)  # (..., groups, per_word, H)
         if out is None:
             return v.reshape(*plane.shape[:-1], self.padded, self.height)
         np.copyto(out.reshape(v.shape), v)
         return out
 
-    def _rows_of(self, plane: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    def rows_of(self, plane: np.ndarray, rows: np.ndarray) -> np.ndarray:
         """``(n, H)`` the words of the games ``rows`` in a plane."""
-        return self._lane_view(plane)[:, rows // self.lanes, rows % self.lanes].T
+        return self.lane_view(plane)[:, rows // self.per_word, rows % self.per_word].T
 
-    def _set_rows(self, plane: np.ndarray, rows: np.ndarray, words: np.ndarray) -> None:
-        self._lane_view(plane)[:, rows // self.lanes, rows % self.lanes] = words.T
+    def set_rows(self, plane: np.ndarray, rows: np.ndarray, words: np.ndarray) -> None:
+        self.lane_view(plane)[:, rows // self.per_word, rows % self.per_word] = words.T
 
-    def _seat_masks(self, seats: np.ndarray) -> np.ndarray:
-        """``(3, ..., 1, groups)`` uint64 (to broadcast over the rows of a plane viewed
-        ``(H, groups)``): the lanes of the games whose seat (``seats``, ``(..., padded)``,
-        -1: none) is 0, 1, 2 all ones, the other lanes zero."""
-        eq = seats[None] == np.arange(NUM_PLAYERS).reshape(NUM_PLAYERS, *[1] * seats.ndim)
-        return np.negative(eq.astype(self.lane)).view(np.uint64)[..., None, :]
+    def lane_any(self, plane: np.ndarray) -> np.ndarray:
+        """``(padded,)`` bool: the games with a cell in the plane."""
+        return np.bitwise_or.reduce(plane.reshape(self.height, self.groups), axis=0).view(self.lane) != 0
 
-    def _lane_any(self, plane: np.ndarray) -> np.ndarray:
-        """``(..., padded)`` bool: the games with a cell in the plane(s)."""
-        lead = plane.shape[:-1]
-        words = np.bitwise_or.reduce(plane.reshape(*lead, self.height, self.groups), axis=-2)
-        return words.view(self.lane) != 0
+    def plan(self, keep_runs: bool = False) -> _Plan:
+        """The move generation, compiled once into ufunc calls on fixed buffers and
+        views, so that a run of it costs its ~175 numpy calls and nothing else.
+
+        The seat's cells (``mine``) from the seat masks; then per base direction ``d``:
+        the chains of ``d`` (``chain(1)``: the links, ``chain(2k) = chain(k) &
+        shift_d(chain(k), k)``); the runs from the seat's cells in direction ``d``, ``x
+        |= shift_d(x, k) & chain(k)`` for the rounds ``k``, and in direction ``-d``, ``x
+        |= shift_-d(x & chain(k), k)`` (the same thing without shifting the chains);
+        after each, the cells one step past the runs that are empty."""
+        plan = self._plans.get(keep_runs)
+        if plan is not None:
+            return plan
+        G, N, M = self.groups, self.N, self.M
+        ops: list[tuple[Any, np.ndarray, Any, np.ndarray]] = []
+
+        def op(ufunc: Any, a: np.ndarray, b: Any, out: np.ndarray) -> np.ndarray:
+            ops.append((ufunc, a, b, out))
+            return out
+
+        def moved(buf: np.ndarray, dx: int, dy: int, k: int, out: np.ndarray) -> np.ndarray:
+            """``buf`` (margined) moved ``k`` steps: a view, or ``out`` after a bit shift."""
+            start = M - dy * k * G
+            view = buf[..., start : start + N]
+            if dx:
+                return op(np.left_shift if dx > 0 else np.right_shift, view, k, out)
+            return view
+
+        def zeros(*shape: int) -> np.ndarray:
+            return np.zeros(shape, dtype=np.uint64)
+
+        inner = self.inner
+        rows = (self.height, G)
+        masks = zeros(NUM_PLAYERS, 1, G)
+        src, tmp = self.margined(), zeros(N)
+        me = inner(src)
+        own = inner(self.own).reshape(NUM_PLAYERS, *rows)
+        op(np.bitwise_and, own[0], masks[0], me.reshape(rows))
+        for s in (1, 2):
+            op(np.bitwise_and, own[s], masks[s], tmp.reshape(rows))
+            op(np.bitwise_or, me, tmp, me)
+        opp = op(np.bitwise_xor, self.occupied, me, zeros(N))  # (the seat's cells are occupied)
+        # a step east never lands on column 0, a step west never on column Wp - 1
+        opp_edge = {1: op(np.bitwise_and, opp, self.not_first, zeros(N)), 0: opp,
+                    -1: op(np.bitwise_and, opp, self.not_last, zeros(N))}
+        empty_edge = {1: op(np.bitwise_and, self.empty, self.not_first, zeros(N)), 0: self.empty,
+                      -1: op(np.bitwise_and, self.empty, self.not_last, zeros(N))}
+        D = len(self.jumps)
+        # the runs of every direction are kept only for ``keep_runs`` (the greedy
+        # player's capture counts): one buffer keeps the hot plan's working set smaller
+        runs, moves, back = zeros(D if keep_runs else 1, N + 2 * M), zeros(D, N), self.margined()
+        levels = max((max(ks, default=1).bit_length() for ks in self.rounds if ks is not None), default=1)
+        chains = [self.margined() for _ in range(levels)]
+        # the seats' cells and the seat's cells one column east and west (a step with a
+        # dx is then a view of these); the links of a direction: one AND of the three
+        # seats' planes with their moved views, then two ORs
+        near = slice(M - G, M + N + G)  # (what a step of one row reads)
+        sides = {0: (self.own, src)}
+        for dx in (1, -1):
+            sides[dx] = (zeros(*self.own.shape), self.margined())
+            for plane, side in zip((self.own, src), sides[dx]):
+                op(np.left_shift if dx > 0 else np.right_shift, plane[..., near], 1, side[..., near])
+        pairs = zeros(NUM_PLAYERS, N)
+        j = 0
+        for i, (dx, dy) in enumerate(_DIRECTIONS[:4]):
+            ks = self.rounds[i]
+            if ks is None:
+                continue
+            link = inner(chains[0])
+            op(np.bitwise_and, inner(self.own), moved(sides[dx][0], 0, dy, 1, pairs), pairs)
+            op(np.bitwise_or, pairs[0], pairs[1], link)
+            op(np.bitwise_or, link, pairs[2], link)
+            if dx:
+                op(np.bitwise_and, link, self.not_first if dx > 0 else self.not_last, link)
+            chain = {1: chains[0]}
+            while 2 * max(chain) <= max(ks, default=1):
+                k = max(chain)
+                chain[2 * k] = chains[k.bit_length()]
+                op(np.bitwise_and, inner(chain[k]), moved(chain[k], dx, dy, k, tmp), inner(chain[2 * k]))
+            # direction d
+            run = runs[j if keep_runs else 0]
+            x = inner(run)
+            op(np.bitwise_and, moved(sides[dx][1], 0, dy, 1, tmp), opp_edge[dx], x)
+            for k in ks:
+                op(np.bitwise_and, moved(run, dx, dy, k, tmp), inner(chain[k]), tmp)
+                op(np.bitwise_or, x, tmp, x)
+            op(np.bitwise_and, moved(run, dx, dy, 1, moves[j]), empty_edge[dx], moves[j])
+            # direction -d
+            run = runs[j + 1 if keep_runs else 0]
+            x = inner(run)
+            op(np.bitwise_and, moved(sides[-dx][1], 0, -dy, 1, tmp), opp_edge[-dx], x)
+            for k in ks:
+                op(np.bitwise_and, x, inner(chain[k]), inner(back))
+                op(np.bitwise_or, x, moved(back, -dx, -dy, k, tmp), x)
+            op(np.bitwise_and, moved(run, -dx, -dy, 1, moves[j + 1]), empty_edge[-dx], moves[j + 1])
+            j += 2
+        plan = self._plans[keep_runs] = _Plan(ops, masks, src, runs, moves)
+        return plan
+
+    def moves(self, seats: np.ndarray, keep_runs: bool = False) -> _Plan:
+        """Run the move generation for ``seats`` (``(padded,)``, one seat per game, -1:
+        none) on the current boards: ``plan.moves[j]`` are the cells that have a jump in
+        direction ``self.jumps[j]`` (their OR: the legal cells), ``plan.runs[j]`` the runs
+        jumped (``keep_runs``).  The plan's buffers are overwritten by its next run."""
+        plan = self.plan(keep_runs)
+        eq = seats == np.arange(NUM_PLAYERS)[:, None]
+        plan.masks[:, 0] = np.negative(eq.astype(self.lane)).view(np.uint64)
+        for ufunc, a, b, out in plan.ops:
+            ufunc(a, b, out=out)
+        return plan
+
+
+class TriboloBatch(BatchedEngine):
+    """B Tribolo games (every option of ``TriboloGame``: ``width``, ``height``,
+    ``walls``, ``start_cells``, ``returns``).  ``step(actions)`` takes the movers'
+    cells, shape ``(B,)`` (action ``y * width + x``)."""
+
+    game_name = "tribolo"
+    simultaneous = False
+    opponents = ("random", "greedy")
+
+    few_games = 12
+    """Up to this many games in ``_settle`` go through the single game's Python
+    bitboards (``Geometry.moves``, ~10 us a seat); more, up to a quarter of the batch,
+    through a compact copy of their boards (the batched move generation costs its ~175
+    numpy calls, ~1 us each on a few games' planes, ~2 us on all of them)."""
+
+    def __init__(self, num_envs: int, seed: int | np.random.Generator | None = None, *, autoreset: bool = True, **options: Any) -> None:
+        super().__init__(num_envs, seed, autoreset=autoreset, **options)
+        game: TriboloGame = self.game  # type: ignore[assignment]
+        W, H = game.width, game.height
+        self.width, self.height = W, H
+        self.start_cells, self.num_walls = game.config["start_cells"], game.config["walls"]
+        self.return_type = game.config["returns"]
+        self.cells = W * H
+        self.planes = planes = _Lanes(W, H, self.num_envs)
+        self._compacts: dict[int, _Lanes] = {}
+        self.Wp, self.lane, P = planes.Wp, planes.lane, planes.padded
+        self.count_bits = int(8 * max(W, H)).bit_length()  # captures of one move < 8 * max(W, H)
+        # state: the bitboards (``planes``) ...
+        self.game_words = np.zeros((5, P, H), dtype=self.lane)
+        """Each game's words of seats 0-2, walls, empty (``_observe``'s table; the walls
+        never change, the rest is refreshed from the lane planes when read)."""
+        self.to_move = np.full(P, -1, dtype=np.int64)
+        self.legal_words = np.zeros((P, H), dtype=self.lane)
+        # ... the jumps the last move generation on all games found (``_apply`` walks
+        # only those rays in the games where ``jumps_known``) ...
+        self.jump_planes = np.zeros((len(planes.jumps), planes.N), dtype=np.uint64)
+        self.jump_offsets = np.arange(len(planes.jumps)) * planes.N
+        self.jump_directions = np.array(planes.jumps, dtype=np.int64)
+        self.jumps_known = np.zeros(P, dtype=bool)
+        # ... and codes[b, c]: the owner code of cell c (as in ``TriboloState.board``),
+        # then the sentinel cell ``cells`` (OFF: nobody's, never empty) that ends every ray
+        self.codes = np.full((P, self.cells + 1), OFF, dtype=np.int8)
+        xs, ys = np.arange(self.cells) % W, np.arange(self.cells) // W
+        self.cell_bit = (ys * planes.Wp + xs).astype(np.int64)  # action -> bit of the game's words
+        self.cell_row = ys.astype(np.int64)
+        self.cell_x = xs.astype(np.uint64)
+        self.cell_word = ys * P  # a cell's lane word in the lane view of a plane, game 0's
+        self.cell_value = (1 << xs).astype(self.lane)  # its bit in the word
+        self.lane_shift = (np.arange(P) % planes.per_word * planes.Wp).astype(np.uint64)  # a game's lane in a word
+        self._gained = np.zeros((NUM_PLAYERS, planes.N), dtype=np.uint64)
+        # rays_t[j, a * 8 + d]: the (j+1)-th cell walked from a in direction d, the
+        # sentinel past the board (int32: the flat indices into ``codes`` fit, and half
+        # the bytes gather faster)
+        longest = max(W, H)
+        rays = np.full((self.cells, 8, longest), self.cells, dtype=np.int32)
+        for d, (dx, dy) in enumerate(_DIRECTIONS):
+            for j in range(1, longest):
+                cx, cy = xs + j * dx, ys + j * dy
+                ok = (cx >= 0) & (cx < W) & (cy >= 0) & (cy < H)
+                rays[ok, d, j - 1] = cy[ok] * W + cx[ok]
+        self.rays_t = np.ascontiguousarray(rays.reshape(self.cells * 8, longest).T)
+        shape = (self.num_envs, 5, H, W)
+        self._obs_buffers = OutputBuffers(shape, np.float32)
+        self._final_buffers = OutputBuffers((self.num_envs, NUM_PLAYERS, *shape[1:]), np.float32, zeroed=True)
+        self.reset()
+
+    # ----- words -----------------------------------------------------------------------
 
     def _cells_to_words(self, bits: np.ndarray) -> np.ndarray:
         """``(n, H, W)`` bool -> ``(n, H)`` lane words."""
@@ -242,130 +365,26 @@ class TriboloBatch(BatchedEngine):
             bits = bits[..., : self.width]
         return bits.reshape(*words.shape[:-1], self.cells)
 
-    # ----- runs and moves ------------------------------------------------------------
-
-    def _plan(self, lead: tuple[int, ...]) -> _Plan:
-        """The move generation for ``lead`` stacked seat choices (``()``: one seat per
-        game; ``(2,)``: two), compiled once into ufunc calls on fixed buffers and views,
-        so that a run of it costs its ~180 numpy calls and nothing else.
-
-        Per base direction ``d``: the chains of ``d`` (``chain(1)``: the links,
-        ``chain(2k) = chain(k) & shift_d(chain(k), k)``); the runs from the seat's cells
-        in direction ``d``, ``x |= shift_d(x, k) & chain(k)`` for the rounds ``k``, and
-        in direction ``-d``, ``x |= shift_-d(x & chain(k), k)`` (the same thing without
-        shifting the chains); then the cells one step past the runs that are empty."""
-        plan = self._plans.get(lead)
-        if plan is not None:
-            return plan
-        G, N, M = self.groups, self.N, self.M
-        ops: list[tuple[Any, np.ndarray, Any, np.ndarray]] = []
-
-        def op(ufunc: Any, a: np.ndarray, b: Any, out: np.ndarray) -> np.ndarray:
-            ops.append((ufunc, a, b, out))
-            return out
-
-        def inner(buf: np.ndarray) -> np.ndarray:
-            return buf[..., M : M + N]
-
-        def moved(buf: np.ndarray, dx: int, dy: int, k: int, out: np.ndarray) -> np.ndarray:
-            """``buf`` (margined) moved ``k`` steps: a view, or ``out`` after a bit shift."""
-            start = M - dy * k * G
-            view = buf[..., start : start + N]
-            if dx:
-                return op(np.left_shift if dx > 0 else np.right_shift, view, k, out)
-            return view
-
-        def zeros(*shape: int) -> np.ndarray:
-            return np.zeros(shape, dtype=np.uint64)
-
-        rows = (self.height, G)
-        masks = zeros(NUM_PLAYERS, *lead, 1, G)
-        src = zeros(*lead, N + 2 * M)
-        me, tmp = inner(src), zeros(*lead, N)
-        own = inner(self.own).reshape(NUM_PLAYERS, *rows)
-        op(np.bitwise_and, own[0], masks[0], me.reshape(*lead, *rows))
-        for s in (1, 2):
-            op(np.bitwise_and, own[s], masks[s], tmp.reshape(*lead, *rows))
-            op(np.bitwise_or, me, tmp, me)
-        opp = op(np.bitwise_xor, self.occupied, me, zeros(*lead, N))  # (the seat's cells are occupied)
-        # a step east never lands on column 0, a step west never on column Wp - 1
-        opp_edge = {1: op(np.bitwise_and, opp, self.not_first, zeros(*lead, N)), 0: opp,
-                    -1: op(np.bitwise_and, opp, self.not_last, zeros(*lead, N))}
-        empty_edge = {1: op(np.bitwise_and, self.empty, self.not_first, zeros(N)), 0: self.empty,
-                      -1: op(np.bitwise_and, self.empty, self.not_last, zeros(N))}
-        D = len(self.jumps)
-        runs, moves = zeros(D, *lead, N + 2 * M), zeros(D, *lead, N)
-        back = zeros(*lead, N + 2 * M)
-        chains = [zeros(N + 2 * M) for _ in range(max(self.rounds_needed, 1))]
-        scratch = zeros(N)
-        j = 0
-        for i, (dx, dy) in enumerate(_DIRECTIONS[:4]):
-            ks = self.rounds[i]
-            if ks is None:
-                continue
-            link = inner(chains[0])
-            for s in range(NUM_PLAYERS):
-                pair = moved(self.own[s], dx, dy, 1, scratch)
-                op(np.bitwise_and, inner(self.own[s]), pair, scratch if s else link)
-                if s:
-                    op(np.bitwise_or, link, scratch, link)
-            if dx:
-                op(np.bitwise_and, link, self.not_first if dx > 0 else self.not_last, link)
-            chain = {1: chains[0]}
-            while 2 * max(chain) <= max(ks, default=1):
-                k = max(chain)
-                chain[2 * k] = chains[k.bit_length()]
-                op(np.bitwise_and, inner(chain[k]), moved(chain[k], dx, dy, k, scratch), inner(chain[2 * k]))
-            # direction d
-            x = inner(runs[j])
-            op(np.bitwise_and, moved(src, dx, dy, 1, tmp), opp_edge[dx], x)
-            for k in ks:
-                op(np.bitwise_and, moved(runs[j], dx, dy, k, tmp), inner(chain[k]), tmp)
-                op(np.bitwise_or, x, tmp, x)
-            op(np.bitwise_and, moved(runs[j], dx, dy, 1, moves[j]), empty_edge[dx], moves[j])
-            # direction -d
-            x = inner(runs[j + 1])
-            op(np.bitwise_and, moved(src, -dx, -dy, 1, tmp), opp_edge[-dx], x)
-            for k in ks:
-                op(np.bitwise_and, x, inner(chain[k]), inner(back))
-                op(np.bitwise_or, x, moved(back, -dx, -dy, k, tmp), x)
-            op(np.bitwise_and, moved(runs[j + 1], -dx, -dy, 1, moves[j + 1]), empty_edge[-dx], moves[j + 1])
-            j += 2
-        plan = self._plans[lead] = _Plan(ops, masks, src, runs, moves)
-        return plan
-
-    def _moves(self, seats: np.ndarray) -> _Plan:
-        """Run the move generation for ``seats`` (``(..., padded)``, one seat per game, -1:
-        none) on the current board: ``plan.moves[j]`` are the cells that have a jump in
-        direction ``self.jumps[j]`` (their OR: the legal cells); the plan's buffers are
-        overwritten by the next run."""
-        plan = self._plan(seats.shape[:-1])
-        eq = seats[None] == np.arange(NUM_PLAYERS).reshape(NUM_PLAYERS, *[1] * seats.ndim)
-        plan.masks[...] = np.negative(eq.astype(self.lane)).view(np.uint64)[..., None, :]
-        for ufunc, a, b, out in plan.ops:
-            ufunc(a, b, out=out)
-        return plan
-
     # ----- turns -----------------------------------------------------------------------
 
     def _settle(self, rows: np.ndarray, first: np.ndarray) -> None:
         """Rule 5/7: give the games ``rows`` to the first of ``first``, ``first + 1``,
-        ``first + 2`` that can move (``to_move = -1`` where nobody can).  The first
-        candidate is tried in every game at once; the two others only where it has no
-        move, both at once, or one game at a time on Python bitboards when there are at
-        most ``few_games`` such games (also for a few ``rows``)."""
+        ``first + 2`` that can move (``to_move = -1`` where nobody can).  Many games: the
+        first candidate in all games at once (its jumps kept for ``_apply``), then the
+        games where it has no move; few games: ``_settle_some``."""
         n = len(rows)
         if not n:
             return
-        if n <= self.few_games:
-            self._settle_few(rows, first, (0, 1, 2))
+        if 4 * n < self.planes.padded:
+            self._settle_some(rows, first, (0, 1, 2))
             return
-        seats = np.full(self.padded, -1, dtype=np.int64)
+        planes = self.planes
+        seats = np.full(planes.padded, -1, dtype=np.int64)
         seats[rows] = first
-        self.jump_planes = self._moves(seats).moves
+        self.jump_planes = planes.moves(seats).moves
         legal = np.bitwise_or.reduce(self.jump_planes, axis=0)
-        words = self._games(legal)
-        has = self._lane_any(legal)
+        words = planes.games(legal)
+        has = planes.lane_any(legal)
         self.jumps_known[:] = False
         if n == self.num_envs:  # whole-array writes
             self.legal_words[:] = words
@@ -376,45 +395,60 @@ class TriboloBatch(BatchedEngine):
             self.to_move[rows] = first
             self.jumps_known[rows] = True
         stuck = rows[~has[rows]]
-        m = len(stuck)
-        if not m:
+        if len(stuck):
+            self._settle_some(stuck, self.to_move[stuck], (1, 2))
+
+    def _settle_some(self, rows: np.ndarray, first: np.ndarray, offsets: tuple[int, ...]) -> None:
+        """``_settle`` for some games, the candidates ``first + offsets`` in order: up to
+        ``few_games`` one at a time on Python-int bitboards (bit ``y * width + x``),
+        more through the batched move generation on a compact copy of their boards."""
+        self.jumps_known[rows] = False
+        if len(rows) <= self.few_games:
+            self._settle_few(rows, first, offsets)
             return
-        first = self.to_move[stuck]
-        self.jumps_known[stuck] = False
-        if m <= self.few_games:
-            self._settle_few(stuck, first, (1, 2))
-            return
-        later = np.full((2, self.padded), -1, dtype=np.int64)
-        later[0, stuck] = (first + 1) % 3
-        later[1, stuck] = (first + 2) % 3
-        legal = np.bitwise_or.reduce(self._moves(later).moves, axis=0)  # (2, N)
-        has = self._lane_any(legal)[:, stuck]
-        words = self._games(legal)[:, stuck]  # (2, m, H)
-        k = np.where(has[0], 0, 1)  # the first of the two that can move
-        found = has[k, np.arange(m)]
-        self.legal_words[stuck] = words[k, np.arange(m)]
-        self.to_move[stuck] = np.where(found, later[k, stuck], -1)
+        n, planes = len(rows), self.planes
+        cap = max(planes.per_word, 1 << (n - 1).bit_length())
+        some = self._compacts.get(cap)
+        if some is None:
+            some = self._compacts[cap] = _Lanes(self.width, self.height, cap)
+        games = np.arange(n)
+        for s in range(NUM_PLAYERS):
+            some.set_rows(some.inner(some.own[s]), games, planes.rows_of(planes.inner(planes.own[s]), rows))
+        some.set_rows(some.occupied, games, planes.rows_of(planes.occupied, rows))
+        some.set_rows(some.empty, games, planes.rows_of(planes.empty, rows))
+        seat = np.full(n, -1, dtype=np.int64)
+        words = np.zeros((n, self.height), dtype=self.lane)
+        seats = np.full(some.padded, -1, dtype=np.int64)
+        for d in offsets:
+            open_ = seat < 0
+            seats[:n] = np.where(open_, (first + d) % 3, -1)
+            legal = np.bitwise_or.reduce(some.moves(seats).moves, axis=0)
+            found = some.lane_any(legal)[:n]
+            words[found] = some.games(legal)[:n][found]
+            seat[found] = seats[:n][found]
+            if not (seat < 0).any():
+                break
+        self.to_move[rows] = seat
+        self.legal_words[rows] = words
 
     def _settle_few(self, rows: np.ndarray, first: np.ndarray, offsets: tuple[int, ...]) -> None:
-        """``_settle`` for a few games, one at a time on Python-int bitboards (bit
-        ``y * width + x``): the candidates ``first + offsets``, in order."""
-        geo = self.game.geometry
-        planes = [self._inner(self.own[s]) for s in range(NUM_PLAYERS)] + [self.empty]
-        words = np.stack([self._rows_of(plane, rows) for plane in planes], axis=1)  # (n, 4, H)
+        """``_settle_some`` one game at a time, on Python ints (``Geometry.moves``)."""
+        geo, planes = self.game.geometry, self.planes
+        own = [planes.inner(planes.own[s]) for s in range(NUM_PLAYERS)] + [planes.empty]
+        words = np.stack([planes.rows_of(plane, rows) for plane in own], axis=1)  # (n, 4, H)
         packed = np.packbits(self._words_to_cells(words), axis=2, bitorder="little")
         found = np.zeros((len(rows), geo.nbytes), dtype=np.uint8)
         for i in range(len(rows)):
-            own = [int.from_bytes(packed[i, c].tobytes(), "little") for c in range(4)]  # seats 0-2, empty
+            bits = [int.from_bytes(packed[i, c].tobytes(), "little") for c in range(4)]  # seats 0-2, empty
             seat = -1
             for d in offsets:
                 s = (int(first[i]) + d) % 3
-                moves = geo.moves(own[s], own[(s + 1) % 3], own[(s + 2) % 3], own[3])
+                moves = geo.moves(bits[s], bits[(s + 1) % 3], bits[(s + 2) % 3], bits[3])
                 if moves:
                     seat = s
                     found[i] = np.frombuffer(moves.to_bytes(geo.nbytes, "little"), dtype=np.uint8)
                     break
             self.to_move[rows[i]] = seat
-        self.jumps_known[rows] = False
         cells = np.unpackbits(found, axis=1, count=self.cells, bitorder="little").view(bool)
         self.legal_words[rows] = self._cells_to_words(cells.reshape(len(rows), self.height, self.width))
 
@@ -422,13 +456,17 @@ class TriboloBatch(BatchedEngine):
 
     def _write_boards(self, rows: np.ndarray, codes: np.ndarray) -> None:
         """Put the boards ``codes`` (``(n, H * W)`` owner codes) into the games ``rows``."""
-        cells = codes.reshape(len(rows), self.height, self.width)
+        n, planes = len(rows), self.planes
+        cells = codes.reshape(n, self.height, self.width)
+        kinds = np.array([0, 1, 2, EMPTY, WALL], dtype=np.int8)
+        words = self._cells_to_words((cells == kinds[:, None, None, None]).reshape(5 * n, self.height, self.width))
+        words = words.reshape(5, n, self.height)
         for s in range(NUM_PLAYERS):
-            self._set_rows(self._inner(self.own[s]), rows, self._cells_to_words(cells == s))
-        self._set_rows(self.occupied, rows, self._cells_to_words(cells < NUM_PLAYERS))
-        self._set_rows(self.empty, rows, self._cells_to_words(cells == EMPTY))
-        self.game_words[3, rows] = self._cells_to_words(cells == WALL)
-        self.codes[rows, : self.cells] = codes.reshape(len(rows), -1)
+            planes.set_rows(planes.inner(planes.own[s]), rows, words[s])
+        planes.set_rows(planes.occupied, rows, words[0] | words[1] | words[2])
+        planes.set_rows(planes.empty, rows, words[3])
+        self.game_words[3, rows] = words[4]
+        self.codes[rows, : self.cells] = codes.reshape(n, -1)
         self.jumps_known[rows] = False
 
     def _reset_rows(self, rows: np.ndarray) -> None:
@@ -518,10 +556,10 @@ class TriboloBatch(BatchedEngine):
         ``take`` of their words in ``game_words``.  When the width is a multiple of 8,
         one ``take`` of 32-byte float rows, a code per byte of those words (the
         unpacking and the float conversion in one pass over ``out``)."""
-        table = self.game_words
-        self._games(self._inner(self.own), out=table[:3])
-        self._games(self.empty, out=table[4])
-        n, P = len(games), self.padded
+        table, planes = self.game_words, self.planes
+        planes.games(planes.inner(planes.own), out=table[:3])
+        planes.games(planes.empty, out=table[4])
+        n, P = len(games), planes.padded
         pick = np.empty((5, n), dtype=np.intp)
         pick[:3] = (np.arange(3)[:, None] + seats) % 3
         pick[3], pick[4] = 3, 4
@@ -547,8 +585,9 @@ class TriboloBatch(BatchedEngine):
 
     def _counts(self) -> np.ndarray:
         """``(padded, 3)``: the cells each seat owns, per game."""
-        bits = np.bitwise_count(self._lane_view(self._inner(self.own)))  # (3, H, groups, lanes)
-        return bits.sum(axis=1, dtype=np.int64).reshape(NUM_PLAYERS, self.padded).T
+        planes = self.planes
+        bits = np.bitwise_count(planes.lane_view(planes.inner(planes.own)))  # (3, H, groups, per_word)
+        return bits.sum(axis=1, dtype=np.int64).reshape(NUM_PLAYERS, planes.padded).T
 
     def returns(self) -> np.ndarray:
         out = np.zeros((self.num_envs, NUM_PLAYERS))
@@ -599,7 +638,7 @@ class TriboloBatch(BatchedEngine):
                 player=seat,
                 legal=legal,
             )
-        self._apply(rows, acts, bits, movers)
+        self._apply(rows, acts, movers)
         self._settle(rows, (movers + 1) % 3)
         rewards = np.zeros((self.num_envs, NUM_PLAYERS))
         terminated = np.zeros(self.num_envs, dtype=bool)
@@ -616,64 +655,53 @@ class TriboloBatch(BatchedEngine):
                 self._reset_rows(done)
         return BatchStep(rewards, terminated, final)
 
-    def _apply(self, rows: np.ndarray, acts: np.ndarray, bits: np.ndarray, movers: np.ndarray) -> None:
+    def _apply(self, rows: np.ndarray, acts: np.ndarray, movers: np.ndarray) -> None:
         """Every jump of each mover's cell (rules 3-4), all games at once, on the code
-        board.  The rays to walk are the jumps the move generation found
-        (``jump_planes``) or, in the games it did not settle, all 8; each is read a few
-        cells at a time (a run ends at the first cell that is not its first cell's owner,
-        at the latest at the sentinel): the head of every ray, then the whole ray where
-        the run goes on.  The runs of an opponent that the mover closes become the
-        mover's, in the codes and in the bitboards (one ``bincount`` of the gained cells'
-        bits into lane words).  Arrays are laid out ``(step along the ray, ray)``, so
-        every op runs along the long axis.  ``bits``: the played cells' bits."""
-        A1, G, L = self.cells + 1, self.groups, self.lanes
+        board.  The rays walked are the jumps the move generation found for the cell
+        (``jump_planes``) or, in the games it did not settle, all 8; each ray is read
+        whole in one gather, laid out ``(step along the ray, ray)`` so that every op
+        runs along the long axis: its run is the cells still on the first cell's owner
+        (``logical_and.accumulate``; the sentinel ends every ray), taken when it is an
+        opponent's and the next cell is the mover's.  The taken and played cells become
+        the mover's in the codes and, by one ``bincount`` of their bits into lane
+        words per seat, in the bitboards."""
+        A1, n, planes = self.cells + 1, len(rows), self.planes
         flat = self.codes.reshape(-1)
         p = movers.astype(np.int8)
         known = self.jumps_known[rows]
-        at = (bits // self.Wp) * G + rows // L
-        word = np.take(self.jump_planes.reshape(-1), self.jump_offsets[:, None] + at)  # (D, n)
-        flags = (word >> ((rows % L) * self.Wp + bits % self.Wp).astype(np.uint64)) & np.uint64(1)
-        walk = np.zeros((8, len(rows)), dtype=bool)  # (direction, game)
-        walk[self.jumps] = flags.astype(bool) & known
-        walk[:, ~known] = True
+        at = self.jump_offsets[:, None] + (self.cell_row[acts] * planes.groups + rows // planes.per_word)
+        flags = np.take(self.jump_planes.reshape(-1), at) >> (self.lane_shift[rows] + self.cell_x[acts])
+        walk = np.empty((len(self.jump_directions), n), dtype=bool)  # (jump plane, game)
+        np.bitwise_and(flags, 1, out=walk, casting="unsafe")
+        if not known.all():  # (a direction without a plane has no room for a jump)
+            walk[:, ~known] = True
         pair = np.flatnonzero(walk)
-        i = pair % len(rows)
-        ray = acts[i] * 8 + pair // len(rows)
-        base = (rows[i] * A1).astype(np.int32)
-        vals = np.take(flat, np.take(self.rays_t[: self.head], ray, axis=1) + base)  # (head, k)
-        first = vals[0]
-        run = np.ones(len(pair), dtype=np.int64)  # the run's length: its first cell off the owner
-        same = np.ones(len(pair), dtype=bool)
-        for j in range(1, self.head):
-            same &= vals[j] == first
-            run += same
-        going = np.flatnonzero(same)  # still on the owner after the head: read the whole ray
-        if len(going):
-            whole = np.take(flat, np.take(self.rays, ray[going], axis=0) + base[going, None])
-            run[going] = np.argmin(whole == first[going, None], axis=1)
-        closer = np.take(flat, np.take(self.rays_t.reshape(-1), run * self.rays.shape[0] + ray) + base)
-        won = np.flatnonzero((closer == p[i]) & (first < NUM_PLAYERS) & (first != p[i]))
-        run, games, owner = run[won], rows[i[won]], p[i[won]]
-        longest = int(run.max(initial=0))
-        taken = np.arange(longest)[:, None] < run  # (step, won ray)
-        cells = np.take(self.rays_t[:longest], ray[won], axis=1)[taken]
-        games = np.broadcast_to(games, taken.shape)[taken]
-        owner = np.broadcast_to(owner, taken.shape)[taken]
-        flat[cells + games * A1] = owner
-        flat[rows * A1 + acts] = p
-        # the bitboards: the lane words of the cells each seat gained (taken and played)
-        bit = np.concatenate([self.cell_bit[cells], bits])
-        games = np.concatenate([games, rows])
-        index = ((bit // self.Wp) * G + games // L) * L + games % L  # in the planes' lane-word view
-        index += np.concatenate([owner, p]).astype(np.int64) * (self.N * L)
-        gained = np.bincount(index, (1 << (bit % self.Wp)).astype(np.float64), minlength=NUM_PLAYERS * self.N * L)
-        gained = gained.astype(self.lane).view(np.uint64).reshape(NUM_PLAYERS, self.N)
-        lost = ~np.bitwise_or.reduce(gained, axis=0)  # (the played cell was nobody's)
-        own = self._inner(self.own)
+        i = pair % n
+        ray = acts[i] * 8 + self.jump_directions[pair // n]
+        where = np.take(self.rays_t, ray, axis=1) + (rows[i] * A1).astype(np.int32)  # (step, ray)
+        codes = np.take(flat, where)
+        on = np.logical_and.accumulate(codes == codes[0], axis=0)  # still on the first cell's owner
+        run = np.minimum(on.sum(axis=0), len(codes) - 1)  # (a ray off the board: all sentinel)
+        closer = codes[run, np.arange(len(pair))]
+        mover = p[i]
+        won = (closer == mover) & (codes[0] < NUM_PLAYERS) & (codes[0] != mover)
+        on &= won
+        taken = np.concatenate([where[on], rows * A1 + acts])  # the taken cells, then the played ones
+        owner = np.concatenate([np.broadcast_to(mover, on.shape)[on], p])
+        flat[taken] = owner
+        # the bitboards: the lane words of the cells each seat gained (no cell twice:
+        # adding the bits is or-ing them)
+        games, cells = np.divmod(taken, A1)
+        index = self.cell_word[cells] + games + owner.astype(np.int64) * (planes.N * planes.per_word)
+        gained = self._gained
+        gained.fill(0)
+        np.add.at(gained.view(self.lane).reshape(-1), index, self.cell_value[cells])
+        lost = ~(gained[0] | gained[1] | gained[2])  # (the played cell was nobody's)
+        own = planes.inner(planes.own)
         own &= lost
         own |= gained
-        self.occupied |= ~lost
-        self.empty &= lost
+        planes.occupied |= ~lost
+        planes.empty &= lost
 
     # ----- players -------------------------------------------------------------------
 
@@ -701,19 +729,20 @@ class TriboloBatch(BatchedEngine):
 
     def _greedy_words(self) -> np.ndarray:
         """``(B, H)`` lane words of ``greedy_choices``."""
-        plan = self._moves(self.to_move)
-        empty = self.empty
-        moves = np.zeros(self.N, dtype=np.uint64)
-        acc = [np.zeros(self.N, dtype=np.uint64) for _ in range(self.count_bits)]  # bit-sliced capture counts
-        for d, x in zip(self.jumps, plan.runs):
+        planes = self.planes
+        plan = planes.moves(self.to_move, keep_runs=True)
+        empty = planes.empty
+        moves = np.zeros(planes.N, dtype=np.uint64)
+        acc = [np.zeros(planes.N, dtype=np.uint64) for _ in range(self.count_bits)]  # bit-sliced capture counts
+        for d, x in zip(planes.jumps, plan.runs):
             dx, dy = _DIRECTIONS[(d + 4) % 8]  # the runs grew the other way
             # a move e captures, walking back from e, the cells of the run ending next to
             # it: c_j = cells whose j predecessors are all in the runs; the run length
             # is sum_j c_j (the empty cells past a lane's edge never count)
-            edge = empty & (self.not_first if dx > 0 else self.not_last if dx < 0 else np.uint64(_ALL))
-            c = self._shift(x, dx, dy, 1)
+            edge = empty & (planes.not_first if dx > 0 else planes.not_last if dx < 0 else np.uint64(_ALL))
+            c = planes.shift(x, dx, dy, 1)
             moves |= c & edge
-            step = self._margined()
+            step = planes.margined()
             while c.any():
                 carry = c & edge
                 for bit in acc:
@@ -721,13 +750,13 @@ class TriboloBatch(BatchedEngine):
                     carry = carry & ~bit  # the bits that were 1 before (a & c) carry on
                     if not carry.any():
                         break
-                np.bitwise_and(c, self._inner(x), out=self._inner(step))
-                c = self._shift(step, dx, dy, 1)
+                np.bitwise_and(c, planes.inner(x), out=planes.inner(step))
+                c = planes.shift(step, dx, dy, 1)
         # the best: from the top digit down, keep the candidates with that digit where
         # some candidate has it
-        best = self._games(moves)[: self.num_envs]
+        best = planes.games(moves)[: self.num_envs]
         for bit in reversed(acc):
-            hit = best & self._games(bit)[: self.num_envs]
+            hit = best & planes.games(bit)[: self.num_envs]
             has = hit.any(axis=1)
             best = np.where(has[:, None], hit, best)
         return np.ascontiguousarray(best)
@@ -739,9 +768,9 @@ _BYTE_FLOATS = _BYTE_FLOATS.view(np.dtype((np.void, 32))).reshape(-1)
 
 
 class _Plan(NamedTuple):
-    """A compiled move generation (``TriboloBatch._plan``): its ufunc calls, the seat
-    masks it reads (``(3, ..., 1, groups)``), the seat's cells (margined), and what it
-    writes: the runs of each direction (margined) and the jumping cells."""
+    """A compiled move generation (``_Lanes.plan``): its ufunc calls, the seat masks it
+    reads (``(3, 1, groups)``), the seat's cells (margined), and what it writes: the
+    runs of each direction (margined) and the jumping cells."""
 
     ops: list[tuple[Any, np.ndarray, Any, np.ndarray]]
     masks: np.ndarray
