@@ -331,7 +331,7 @@ class TriboloBatch(BatchedEngine):
         self.cell_value = (1 << xs).astype(self.lane)  # its bit in the word
         self.lane_shift = (np.arange(P) % planes.per_word * planes.Wp).astype(np.uint64)  # a game's lane in a word
         self._gained = np.zeros((NUM_PLAYERS, planes.N), dtype=np.uint64)
-        # rays_t[j, a * 8 + d]: the (j+1)-th cell walked from a in direction d, the
+        # rays[a * 8 + d, j]: the (j+1)-th cell walked from a in direction d, then the
         # sentinel past the board (int32: the flat indices into ``codes`` fit, and half
         # the bytes gather faster)
         longest = max(W, H)
@@ -341,7 +341,8 @@ class TriboloBatch(BatchedEngine):
                 cx, cy = xs + j * dx, ys + j * dy
                 ok = (cx >= 0) & (cx < W) & (cy >= 0) & (cy < H)
                 rays[ok, d, j - 1] = cy[ok] * W + cx[ok]
-        self.rays_t = np.ascontiguousarray(rays.reshape(self.cells * 8, longest).T)
+        self.rays = rays.reshape(self.cells * 8, longest)
+        self.ray_heads = np.ascontiguousarray(self.rays[:, : min(4, longest)])  # most runs end within 3 cells
         shape = (self.num_envs, 5, H, W)
         self._obs_buffers = OutputBuffers(shape, np.float32)
         self._final_buffers = OutputBuffers((self.num_envs, NUM_PLAYERS, *shape[1:]), np.float32, zeroed=True)
@@ -618,19 +619,20 @@ class TriboloBatch(BatchedEngine):
         """The mover of every selected game plays the cell ``actions[b]``."""
         actions = self._action_array(actions, (self.num_envs,), "the mover's cell in each game")
         rows = self._selected(where)
-        acts = actions[rows].astype(np.int64, copy=False)
+        acts = (actions if where is None else actions[rows]).astype(np.int64)
         movers = self.to_move[rows]
-        on_board = (acts >= 0) & (acts < self.cells)
-        ok = on_board & (movers >= 0)
-        bits = self.cell_bit[np.where(ok, acts, 0)]
-        ok &= (self.legal_words[rows, bits // self.Wp] >> (bits % self.Wp).astype(self.lane)) & 1 == 1
+        cell = np.clip(acts, 0, self.cells - 1)
+        # legal: the cell's bit in the legal words (all zeros where the game is over)
+        word = np.take(self.legal_words.reshape(-1), rows * self.height + self.cell_row[cell])
+        ok = (word >> self.cell_x[cell].astype(self.lane)) & 1 == 1
+        ok &= cell == acts
         if not ok.all():
             i = int(np.argmin(ok))
             b, a, seat = int(rows[i]), int(acts[i]), int(movers[i])
             if seat < 0:
                 raise IllegalActionError(f"tribolo: game {b} of the batch is over; reset it first (or use autoreset=True)", action=a)
             legal = np.flatnonzero(self.legal[b]).tolist()
-            where_text = self._cell_text(a) if on_board[i] else "off the board"
+            where_text = self._cell_text(a) if 0 <= a < self.cells else "off the board"
             raise IllegalActionError(
                 f"tribolo: action {a} ({where_text}) is illegal for seat {seat} in game {b} of the batch; "
                 f"legal: {' '.join(self._cell_text(c) for c in legal)}",
@@ -678,20 +680,35 @@ class TriboloBatch(BatchedEngine):
         pair = np.flatnonzero(walk)
         i = pair % n
         ray = acts[i] * 8 + self.jump_directions[pair // n]
-        where = np.take(self.rays_t, ray, axis=1) + (rows[i] * A1).astype(np.int32)  # (step, ray)
+        base = (rows[i] * A1).astype(np.int32)
+        # the heads: (step, ray), one 16-byte table row per ray
+        head = len(self.ray_heads[0])
+        where = np.add(np.take(self.ray_heads, ray, axis=0).T, base, out=np.empty((head, len(pair)), dtype=np.int32))
         codes = np.take(flat, where)
-        on = np.logical_and.accumulate(codes == codes[0], axis=0)  # still on the first cell's owner
-        run = np.minimum(on.sum(axis=0), len(codes) - 1)  # (a ray off the board: all sentinel)
-        closer = codes[run, np.arange(len(pair))]
+        first = codes[0]
+        on = np.logical_and.accumulate(codes == first, axis=0)  # still on the first cell's owner
+        run = on.sum(axis=0)
+        closer = codes[np.minimum(run, head - 1), np.arange(len(pair))]
+        going = np.flatnonzero(on[head - 1])  # on it after the head: read the whole ray
+        if len(going):
+            whole = np.take(self.rays, ray[going], axis=0) + base[going, None]
+            on_whole = np.logical_and.accumulate(np.take(flat, whole) == first[going, None], axis=1)
+            run[going] = np.minimum(on_whole.sum(axis=1), whole.shape[1] - 1)  # (a ray off the board: all sentinel)
+            closer[going] = flat[whole[np.arange(len(going)), run[going]]]
         mover = p[i]
-        won = (closer == mover) & (codes[0] < NUM_PLAYERS) & (codes[0] != mover)
+        won = (closer == mover) & (first < NUM_PLAYERS) & (first != mover)
         on &= won
-        taken = np.concatenate([where[on], rows * A1 + acts])  # the taken cells, then the played ones
-        owner = np.concatenate([np.broadcast_to(mover, on.shape)[on], p])
+        on[:, going] = False  # (taken from the whole rays)
+        taken = [where[on]]
+        if len(going):
+            on_whole &= won[going, None]
+            taken.append(whole[on_whole])
+        taken = np.concatenate([*taken, rows * A1 + acts])  # the taken cells, then the played ones
+        games, cells = np.divmod(taken, A1)
+        owner = self.to_move[games].astype(np.int8)  # (the movers: not settled yet)
         flat[taken] = owner
         # the bitboards: the lane words of the cells each seat gained (no cell twice:
         # adding the bits is or-ing them)
-        games, cells = np.divmod(taken, A1)
         index = self.cell_word[cells] + games + owner.astype(np.int64) * (planes.N * planes.per_word)
         gained = self._gained
         gained.fill(0)
@@ -713,6 +730,8 @@ class TriboloBatch(BatchedEngine):
     def _kth(self, words: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """``uniform_legal`` of the cells set in ``(B, H)`` lane words, as actions."""
         bit = _kth_bit(words.view(np.uint8).reshape(len(words), -1), rng)
+        if self.width == self.Wp:  # (bit y * Wp + x is the action)
+            return bit
         return bit // self.Wp * self.width + bit % self.Wp
 
     def opponent_actions(self, name: str, rng: np.random.Generator | None = None) -> np.ndarray:
@@ -791,16 +810,20 @@ def _kth_bit(packed: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     popcounts over the whole batch (1-d: a running sum along short rows is slow), a
     ``searchsorted`` for the byte holding each row's k-th bit, a table for the bit within
     it.  (Cheaper than a running count over every cell, or the positions of all bits.)"""
-    nb = packed.shape[1]
+    rows, nb = packed.shape
     flat = packed.reshape(-1)
-    cum = np.cumsum(np.bitwise_count(flat), dtype=np.int64)
+    cum = np.cumsum(np.bitwise_count(flat), dtype=np.int32)
     ends = cum[nb - 1 :: nb]
-    counts = np.diff(ends, prepend=0)
-    k = (rng.random(counts.shape) * counts).astype(np.int64)
-    target = ends - counts + k  # the k-th bit of the row, counted over the batch
-    at = np.minimum(np.searchsorted(cum, target, side="right"), len(flat) - 1)
+    starts = np.empty_like(ends)
+    starts[0] = 0
+    starts[1:] = ends[:-1]
+    counts = ends - starts
+    target = starts + (rng.random(rows) * counts).astype(np.int32)  # the k-th bit of the row, counted over the batch
+    at = np.searchsorted(cum, target, side="right")
+    np.minimum(at, len(flat) - 1, out=at)  # (rows without bits)
     byte = flat[at]
-    within = target - (cum[at] - np.bitwise_count(byte))  # the k-th bit is this bit of the byte
-    out = 8 * (at % nb) + np.take(_SELECT, byte.astype(np.int64) * 8 + within)
+    within = target - cum[at] + np.bitwise_count(byte)  # the k-th bit is this bit of the byte
+    out = np.take(_SELECT, byte.astype(np.intp) * 8 + within)
+    out += 8 * (at % nb)
     out[counts == 0] = 0
     return out
