@@ -1,49 +1,57 @@
 """Tribolo, B games at once: the mover of every game plays a cell in one ``step``.
 
-**Lanes.**  The state is bitboards, every board row one ``Wp``-bit lane (``Wp`` = the
-width rounded up to 8, 16 or 32) of a uint64 word, and ``64 / Wp`` games side by side in
-each word: word ``g * R + y`` (``R = H + 1`` rows per group, the last one always zero)
-holds row ``y`` of the games ``g * lanes .. g * lanes + lanes - 1``, game ``b`` in bits
-``(b % lanes) * Wp + x``.  A numpy op on a plane then touches ``B * R * Wp / 8`` bytes
-(24 KB for 1024 default games) in ``B * R * Wp / 64`` elements: uint64 ops cost about
-half of what the same bytes of uint16 ops do.  A step in a direction is a bit shift of
-the words (``dx``) and an offset into the plane (``dy``, a view of a plane stored with a
-zero margin at both ends: free).  Nothing wraps: the zero row separates the groups, the
-link planes below drop every pair of cells that a bit shift would join across two lanes,
-and the starts and ends of runs are masked the same way (as ``_compile_moves`` does for
-the single game).  ``_games`` and ``_lanes`` transpose a plane to and from one row of
-``R`` lane-sized words per game, the form of the legal moves, the observations and the
-single-game bitboards (for ``W = Wp`` those words are the plain bitboard's bytes).
+What a batch step costs is the number of numpy calls and the bytes they touch, so the
+state is laid out for both.
 
-State: ``own`` (each seat's cells), ``occupied`` and ``empty`` as margined lane planes;
-``walls`` per game; ``to_move`` (``-1`` once nobody can move); ``legal_words`` the
-legal cells of ``to_move``, one row of words per game.  Games past ``num_envs`` that
-fill the last word are empty and never move.
+**Lanes** (:class:`_Lanes`).  Every board row is one ``Wp``-bit lane (``Wp`` = the width
+rounded up to 8, 16 or 32) of a uint64 word, ``64 / Wp`` games side by side in a word.
+A plane (one bit per cell of every game) is ``H`` rows of ``groups`` words: word ``y *
+groups + g`` holds row ``y`` of the games ``g * per_word ..`` (game ``b`` in bits ``(b %
+per_word) * Wp + x``).  For 1024 default games a plane is 22 KB, and uint64 ops cost
+about half of what the same bytes of uint16 ops do.  A step in a direction is a bit
+shift of the words (``dx``) and an offset of ``groups`` words per row (``dy``: a view of
+a plane stored with zero margins), so rows need no separators; nothing crosses a lane's
+edge because the links below drop every pair of cells a bit shift would join across
+two lanes, and the starts and ends of runs are masked the same way (as
+``_compile_moves`` does for the single game).  ``_Lanes.games`` transposes a plane to
+one row of ``H`` lane-sized words per game: the form of the legal cells
+(``legal_words``), of the observations' table (``game_words``) and of the single-game
+bitboards (for ``W = Wp`` those words are the plain bitboard's bytes).
 
-**Runs along links.**  ``Geometry.moves`` grows the runs of each opponent separately; here
-the runs grow along *links*: ``link_d`` holds the cells owned by the same seat as their
-neighbour one step back in direction ``d``, and ``chain_d(k)`` the cells with ``k``
-such links in a row behind them (``chain(2k) = chain(k) & shift(chain(k), k)``, and the
-chains of ``-d`` are the chains of ``d`` shifted back by ``k``).  A run that starts on an
-opponent's cell and only follows links stays on that opponent, so one plane covers
-both opponents, and the links depend on the board only, not on the seat.  A run is
-grown with a Kogge-Stone fill (``x |= shift(x, k) & chain(k)`` for k = 1, 2, 4, ...:
-``ceil(log2(longest run))`` rounds).  ``_runs`` yields, for every direction, the runs
-starting next to the cells of a source plane: from the seat to move they give its
-legal cells (rule 3: the runs' next cells that are empty); from the cells just played
-they give the candidate captures of ``step``, kept where the run's next cell is the
-mover's (rule 4: one reduction per game and direction, all directions at once).
+**Moves.**  ``Geometry.moves`` grows the runs of each opponent separately; here runs
+grow along *links*: the cells owned by the same seat as their neighbour one step back
+in direction ``d``, and ``chain_d(k)``, the cells with ``k`` links in a row behind them
+(``chain(2k) = chain(k) & shift(chain(k), k)``).  A run that starts on an opponent's cell
+and follows links stays on that opponent, so one plane covers both opponents, and the
+links depend on the board, not on the seat.  A run grows by a Kogge-Stone fill (``x |=
+shift(x, k) & chain(k)``, k = 1, 2, 4, ...: ``ceil(log2(longest run))`` rounds; the
+opposite direction as ``x |= shift_-d(x & chain_d(k), k)``, without shifting the
+chains), and the seat's legal cells are the empty cells one step past the runs (rule
+3).  :meth:`_Lanes.plan` compiles all this once into ~155 ufunc calls on fixed buffers
+and views; a move generation is those calls and nothing else (no allocation, no
+slicing).  It writes one plane of jumping cells per direction, kept for ``step``.
+
+**Apply** (rules 3-4) works on ``codes``, the owner code of every cell plus a sentinel
+cell ending every ray: the rays walked are the directions the move generation found for
+the played cell (or all 8 in the games it did not settle), read a 4-cell head at a time
+(one 16-byte table row per ray; the whole ray only for a run still going), laid out
+``(step, ray)`` so that each op runs along the long axis.  A run is the cells still on
+the first cell's owner; it is taken when that is an opponent and the next cell is the
+mover's.  The bitboards follow by one ``np.add.at`` of the gained cells' bits into the
+lane words of each seat.
 
 **Turns** (rule 5/7): the next seat's moves are generated for all games at once; the few
-games where it is stuck (usually a handful, and the few resets of a step) go through
-the single game's Python bitboards (``Geometry.moves``, ~10 us a seat) when there are at
-most ``few_games`` of them, since a batched pass costs its ~200 numpy calls whatever the
-number of games.
+games where it is stuck (usually a handful, and the resets of a step) try the seats
+after it one at a time in the single game's Python bitboards (``Geometry.moves``, ~10
+us a seat) up to ``few_games`` games, and through the same compiled move generation on
+a compact copy of their boards (a ``_Lanes`` of a few words) beyond.
 
 ``random_actions`` draws like ``uniform_legal`` (k = floor(u * count), the k-th legal
 cell) on the legal words: byte popcounts, one running sum over the batch, a
-``searchsorted`` and a bit-select table.  Observations are the words of the five planes
-of each game, one ``np.unpackbits`` and one cast to float32.
+``searchsorted`` and a bit-select table.  An observation is a ``take`` of each game's
+five planes' words from ``game_words``, then one ``take`` of 32-byte rows (a byte's
+bits as eight float32) that writes the floats in one pass, into a reused buffer
+(``OutputBuffers``: never one the caller still holds).
 
 Setup: drawn with the engine's generator, vectorised: a uniform permutation of the
 cells per game (``argsort`` of uniforms; ``new_initial_state`` uses
@@ -57,9 +65,9 @@ positions than ``new_initial_state(seed)``.  To start from given single-game pos
 The batched ``greedy`` opponent is ``parlour.baselines.players.tribolo.GreedyCells``
 (the most cells captured now; ``tie_break=random``: uniform among the best, here from
 the engine's generator, not the policy's own stream): the captures of every legal
-cell are counted in bit-sliced counters (one plane per binary digit), and the best
-cells are found by eliminating, from the top digit down, the candidates without that
-digit whenever some candidate has it.
+cell are counted in bit-sliced counters (one plane per binary digit) from the runs of
+each direction, and the best cells are found by eliminating, from the top digit down,
+the candidates without that digit whenever some candidate has it.
 """
 
 from __future__ import annotations
@@ -291,9 +299,9 @@ class TriboloBatch(BatchedEngine):
     opponents = ("random", "greedy")
 
     few_games = 12
-    """Up to this many games in ``_settle`` go through the single game's Python
+    """Up to this many games in ``_settle_some`` go through the single game's Python
     bitboards (``Geometry.moves``, ~10 us a seat); more, up to a quarter of the batch,
-    through a compact copy of their boards (the batched move generation costs its ~175
+    through a compact copy of their boards (the compiled move generation costs its ~155
     numpy calls, ~1 us each on a few games' planes, ~2 us on all of them)."""
 
     def __init__(self, num_envs: int, seed: int | np.random.Generator | None = None, *, autoreset: bool = True, **options: Any) -> None:
@@ -324,7 +332,6 @@ class TriboloBatch(BatchedEngine):
         # then the sentinel cell ``cells`` (OFF: nobody's, never empty) that ends every ray
         self.codes = np.full((P, self.cells + 1), OFF, dtype=np.int8)
         xs, ys = np.arange(self.cells) % W, np.arange(self.cells) // W
-        self.cell_bit = (ys * planes.Wp + xs).astype(np.int64)  # action -> bit of the game's words
         self.cell_row = ys.astype(np.int64)
         self.cell_x = xs.astype(np.uint64)
         self.cell_word = ys * P  # a cell's lane word in the lane view of a plane, game 0's
