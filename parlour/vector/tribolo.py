@@ -298,11 +298,12 @@ class TriboloBatch(BatchedEngine):
     simultaneous = False
     opponents = ("random", "greedy")
 
-    few_games = 12
+    few_games = 8
     """Up to this many games in ``_settle_some`` go through the single game's Python
     bitboards (``Geometry.moves``, ~10 us a seat); more, up to a quarter of the batch,
-    through a compact copy of their boards (the compiled move generation costs its ~155
-    numpy calls, ~1 us each on a few games' planes, ~2 us on all of them)."""
+    through a compact copy of their boards, all candidate seats at once (the compiled
+    move generation costs its ~155 numpy calls, ~1 us each on a few games' planes, ~2 us
+    on all of them)."""
 
     def __init__(self, num_envs: int, seed: int | np.random.Generator | None = None, *, autoreset: bool = True, **options: Any) -> None:
         super().__init__(num_envs, seed, autoreset=autoreset, **options)
@@ -379,11 +380,12 @@ class TriboloBatch(BatchedEngine):
         """Rule 5/7: give the games ``rows`` to the first of ``first``, ``first + 1``,
         ``first + 2`` that can move (``to_move = -1`` where nobody can).  Many games: the
         first candidate in all games at once (its jumps kept for ``_apply``), then the
-        games where it has no move; few games: ``_settle_some``."""
+        games where it has no move; few games (also a batch of at most ``few_games``):
+        ``_settle_some``."""
         n = len(rows)
         if not n:
             return
-        if 4 * n < self.planes.padded:
+        if n <= self.few_games or 4 * n < self.planes.padded:
             self._settle_some(rows, first, (0, 1, 2))
             return
         planes = self.planes
@@ -409,35 +411,32 @@ class TriboloBatch(BatchedEngine):
     def _settle_some(self, rows: np.ndarray, first: np.ndarray, offsets: tuple[int, ...]) -> None:
         """``_settle`` for some games, the candidates ``first + offsets`` in order: up to
         ``few_games`` one at a time on Python-int bitboards (bit ``y * width + x``),
-        more through the batched move generation on a compact copy of their boards."""
+        more by one run of the compiled move generation on a compact copy of their
+        boards, once per candidate (slot ``c * n + i``: game ``rows[i]``, candidate ``c``)."""
         self.jumps_known[rows] = False
         if len(rows) <= self.few_games:
             self._settle_few(rows, first, offsets)
             return
         n, planes = len(rows), self.planes
-        cap = max(planes.per_word, 1 << (n - 1).bit_length())
+        slots = len(offsets) * n
+        cap = max(planes.per_word, 1 << (slots - 1).bit_length())
         some = self._compacts.get(cap)
         if some is None:
             some = self._compacts[cap] = _Lanes(self.width, self.height, cap)
-        games = np.arange(n)
+        games, copies = np.arange(slots), np.tile(rows, len(offsets))
         for s in range(NUM_PLAYERS):
-            some.set_rows(some.inner(some.own[s]), games, planes.rows_of(planes.inner(planes.own[s]), rows))
-        some.set_rows(some.occupied, games, planes.rows_of(planes.occupied, rows))
-        some.set_rows(some.empty, games, planes.rows_of(planes.empty, rows))
-        seat = np.full(n, -1, dtype=np.int64)
-        words = np.zeros((n, self.height), dtype=self.lane)
+            some.set_rows(some.inner(some.own[s]), games, planes.rows_of(planes.inner(planes.own[s]), copies))
+        some.set_rows(some.occupied, games, planes.rows_of(planes.occupied, copies))
+        some.set_rows(some.empty, games, planes.rows_of(planes.empty, copies))
         seats = np.full(some.padded, -1, dtype=np.int64)
-        for d in offsets:
-            open_ = seat < 0
-            seats[:n] = np.where(open_, (first + d) % 3, -1)
-            legal = np.bitwise_or.reduce(some.moves(seats).moves, axis=0)
-            found = some.lane_any(legal)[:n]
-            words[found] = some.games(legal)[:n][found]
-            seat[found] = seats[:n][found]
-            if not (seat < 0).any():
-                break
-        self.to_move[rows] = seat
-        self.legal_words[rows] = words
+        seats[:slots] = (np.tile(first, len(offsets)) + np.repeat(offsets, n)) % 3
+        legal = np.bitwise_or.reduce(some.moves(seats).moves, axis=0)
+        found = some.lane_any(legal)[:slots].reshape(len(offsets), n)
+        pick = np.argmax(found, axis=0)  # the first candidate that can move
+        slot = pick * n + np.arange(n)
+        can = found[pick, np.arange(n)]
+        self.to_move[rows] = np.where(can, seats[slot], -1)
+        self.legal_words[rows] = some.games(legal)[slot]  # (zeros where nobody can move)
 
     def _settle_few(self, rows: np.ndarray, first: np.ndarray, offsets: tuple[int, ...]) -> None:
         """``_settle_some`` one game at a time, on Python ints (``Geometry.moves``)."""
