@@ -285,7 +285,7 @@ class _Lanes:
         eq = seats == np.arange(NUM_PLAYERS)[:, None]
         plan.masks[:, 0] = np.negative(eq.astype(self.lane)).view(np.uint64)
         for ufunc, a, b, out in plan.ops:
-            ufunc(a, b, out=out)
+            ufunc(a, b, out)  # (out positional: no keyword parsing)
         return plan
 
 
