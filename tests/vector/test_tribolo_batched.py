@@ -119,6 +119,47 @@ def test_later_seats_batched_and_python(opts: dict, few_games: int) -> None:
     assert ended >= 1 or not opts  # (default board: 60 moves, mid-game)
 
 
+@pytest.mark.parametrize("few_games", [0, None])
+@pytest.mark.parametrize(
+    "opts",
+    [
+        {"width": 8, "height": 6, "walls": 3, "start_cells": 3},
+        {"width": 16, "height": 5, "walls": 4, "start_cells": 4},
+        {"width": 26, "height": 4, "walls": 4, "start_cells": 4},
+    ],
+)
+def test_games_side_by_side_in_words(opts: dict, few_games: int | None) -> None:
+    """Several games per uint64 word and several words: widths that fill their lanes
+    (8, 16) and one that does not (26 of 32), so that runs, jumps and captures must stop
+    at a lane's edge; ``few_games=0``: the games whose next seat is stuck, and the
+    resets, through the batched move generation on a compact copy of their boards."""
+    assert run_against_singles(opts, 21, 4, 90, False, few_games) >= 1
+
+
+def test_where_steps_against_single_games() -> None:
+    """Random subsets of the games step (the others keep their state, and the jumps
+    kept for the next step are only those of the games just settled)."""
+    opts = {"width": 6, "height": 5, "walls": 2, "start_cells": 3}
+    engine = make_engine("tribolo", 10, 2, **opts)
+    game = load_game("tribolo", **opts)
+    states = [state_of(engine, game, b) for b in range(10)]
+    rng = np.random.default_rng(2)
+    ended = 0
+    for _ in range(80):
+        where = rng.random(10) < 0.5
+        actions = engine.random_actions(rng)
+        result = engine.step(actions, where=where)
+        assert not result.terminated[~where].any()
+        for b in np.flatnonzero(where):
+            states[b].apply(int(actions[b]))
+            assert result.terminated[b] == states[b].is_terminal()
+            if states[b].is_terminal():
+                ended += 1
+                states[b] = state_of(engine, game, b)
+        check_same(engine, states)
+    assert ended >= 2
+
+
 def test_largest_board_and_odd_widths() -> None:
     for opts in ({"width": 26, "height": 64, "walls": 100, "start_cells": 40}, {"width": 9, "height": 3, "walls": 1, "start_cells": 2}, {"width": 17, "height": 5}):
         run_against_singles(opts, 2, 1, 30, True)
