@@ -39,6 +39,8 @@ def _list(_args: argparse.Namespace) -> int:
         for option, text in cls.start_options.items():
             print(f"  reset option {option!r}: {text}")
         print()
+    print(f"{OPENSPIEL_PREFIX}NAME: {env_id('openspiel')} (option game=NAME), any OpenSpiel game, e.g. {OPENSPIEL_PREFIX}connect_four")
+    print("  needs open_spiel (the openspiel extra); see docs/integrations.md")
     return 0
 
 

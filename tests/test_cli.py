@@ -21,7 +21,8 @@ def test_version(capsys):
 def test_list_shows_games_and_options(capsys):
     assert main(["list"]) == 0
     out = capsys.readouterr().out
-    for text in ["goofspiel: parlour/goofspiel-v0", "sticks: parlour/sticks-v0", "tie_rule='carry'", "max_take=3", "reset option 'prizes'"]:
+    for text in ["goofspiel: parlour/goofspiel-v0", "sticks: parlour/sticks-v0", "tie_rule='carry'", "max_take=3", "reset option 'prizes'",
+                 "openspiel:NAME: parlour/openspiel-v0"]:
         assert text in out
 
 
