@@ -19,7 +19,10 @@ Representation (the hot path of every search):
   operations per direction and no per-cell Python loop;
 - a ``bytearray`` of owners and precomputed rays (cell indices and the bitmask of every
   prefix of every ray) make ``apply`` a short walk per direction;
-- ``undo`` takes back the last moves applied to a state without copying it.
+- ``undo`` takes back the last moves applied to a state without copying it;
+- once a state has been observed, it keeps its observation planes (float32, seats in
+  absolute order) and ``apply`` writes the few cells a move changes into them, so an
+  observation is one ``take`` of five planes instead of a build from the board.
 
 Returns: ``win_loss`` (the ``w`` leaders get ``+1/w``, the others ``-1/(3-w)``; all
 tied: 0) or ``cell_share`` (own cells / all owned cells, minus 1/3).  Both are zero-sum.
@@ -145,8 +148,9 @@ class Geometry:
     ``prefixes[i]`` = the packed bitmask (:meth:`pack`) of the first ``i`` of them;
     ``packed_cells[c]``: the packed bitmask of cell ``c``.  ``moves4``: the move
     generator compiled for this size (:func:`_compile_moves`).
-    ``planes[seat]``: five ``bytes.translate`` tables, owner code -> 0/1, one per
-    observation plane of ``seat``.
+    ``plane_order[seat]``: the planes of a state's absolute observation planes (seats
+    0, 1, 2, walls, empty) in ``seat``'s observation order (own, next, next-but-one,
+    walls, empty).
     """
 
     _cache: dict[tuple[int, int], Geometry] = {}
@@ -177,11 +181,8 @@ class Geometry:
         self.rays = tuple(rays)
         self.moves4 = _compile_moves(width, height)
         self.observation_shape = (5, height, width)
-        self.planes = tuple(
-            tuple(bytes.maketrans(bytes(range(5)), bytes(int(code == wanted) for code in range(5))) for wanted in (
-                seat, (seat + 1) % 3, (seat + 2) % 3, WALL, EMPTY))
-            for seat in range(NUM_PLAYERS)
-        )
+        self.plane_order = tuple(np.array([seat, (seat + 1) % 3, (seat + 2) % 3, 3, 4], dtype=np.intp)
+                                 for seat in range(NUM_PLAYERS))
 
     @classmethod
     def of(cls, width: int, height: int) -> Geometry:
@@ -417,11 +418,16 @@ class TriboloState(State):
     and ``packed_vacant``: the packed forms (:meth:`Geometry.pack`) of ``own`` and
     ``vacant`` that move generation reads (all kept up to date by ``apply`` and
     ``undo``); ``to_move``: the seat to act (-1 once nobody can move); ``legal``:
-    bitboard of ``to_move``'s moves; ``history``: what ``undo`` needs.
+    bitboard of ``to_move``'s moves; ``history``: what ``undo`` needs; ``planes``: the
+    observation planes in absolute seat order (``float32 (5, height, width)``: seats 0,
+    1, 2, walls, empty), or None until the first ``observation_tensor``, and ``_pv``, a
+    flat memoryview of them that ``apply`` writes through.  An env observes every
+    position, a search never does: only states that are observed pay for the planes,
+    and ``clone``, ``undo`` and pickling drop them (rebuilt on the next observation).
     """
 
     __slots__ = ("game", "geo", "board", "own", "walls", "vacant", "packed", "packed_vacant", "to_move", "legal",
-                 "history")
+                 "history", "planes", "_pv")
 
     def __init__(self, game: TriboloGame, board: bytearray, own: list[int], walls: int, to_move: int) -> None:
         self.game = game
@@ -436,6 +442,8 @@ class TriboloState(State):
         self.to_move = to_move
         self.legal = 0
         self.history: list[tuple] = []
+        self.planes: np.ndarray | None = None
+        self._pv: memoryview | None = None
 
     # --- rules helpers ----------------------------------------------------------------
 
@@ -493,7 +501,8 @@ class TriboloState(State):
         p = self.to_move
         if type(action) is not int or action < 0 or not self.legal >> action & 1:
             action = self._check(action)
-        board, geo = self.board, self.geo
+        board, geo, pv = self.board, self.geo, self._pv
+        n = geo.cells
         flips = [0, 0, 0]
         for first, rest, cells, prefixes in geo.rays[action]:
             o = board[first]
@@ -509,9 +518,17 @@ class TriboloState(State):
                         if i > 1:
                             for d in cells[1:i]:
                                 board[d] = p
+                        if pv is not None:  # the observation planes: cells[:i] go from o to p
+                            po, pp = o * n, p * n
+                            for d in cells[:i]:
+                                pv[po + d] = 0.0
+                                pv[pp + d] = 1.0
                     break
                 i += 1
         board[action] = p
+        if pv is not None:
+            pv[4 * n + action] = 0.0
+            pv[p * n + action] = 1.0
         self.history.append((action, p, flips, self.legal))
         own, packed, full = self.own, self.packed, geo.full
         q1, q2 = _NEXT[p]
@@ -574,6 +591,7 @@ class TriboloState(State):
         self.vacant |= 1 << action
         self.packed_vacant |= cell
         board[action] = EMPTY
+        self.planes = self._pv = None
         for seat in _NEXT[p]:
             f = flips[seat]
             if f:
@@ -601,7 +619,17 @@ class TriboloState(State):
         other.to_move = self.to_move
         other.legal = self.legal
         other.history = []
+        other.planes = other._pv = None
         return other
+
+    def __getstate__(self) -> tuple[None, dict[str, Any]]:
+        """Pickled without the observation planes (rebuilt on demand)."""
+        return None, {name: getattr(self, name) for name in self.__slots__ if name not in ("planes", "_pv")}
+
+    def __setstate__(self, state: tuple[None, dict[str, Any]]) -> None:
+        for name, value in state[1].items():
+            setattr(self, name, value)
+        self.planes = self._pv = None
 
     def is_terminal(self) -> bool:
         return self.to_move < 0
@@ -630,13 +658,23 @@ class TriboloState(State):
 
         Nothing is hidden in Tribolo; the seat to move is the one observing when it
         acts (the env's action mask says so), so these planes are the whole state.
+        The array is a fresh copy (``take``) of the planes the state keeps.
         """
         if player not in (0, 1, 2):
             raise ValueError(f"tribolo: no seat {player!r}; seats are 0, 1, 2")
-        geo, board = self.geo, self.board
-        t0, t1, t2, t3, t4 = geo.planes[player]
-        raw = b"".join((board.translate(t0), board.translate(t1), board.translate(t2), board.translate(t3), board.translate(t4)))
-        return _ndarray(geo.observation_shape, _uint8, raw).astype(_float32)
+        planes = self.planes
+        if planes is None:
+            planes = self._build_planes()
+        return planes.take(self.geo.plane_order[player], 0)
+
+    def _build_planes(self) -> np.ndarray:
+        """The absolute observation planes from the board (seats 0, 1, 2, walls, empty),
+        kept in ``planes`` for ``apply`` to update."""
+        geo = self.geo
+        codes = _frombuffer(bytes(self.board), _uint8)
+        planes = (codes == _PLANE_CODES).astype(_float32).reshape((5, *geo.observation_shape[1:]))
+        self.planes, self._pv = planes, memoryview(planes.reshape(-1))
+        return planes
 
     def action_to_text(self, action: int) -> str:
         """Column letter and row number: ``a1`` is (x=0, y=0), ``c2`` is (x=2, y=1)."""
@@ -726,8 +764,10 @@ class TriboloState(State):
 
 _TO_TEXT = bytes.maketrans(bytes(range(5)), SYMBOLS.encode())
 _SEAT = {-1: (), 0: (0,), 1: (1,), 2: (2,)}
-_ndarray, _frombuffer, _unpackbits = np.ndarray, np.frombuffer, np.unpackbits
+_frombuffer, _unpackbits = np.frombuffer, np.unpackbits
 _uint8, _int8, _float32 = np.uint8, np.int8, np.float32
+_PLANE_CODES = np.array([0, 1, 2, WALL, EMPTY], dtype=np.uint8)[:, None]
+"""The owner code of each absolute observation plane (seats 0, 1, 2, walls, empty)."""
 """Module-level names for the numpy calls of ``legal_mask`` and ``observation_tensor``."""
 _NEXT = ((1, 2), (2, 0), (0, 1))
 """The two seats after each seat, in turn order."""
