@@ -413,11 +413,12 @@ _HEADER = re.compile(
 class TriboloState(State):
     """A Tribolo position.
 
-    ``board``: owner code per cell (0-2 seats, 3 empty, 4 wall); ``own``: bitboard per
-    seat; ``walls``: bitboard; ``vacant``: bitboard of the empty cells; ``packed``
-    and ``packed_vacant``: the packed forms (:meth:`Geometry.pack`) of ``own`` and
-    ``vacant`` that move generation reads (all kept up to date by ``apply`` and
-    ``undo``); ``to_move``: the seat to act (-1 once nobody can move); ``legal``:
+    ``board``: owner code per cell (0-2 seats, 3 empty, 4 wall); ``walls``: bitboard;
+    ``packed`` and ``packed_vacant``: the packed forms (:meth:`Geometry.pack`) of each
+    seat's cells and of the empty cells, which move generation reads (all kept up to
+    date by ``apply`` and ``undo``; the plain bitboards ``own`` and ``vacant`` are read
+    off them, as ``apply`` need not keep both forms); ``to_move``: the seat to act (-1
+    once nobody can move); ``legal``:
     bitboard of ``to_move``'s moves; ``history``: what ``undo`` needs; ``planes``: the
     observation planes in absolute seat order (``float32 (5, height, width)``: seats 0,
     1, 2, walls, empty), or None until the first ``observation_tensor``, and ``_pv``, a
@@ -426,19 +427,16 @@ class TriboloState(State):
     and ``clone``, ``undo`` and pickling drop them (rebuilt on the next observation).
     """
 
-    __slots__ = ("game", "geo", "board", "own", "walls", "vacant", "packed", "packed_vacant", "to_move", "legal",
+    __slots__ = ("game", "geo", "board", "walls", "packed", "packed_vacant", "to_move", "legal",
                  "history", "planes", "_pv")
 
     def __init__(self, game: TriboloGame, board: bytearray, own: list[int], walls: int, to_move: int) -> None:
         self.game = game
-        self.geo = game.geometry
+        self.geo = geo = game.geometry
         self.board = board
-        self.own = own
         self.walls = walls
-        geo = self.geo
-        self.vacant = geo.full & ~(own[0] | own[1] | own[2] | walls)
         self.packed = [geo.pack(o) for o in own]
-        self.packed_vacant = geo.pack(self.vacant)
+        self.packed_vacant = geo.pack(geo.full & ~(own[0] | own[1] | own[2] | walls))
         self.to_move = to_move
         self.legal = 0
         self.history: list[tuple] = []
@@ -447,9 +445,20 @@ class TriboloState(State):
 
     # --- rules helpers ----------------------------------------------------------------
 
+    @property
+    def own(self) -> list[int]:
+        """Bitboard of each seat's cells (a new list)."""
+        full = self.geo.full
+        return [board & full for board in self.packed]
+
+    @property
+    def vacant(self) -> int:
+        """Bitboard of the empty cells."""
+        return self.packed_vacant & self.geo.full
+
     def empty(self) -> int:
         """Bitboard of the empty cells."""
-        return self.vacant
+        return self.packed_vacant & self.geo.full
 
     def moves_of(self, seat: int) -> int:
         """Bitboard of ``seat``'s legal cells on this board, whoever is to move."""
@@ -473,7 +482,7 @@ class TriboloState(State):
 
     def counts(self) -> list[int]:
         """Cells owned by each seat."""
-        return [o.bit_count() for o in self.own]
+        return [board.bit_count() >> 2 for board in self.packed]  # four copies of each cell
 
     # --- the protocol -----------------------------------------------------------------
 
@@ -530,21 +539,17 @@ class TriboloState(State):
             pv[4 * n + action] = 0.0
             pv[p * n + action] = 1.0
         self.history.append((action, p, flips, self.legal))
-        own, packed, full = self.own, self.packed, geo.full
+        packed = self.packed
         q1, q2 = _NEXT[p]
         a, b = flips[q1], flips[q2]
         o1, o2 = packed[q1], packed[q2]
         if a:
             packed[q1] = o1 = o1 ^ a
-            own[q1] ^= a & full
         if b:
             packed[q2] = o2 = o2 ^ b
-            own[q2] ^= b & full
-        gained = a | b | geo.packed_cells[action]
-        packed[p] = me = packed[p] | gained
-        own[p] |= gained & full
-        self.vacant ^= 1 << action
-        self.packed_vacant = empty = self.packed_vacant ^ geo.packed_cells[action]
+        cell = geo.packed_cells[action]
+        packed[p] = me = packed[p] | a | b | cell
+        self.packed_vacant = empty = self.packed_vacant ^ cell
         # Rule 7: next, next-but-one, then the mover itself.
         moves = geo.moves4
         legal = moves(o1, o2, me, empty)
@@ -583,12 +588,9 @@ class TriboloState(State):
         if not self.history:
             raise ValueError("tribolo: no move to undo on this state")
         action, p, flips, legal = self.history.pop()
-        board, own, packed, geo = self.board, self.own, self.packed, self.geo
+        board, packed, geo = self.board, self.packed, self.geo
         full, cell = geo.full, geo.packed_cells[action]
-        gained = flips[0] | flips[1] | flips[2] | cell
-        packed[p] ^= gained
-        own[p] ^= gained & full
-        self.vacant |= 1 << action
+        packed[p] ^= flips[0] | flips[1] | flips[2] | cell
         self.packed_vacant |= cell
         board[action] = EMPTY
         self.planes = self._pv = None
@@ -596,9 +598,7 @@ class TriboloState(State):
             f = flips[seat]
             if f:
                 packed[seat] |= f
-                f &= full
-                own[seat] |= f
-                for c in bits_list(f):
+                for c in bits_list(f & full):
                     board[c] = seat
         self.to_move, self.legal = p, legal
 
@@ -611,9 +611,7 @@ class TriboloState(State):
         other.game = self.game
         other.geo = self.geo
         other.board = self.board[:]
-        other.own = self.own[:]
         other.walls = self.walls
-        other.vacant = self.vacant
         other.packed = self.packed[:]
         other.packed_vacant = self.packed_vacant
         other.to_move = self.to_move
