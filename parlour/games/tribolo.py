@@ -160,6 +160,8 @@ class Geometry:
         self.cells = n = width * height
         self.full = (1 << n) - 1
         self.nbytes = (n + 7) // 8
+        self.digits = f"0{n}b"
+        """``format`` spec of a bitboard as ``cells`` binary digits (``legal_mask``)."""
         self.stride = (height + 1) * width
         self.packed_cells = tuple(self.pack(1 << c) for c in range(n))
         rays = []
@@ -495,15 +497,16 @@ class TriboloState(State):
         return bits_list(self.legal)
 
     def legal_mask(self, player: int) -> np.ndarray:
-        geo = self.geo
-        if player != self.to_move or not self.legal:
-            return np.zeros(geo.cells, dtype=np.int8)
-        # Cell c is bit c % 8 of byte c // 8; reversing the bits of every byte lets
-        # unpackbits run with its defaults (its keyword arguments cost more than this).
-        raw = _frombuffer(self.legal.to_bytes(geo.nbytes, "little").translate(_REVERSED_BYTE), _uint8)
-        if geo.cells & 7:
-            return _unpackbits(raw, count=geo.cells).view(_int8)
-        return _unpackbits(raw).view(_int8)
+        legal = self.legal
+        if player != self.to_move or not legal:
+            return np.zeros(self.geo.cells, dtype=np.int8)
+        # The binary numeral of ``legal``, one ASCII digit per cell (cell c is digit
+        # cells - 1 - c), made 0/1 bytes and reversed in place: the mask's bytes in a
+        # bytearray that the array takes over (writable, never shared), in about half
+        # the time of unpacking bits with numpy (to_bytes, frombuffer, unpackbits, view).
+        digits = bytearray(format(legal, self.geo.digits), "ascii").translate(_DIGIT_VALUE)
+        digits.reverse()
+        return _frombuffer(digits, _int8)
 
     def apply(self, action) -> None:
         """Play ``action`` (a cell index) for the seat to move; rule 7 picks the next."""
@@ -762,7 +765,9 @@ class TriboloState(State):
 
 _TO_TEXT = bytes.maketrans(bytes(range(5)), SYMBOLS.encode())
 _SEAT = {-1: (), 0: (0,), 1: (1,), 2: (2,)}
-_frombuffer, _unpackbits = np.frombuffer, np.unpackbits
+_frombuffer = np.frombuffer
+_DIGIT_VALUE = bytes.maketrans(b"01", b"\x00\x01")
+"""``bytes.translate`` table: ASCII binary digits to the byte values 0 and 1."""
 _uint8, _int8, _float32 = np.uint8, np.int8, np.float32
 _PLANE_CODES = np.array([0, 1, 2, WALL, EMPTY], dtype=np.uint8)[:, None]
 """The owner code of each absolute observation plane (seats 0, 1, 2, walls, empty)."""
