@@ -515,7 +515,8 @@ class TriboloState(State):
             action = self._check(action)
         board, geo, pv = self.board, self.geo, self._pv
         n = geo.cells
-        flips = [0, 0, 0]
+        q1, q2 = _NEXT[p]
+        a = b = 0  # the packed cells taken from q1 and from q2
         for first, rest, cells, prefixes in geo.rays[action]:
             o = board[first]
             if o == p or o > 2:
@@ -525,7 +526,10 @@ class TriboloState(State):
                 v = board[c]
                 if v != o:
                     if v == p:  # a run of ``o`` closed by ``p``: it changes hands
-                        flips[o] |= prefixes[i]
+                        if o == q1:
+                            a |= prefixes[i]
+                        else:
+                            b |= prefixes[i]
                         board[first] = p
                         if i > 1:
                             for d in cells[1:i]:
@@ -541,10 +545,8 @@ class TriboloState(State):
         if pv is not None:
             pv[4 * n + action] = 0.0
             pv[p * n + action] = 1.0
-        self.history.append((action, p, flips, self.legal))
+        self.history.append((action, p, a, b, self.legal))
         packed = self.packed
-        q1, q2 = _NEXT[p]
-        a, b = flips[q1], flips[q2]
         o1, o2 = packed[q1], packed[q2]
         if a:
             packed[q1] = o1 = o1 ^ a
@@ -590,15 +592,14 @@ class TriboloState(State):
         """Take back the last move applied to this object (not before a ``clone``)."""
         if not self.history:
             raise ValueError("tribolo: no move to undo on this state")
-        action, p, flips, legal = self.history.pop()
+        action, p, a, b, legal = self.history.pop()
         board, packed, geo = self.board, self.packed, self.geo
         full, cell = geo.full, geo.packed_cells[action]
-        packed[p] ^= flips[0] | flips[1] | flips[2] | cell
+        packed[p] ^= a | b | cell
         self.packed_vacant |= cell
         board[action] = EMPTY
         self.planes = self._pv = None
-        for seat in _NEXT[p]:
-            f = flips[seat]
+        for seat, f in zip(_NEXT[p], (a, b)):
             if f:
                 packed[seat] |= f
                 for c in bits_list(f & full):
