@@ -148,9 +148,6 @@ class Geometry:
     ``prefixes[i]`` = the packed bitmask (:meth:`pack`) of the first ``i`` of them;
     ``packed_cells[c]``: the packed bitmask of cell ``c``.  ``moves4``: the move
     generator compiled for this size (:func:`_compile_moves`).
-    ``plane_order[seat]``: the planes of a state's absolute observation planes (seats
-    0, 1, 2, walls, empty) in ``seat``'s observation order (own, next, next-but-one,
-    walls, empty).
     """
 
     _cache: dict[tuple[int, int], Geometry] = {}
@@ -183,8 +180,6 @@ class Geometry:
         self.rays = tuple(rays)
         self.moves4 = _compile_moves(width, height)
         self.observation_shape = (5, height, width)
-        self.plane_order = tuple(np.array([seat, (seat + 1) % 3, (seat + 2) % 3, 3, 4], dtype=np.intp)
-                                 for seat in range(NUM_PLAYERS))
 
     @classmethod
     def of(cls, width: int, height: int) -> Geometry:
@@ -667,7 +662,7 @@ class TriboloState(State):
         planes = self.planes
         if planes is None:
             planes = self._build_planes()
-        return planes.take(self.geo.plane_order[player], 0)
+        return planes.take(_PLANE_ORDER[player], 0)
 
     def _build_planes(self) -> np.ndarray:
         """The absolute observation planes from the board (seats 0, 1, 2, walls, empty),
@@ -772,6 +767,9 @@ _DIGIT_VALUE = bytes.maketrans(b"01", b"\x00\x01")
 _uint8, _int8, _float32 = np.uint8, np.int8, np.float32
 _PLANE_CODES = np.array([0, 1, 2, WALL, EMPTY], dtype=np.uint8)[:, None]
 """The owner code of each absolute observation plane (seats 0, 1, 2, walls, empty)."""
+_PLANE_ORDER = tuple(np.array([seat, (seat + 1) % 3, (seat + 2) % 3, 3, 4], dtype=np.intp) for seat in range(NUM_PLAYERS))
+"""Each seat's observation planes (own, next, next-but-one, walls, empty) as indices of
+the absolute ones."""
 """Module-level names for the numpy calls of ``legal_mask`` and ``observation_tensor``."""
 _NEXT = ((1, 2), (2, 0), (0, 1))
 """The two seats after each seat, in turn order."""
