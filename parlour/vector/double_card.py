@@ -7,8 +7,8 @@ eight one-byte *lanes* whose bit ``c`` is column ``c`` (A = 0)::
     lane 4 anchor of a horizontal card    5 anchor of a vertical card
     lane 6 the cells of the card moved last   7 the cells the card in hand was taken from
 
-which are exactly planes 0-7 of the observation, so those come from one
-``unpackbits`` of the board bytes.  Next to the board, per game: moves played, the
+which are exactly planes 0-7 of the observation, so those come from the board bytes
+(see :meth:`DoubleCardBatch._fill`: one table lookup per byte).  Next to the board, per game: moves played, the
 seat to move, the anchor of the card moved last, the card in hand (anchor and
 placement, between the two sub-steps of a recycling move) and the winner (-1 playing,
 0 or 1, 2 draw): the single game's ``DoubleCardState`` field for field.
@@ -151,6 +151,19 @@ def _lane(board: np.ndarray, lane: int) -> np.ndarray:
     return board.view(np.uint8).reshape(*board.shape, 8)[..., lane]
 
 
+def _pixel_table(max_moves: int) -> np.ndarray:
+    """``(256 + max_moves + 1,)`` of 32-byte items, each eight float32: entry ``v < 256``
+    the bits of byte ``v`` (bit c -> float c: eight cells of a bit plane), entry
+    ``256 + m`` eight copies of plane 11's value after ``m`` moves (``min(1, m /
+    max_moves)``, computed as the single game does).  An observation is then one
+    ``take`` of a row code per (plane, row): the unpacking, the float conversion and
+    plane 11 in one pass over the output."""
+    table = np.empty((256 + max_moves + 1, 8), dtype=np.float32)
+    table[:256] = np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1, bitorder="little")
+    table[256:] = np.minimum(1.0, np.arange(max_moves + 1) / max_moves).astype(np.float32)[:, None]
+    return table.view(np.dtype((np.void, 32))).reshape(-1)
+
+
 def _bits_96(rows: np.ndarray) -> np.ndarray:
     """``(n, 12)`` uint8 row bytes -> ``(n, 96)`` uint8 0/1, cell order."""
     return np.unpackbits(rows, axis=1, bitorder="little")
@@ -235,6 +248,7 @@ class DoubleCardBatch(BatchedEngine):
         self.recycle_rule = game.recycle_rule
         self.colors_seat = game.colors_seat
         self._forbid = _forbid_table(self.recycle_rule)
+        self._pixels = _pixel_table(self.max_moves)
         self._colors_by_seat = np.array([seat == self.colors_seat for seat in range(2)])
         B = self.num_envs
         self.board = np.zeros((B, ROWS), dtype=np.uint64)
@@ -449,18 +463,21 @@ class DoubleCardBatch(BatchedEngine):
         ``colors`` (broadcast to ``(n, S)``): whether the seat of each slot plays colors
         (plane 8).
 
-        Planes 0-10 are bits: one byte per plane and row (the board's lanes, then all
-        ones or all zeros), unpacked and converted in one pass; plane 11 (moves /
-        ``max_moves``) is written over its zeros."""
+        Every (plane, row) is a code into :func:`_pixel_table`: planes 0-10 one byte of
+        bits (the board's lanes, then all ones or all zeros), plane 11 ``256 + moves``;
+        one ``take`` of the table's 32-byte items writes the float32 rows into ``out``
+        (``mode="clip"`` skips the bounds checks; the codes are all in range).  The
+        codes are ``intp``, which ``take`` would otherwise convert them to."""
         n, seats = out.shape[:2]
-        image = np.empty((n, seats, NUM_PLANES, ROWS), dtype=np.uint8)
+        image = np.empty((n, seats, NUM_PLANES, ROWS), dtype=np.intp)
         image[:, :, :8] = board.view(np.uint8).reshape(n, ROWS, 8).transpose(0, 2, 1)[:, None]
-        image[:, :, 8] = np.broadcast_to(np.where(colors, 0xFF, 0).astype(np.uint8), (n, seats))[..., None]
-        image[:, :, 9] = (holding.astype(np.uint8) * 0xFF)[:, None, None]
-        image[:, :, 10] = ((holding | (moves >= CARDS)).astype(np.uint8) * 0xFF)[:, None, None]
-        image[:, :, 11] = 0
-        out.reshape(-1)[...] = np.unpackbits(image.reshape(-1), bitorder="little")  # (out: contiguous)
-        out[:, :, 11] = np.minimum(1.0, moves / self.max_moves).astype(np.float32)[:, None, None]
+        flags = np.empty((n, seats, NUM_PLANES - 8), dtype=np.intp)  # planes 8-11, the same in every row
+        flags[:, :, 0] = np.where(colors, 0xFF, 0)
+        flags[:, :, 1] = holding[:, None] * 0xFF
+        flags[:, :, 2] = (holding | (moves >= CARDS))[:, None] * 0xFF
+        flags[:, :, 3] = (256 + moves)[:, None]
+        image[:, :, 8:] = flags[..., None]
+        np.take(self._pixels, image.reshape(-1), out=out.reshape(-1).view(self._pixels.dtype), mode="clip")
 
     def _snapshot(self, rows: np.ndarray | slice) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """What the observations of the games ``rows`` are made of (:meth:`_fill`'s
