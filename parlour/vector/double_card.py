@@ -259,6 +259,9 @@ class DoubleCardBatch(BatchedEngine):
         self.taken_p = np.zeros(B, dtype=np.int64)
         self.winner = np.full(B, -1, dtype=np.int64)
         self._bytes: np.ndarray | None = None
+        self._free: tuple[np.ndarray, np.ndarray] | None = None
+        """``(rows, free anchors)`` that ``_place`` found for the games that must take a
+        card next, for ``_legal_bytes`` (the same games, the same boards) to reuse."""
         self._running = np.zeros((10, B), dtype=np.int16)
         self._obs_buffers = _Buffers((B, 2, NUM_PLANES, CELLS), np.float32)
         self._seat_buffers = _Buffers((B, 1, NUM_PLANES, CELLS), np.float32)
@@ -275,7 +278,7 @@ class DoubleCardBatch(BatchedEngine):
         self.taken_anchor[rows] = -1
         self.taken_p[rows] = 0
         self.winner[rows] = -1
-        self._bytes = None
+        self._bytes = self._free = None
 
     def _lane_int(self, b: int, lane: int) -> int:
         """A lane of game ``b`` as a single-game bitboard (bit = cell)."""
@@ -312,7 +315,7 @@ class DoubleCardBatch(BatchedEngine):
         self.board[b] = np.ascontiguousarray(raw.T).view(np.uint64).ravel()
         self.moves[b], self.to_move[b], self.last[b], self.winner[b] = state.moves, state.to_move, state.last, state.winner
         self.taken_anchor[b], self.taken_p[b] = state.taken if state.taken is not None else (-1, 0)
-        self._bytes = None
+        self._bytes = self._free = None
 
     @property
     def terminated(self) -> np.ndarray:
@@ -387,7 +390,8 @@ class DoubleCardBatch(BatchedEngine):
             legal[g, block, anchor // COLS] &= ~bit
         picking = np.flatnonzero((self.taken_anchor < 0) & (self.moves >= CARDS) & (self.winner < 0))
         if len(picking):
-            free = self._free_cards(picking)
+            cached = self._free
+            free = cached[1] if cached is not None and np.array_equal(cached[0], picking) else self._free_cards(picking)
             legal[picking, :8] = 0
             legal[picking, 8] = free
             counts[:8, picking] = 0
@@ -531,7 +535,7 @@ class DoubleCardBatch(BatchedEngine):
         if not ok.all():
             i = int(np.argmax(~ok))
             raise self._illegal(int(rows[i]), int(acts[i]))
-        self._bytes = None
+        self._bytes = self._free = None
         rewards = np.zeros((self.num_envs, 2))
         terminated = np.zeros(self.num_envs, dtype=bool)
         pick = acts >= PICK_BASE
@@ -551,7 +555,9 @@ class DoubleCardBatch(BatchedEngine):
         self._write_returns(rewards, done)
         result = _LazyFinalStep(rewards, terminated, done, self._snapshot(done), self._final_observations)
         if self.autoreset:
+            free = self._free
             self._reset_rows(done)
+            self._free = free  # still true: the games that must take a card are not over
         return result
 
     def _take(self, rows: np.ndarray, anchors: np.ndarray) -> None:
@@ -606,6 +612,10 @@ class DoubleCardBatch(BatchedEngine):
         winner[(winner < 0) & (moves >= self.max_moves)] = 2
         check = np.flatnonzero(placing & (winner < 0) & (moves >= CARDS))
         if len(check):  # the next mover must be able to take a card
-            stuck = ~self._free_cards(check).any(axis=1)
-            winner[check[stuck]] = 2
+            free = self._free_cards(check)
+            stuck = ~free.any(axis=1)
+            if stuck.any():
+                winner[check[stuck]] = 2
+                check, free = check[~stuck], free[~stuck]
+            self._free = check, free
         np.copyto(self.winner, winner, where=placing)

@@ -114,6 +114,31 @@ def test_every_kind_of_move_and_end() -> None:
         assert seen[kind] > 0, (kind, seen)
 
 
+
+def test_steps_of_some_games_in_the_recycling_phase() -> None:
+    """Steps that move only some games (``where``), with every card down: the free cards
+    a placement found are reused for the masks only for the same games (the others
+    computed afresh), so masks and observations stay the single games'."""
+    game = load_game("double_card")
+    engine = DoubleCardBatch(5, 3)
+    states = [game.new_initial_state(moves=DOUBLE_CARD_SETUP_24) for _ in range(5)]
+    for b, state in enumerate(states):
+        engine.load_state(b, state)
+    rng = np.random.default_rng(3)
+    for _ in range(40):
+        where = rng.random(5) < 0.6
+        actions = _pick_actions(engine, states, rng, quiet=1.0)
+        engine.step(actions, where=where)
+        for b in np.flatnonzero(where):
+            states[b].apply(int(actions[b]))
+            if states[b].is_terminal():
+                states[b] = game.new_initial_state()
+        masks, obs = engine.legal_masks(), engine.observations()
+        for b, state in enumerate(states):
+            for seat in range(2):
+                assert np.array_equal(masks[b, seat], state.legal_mask(seat))
+                assert np.array_equal(obs[b, seat], state.observation_tensor(seat))
+
 def test_draw_when_no_card_can_be_taken() -> None:
     game = load_game("double_card")
     engine = DoubleCardBatch(2, 0, autoreset=False)
