@@ -372,6 +372,23 @@ class DoubleCardBatch(BatchedEngine):
         np.bitwise_and(surface, surface >> 1, out=horizontal)  # a playable right neighbour (none for H)
         surface[:, -1] = 0  # vertical: not from row 12
         pair[:, 1] = surface
+        # Games with no placement now get zero bytes before they are copied to the 8
+        # blocks (and counted): the games that must take a card, and those that are over.
+        picking = np.flatnonzero((self.taken_anchor < 0) & (self.moves >= CARDS) & (self.winner < 0))
+        if len(picking):
+            pair[picking] = 0
+        over = self.winner >= 0
+        if over.any():
+            pair[over] = 0
+        holding = np.flatnonzero(self.taken_anchor >= 0)
+        recycling = len(holding) and self.recycle_rule != "none"
+        if recycling and self.recycle_rule == "same_cells":
+            # the card in hand may not go back onto its cells: its anchor in the 4 blocks of
+            # its orientation, cleared once in the pair they are copied from
+            anchor = self.taken_anchor[holding]
+            vertical = (~_T["horizontal_p"][self.taken_p[holding]]).astype(np.intp)
+            pair[holding, vertical, anchor // COLS] &= ~(np.uint8(1) << (anchor % COLS).astype(np.uint8))
+            recycling = False
         legal = np.empty((B, 9, ROWS), dtype=np.uint8)
         words = legal.view(np.uint32).reshape(B, 27)  # (copied as 32-bit words: a quarter of the elements)
         words[:, :24].reshape(B, 4, 6)[...] = pair.view(np.uint32).reshape(B, 1, 6)
@@ -379,8 +396,7 @@ class DoubleCardBatch(BatchedEngine):
         counts = np.empty((9, B), dtype=np.int16)
         counts[:8].reshape(4, 2, B)[...] = _count_bits(pair).T
         counts[8] = 0
-        holding = np.flatnonzero(self.taken_anchor >= 0)
-        if len(holding) and self.recycle_rule != "none":
+        if recycling:  # same_placement: the anchor of the card in hand in its own block only
             forbid = self._forbid[self.taken_p[holding]]  # (n, 4) placement blocks, -1 pads
             r, k = np.nonzero(forbid >= 0)
             g, block = holding[r], forbid[r, k]
@@ -388,18 +404,11 @@ class DoubleCardBatch(BatchedEngine):
             bit = np.uint8(1) << (anchor % COLS).astype(np.uint8)
             counts[block, g] -= (legal[g, block, anchor // COLS] & bit) != 0  # (one id per game and block)
             legal[g, block, anchor // COLS] &= ~bit
-        picking = np.flatnonzero((self.taken_anchor < 0) & (self.moves >= CARDS) & (self.winner < 0))
         if len(picking):
             cached = self._free
             free = cached[1] if cached is not None and np.array_equal(cached[0], picking) else self._free_cards(picking)
-            legal[picking, :8] = 0
             legal[picking, 8] = free
-            counts[:8, picking] = 0
             counts[8, picking] = _count_bits(free)
-        over = np.flatnonzero(self.winner >= 0)
-        if len(over):
-            legal[over] = 0
-            counts[:, over] = 0
         running = np.zeros((10, B), dtype=np.int16)  # (numpy's cumsum is slower than 9 adds)
         for block in range(9):
             np.add(running[block], counts[block], out=running[block + 1])
