@@ -544,7 +544,8 @@ class DoubleCardBatch(BatchedEngine):
         """The mover of every selected game plays ``actions[b]``."""
         actions = self._action_array(actions, (self.num_envs,), "the mover's action in each game")
         rows = self._selected(where)
-        acts = actions[rows].astype(np.int64, copy=False)
+        every = where is None  # (then rows is 0..B-1: no gathering and scattering by rows)
+        acts = (actions if every else actions[rows]).astype(np.int64, copy=False)
         legal = self._legal_bytes()
         inside = (acts >= 0) & (acts < self.num_actions)
         a = np.where(inside, acts, 0)
@@ -560,10 +561,13 @@ class DoubleCardBatch(BatchedEngine):
             self._take(rows[pick], acts[pick] - PICK_BASE)
             if pick.all():
                 return BatchStep(rewards, terminated, None)
-        placing = np.zeros(self.num_envs, dtype=bool)
-        placing[rows] = ~pick
-        played = np.zeros(self.num_envs, dtype=np.int64)
-        played[rows] = np.where(pick, 0, acts)
+        if every:
+            placing, played = ~pick, np.where(pick, 0, acts)
+        else:
+            placing = np.zeros(self.num_envs, dtype=bool)
+            placing[rows] = ~pick
+            played = np.zeros(self.num_envs, dtype=np.int64)
+            played[rows] = np.where(pick, 0, acts)
         self._place(placing, played)
         done = np.flatnonzero(placing & (self.winner >= 0))
         if not len(done):
