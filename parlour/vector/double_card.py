@@ -139,6 +139,9 @@ def _forbid_table(rule: str) -> np.ndarray:
     return rows
 
 
+_PAIR_ITEM = np.dtype((np.void, 2 * ROWS))
+"""The row bytes of a horizontal and a vertical placement block as one item."""
+
 _KTH_BIT = np.array([[([c for c in range(8) if i >> c & 1] + [0] * 8)[k] for k in range(8)] for i in range(256)], dtype=np.int64)
 """``_KTH_BIT[byte, k]``: the position of the k-th set bit of ``byte`` (0 past the last)."""
 
@@ -341,9 +344,10 @@ class DoubleCardBatch(BatchedEngine):
 
     def _write_returns(self, out: np.ndarray, rows: np.ndarray) -> None:
         rows = rows[self.winner[rows] <= 1]  # draws: 0 for both
-        w = self.winner[rows]
-        out[rows, w] = 1.0
-        out[rows, 1 - w] = -1.0
+        at = 2 * rows + self.winner[rows]  # the winner's entry of out.reshape(-1)
+        flat = out.reshape(-1)
+        flat[at] = 1.0
+        flat[at ^ 1] = -1.0
 
     # ----- legal moves ---------------------------------------------------------------
 
@@ -396,8 +400,8 @@ class DoubleCardBatch(BatchedEngine):
             pair.reshape(-1)[at] &= ~(np.uint8(1) << (anchor % COLS).astype(np.uint8))
             recycling = False
         legal = np.empty((B, 9, ROWS), dtype=np.uint8)
-        pairs = np.dtype((np.void, 2 * ROWS))  # (copied as one 24-byte item per block pair: a memcpy each)
-        legal.reshape(B, 9 * ROWS)[:, : 8 * ROWS].view(pairs)[...] = pair.reshape(B, 2 * ROWS).view(pairs)
+        # (copied as one 24-byte item per block pair: a memcpy each)
+        legal.reshape(B, 9 * ROWS)[:, : 8 * ROWS].view(_PAIR_ITEM)[...] = pair.reshape(B, 2 * ROWS).view(_PAIR_ITEM)
         legal[:, 8] = 0  # the takes
         counts = np.empty((9, B), dtype=np.int16)
         counts[:8].reshape(4, 2, B)[...] = _count_bits(pair).T
@@ -415,7 +419,7 @@ class DoubleCardBatch(BatchedEngine):
         if len(picking):
             cached = self._free
             free = cached[1] if cached is not None and np.array_equal(cached[0], picking) else self._free_cards(picking)
-            legal[picking, 8] = free
+            legal.reshape(B, 9 * ROWS)[:, 8 * ROWS :][picking] = free
             counts[8, picking] = _count_bits(free)
         running = np.zeros((10, B), dtype=np.int16)  # (numpy's cumsum is slower than 9 adds)
         for block in range(9):
