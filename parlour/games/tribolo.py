@@ -512,6 +512,7 @@ class TriboloState(State):
         n = geo.cells
         q1, q2 = _NEXT[p]
         a = b = 0  # the packed cells taken from q1 and from q2
+        pp = p * n
         for first, rest, cells, prefixes in geo.rays[action]:
             o = board[first]
             if o == p or o > 2:
@@ -525,13 +526,15 @@ class TriboloState(State):
                             a |= prefixes[i]
                         else:
                             b |= prefixes[i]
-                        board[first] = p
-                        if i > 1:
-                            for d in cells[1:i]:
-                                board[d] = p
-                        if pv is not None:  # the observation planes: cells[:i] go from o to p
-                            po, pp = o * n, p * n
+                        if pv is None:
+                            board[first] = p
+                            if i > 1:
+                                for d in cells[1:i]:
+                                    board[d] = p
+                        else:  # and in the observation planes, from o's to p's
+                            po = o * n
                             for d in cells[:i]:
+                                board[d] = p
                                 pv[po + d] = 0.0
                                 pv[pp + d] = 1.0
                     break
@@ -539,7 +542,7 @@ class TriboloState(State):
         board[action] = p
         if pv is not None:
             pv[4 * n + action] = 0.0
-            pv[p * n + action] = 1.0
+            pv[pp + action] = 1.0
         self.history.append((action, p, a, b, self.legal))
         packed = self.packed
         o1, o2 = packed[q1], packed[q2]
