@@ -173,7 +173,8 @@ def assert_caches_fresh(state):
     if state.to_move >= 0:
         assert state.legal == state.moves_of(state.to_move)
         mask = state.legal_mask(state.to_move)
-        assert mask.dtype == np.int8 and mask.shape == (geo.cells,)
+        assert mask.dtype == np.int8 and mask.shape == (geo.cells,) and mask.flags.writeable
+        assert not np.shares_memory(mask, state.legal_mask(state.to_move))  # a fresh array each call
         assert mask.tolist() == [state.legal >> c & 1 for c in range(geo.cells)]
     for seat in range(3):
         planes = (own[seat], own[(seat + 1) % 3], own[(seat + 2) % 3], state.walls, vacant)
