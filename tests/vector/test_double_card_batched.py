@@ -333,3 +333,16 @@ def test_final_observations_read_after_later_steps() -> None:
     assert len(kept) >= 3
     for result, expected in kept:
         assert np.array_equal(result.final_observations, expected)
+
+
+def test_row_shift_matches_slices() -> None:
+    from parlour.vector.double_card import _row_shift
+
+    rows = np.random.default_rng(0).integers(0, 256, (5, 12), dtype=np.uint8)
+    for by, fill in ((1, 0xFF), (-1, 0), (-2, 0), (2, 7)):
+        expected = np.full_like(rows, fill)
+        if by > 0:
+            expected[:, by:] = rows[:, :-by]
+        else:
+            expected[:, :by] = rows[:, -by:]
+        assert np.array_equal(_row_shift(rows, by, fill), expected)
