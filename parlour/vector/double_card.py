@@ -139,6 +139,11 @@ def _forbid_table(rule: str) -> np.ndarray:
     return rows
 
 
+_RUNS_H = np.array([1, 1, 2, 2, 3, 3, 4, 4], dtype=np.int16)[:, None]
+_RUNS_V = np.array([0, 1, 1, 2, 2, 3, 3, 4], dtype=np.int16)[:, None]
+"""The horizontal and vertical pair counts in the legal ids before block 1..8."""
+_BLOCK_AFTER = np.arange(10) - 1
+"""``running[i]`` counts blocks ``0 .. i - 1``: it includes block ``b`` where ``i - 1 >= b``."""
 _PAIR_ITEM = np.dtype((np.void, 2 * ROWS))
 """The row bytes of a horizontal and a vertical placement block as one item."""
 
@@ -418,9 +423,11 @@ class DoubleCardBatch(BatchedEngine):
         # (copied as one 24-byte item per block pair: a memcpy each)
         legal.reshape(B, 9 * ROWS)[:, : 8 * ROWS].view(_PAIR_ITEM)[...] = pair.reshape(B, 2 * ROWS).view(_PAIR_ITEM)
         legal[:, 8] = 0  # the takes
-        counts = np.empty((9, B), dtype=np.int16)
-        counts[:8].reshape(4, 2, B)[...] = _count_bits(pair).T
-        counts[8] = 0
+        # the running counts of the blocks alternate: h, h + v, 2h + v, ... (h, v: the pair's)
+        h, v = _count_bits(pair).astype(np.int16).T
+        running = np.empty((10, B), dtype=np.int16)
+        running[0] = 0
+        running[1:9] = _RUNS_H * h + _RUNS_V * v
         if recycling:  # same_placement: the anchor of the card in hand in its own block only
             forbid = self._forbid[self.taken_p[holding]]  # (n, 4) placement blocks, -1 pads
             r, k = np.nonzero(forbid >= 0)
@@ -429,16 +436,15 @@ class DoubleCardBatch(BatchedEngine):
             bit = np.uint8(1) << (anchor % COLS).astype(np.uint8)
             at = g * (9 * ROWS) + block * ROWS + anchor // COLS
             flat = legal.reshape(-1)
-            counts.reshape(-1)[block * B + g] -= (flat[at] & bit) != 0  # (one id per game and block)
+            taken = (flat[at] & bit) != 0  # (one id per game and block: the later blocks count one fewer)
             flat[at] &= ~bit
+            running[:, g] -= (_BLOCK_AFTER[:, None] >= block) & taken
+        running[9] = running[8]
         if len(picking):
             cached = self._free
             free = cached[1] if cached is not None and np.array_equal(cached[0], picking) else self._free_cards(picking)
             legal.reshape(B, 9 * ROWS)[:, 8 * ROWS :][picking] = free
-            counts[8, picking] = _count_bits(free)
-        running = np.zeros((10, B), dtype=np.int16)  # (numpy's cumsum is slower than 9 adds)
-        for block in range(9):
-            np.add(running[block], counts[block], out=running[block + 1])
+            running[9, picking] += _count_bits(free).astype(np.int16)
         self._bytes, self._running = legal, running
         return legal
 

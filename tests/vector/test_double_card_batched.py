@@ -195,12 +195,16 @@ def test_same_seed_same_batch() -> None:
     assert_seeded(run)
 
 
-def test_random_actions_are_the_base_class_draw() -> None:
-    """The two-level draw picks what ``uniform_legal`` picks from the same floats."""
+@pytest.mark.parametrize("recycle_rule", RECYCLE_RULES)
+def test_random_actions_are_the_base_class_draw(recycle_rule: str) -> None:
+    """The two-level draw picks what ``uniform_legal`` picks from the same floats, also
+    while cards are recycled under each rule (the running counts of the blocks)."""
     from parlour.vector.base import uniform_legal
 
-    engine = DoubleCardBatch(64, 3)
-    engine.load_state(0, load_game("double_card").new_initial_state(moves=DOUBLE_CARD_SETUP_24))
+    engine = DoubleCardBatch(64, 3, recycle_rule=recycle_rule)
+    game = load_game("double_card", recycle_rule=recycle_rule)
+    for b in range(16):
+        engine.load_state(b, game.new_initial_state(moves=DOUBLE_CARD_SETUP_24))
     for _ in range(30):
         ours = engine.random_actions(np.random.default_rng(7))
         base = uniform_legal(engine.legal_mask(engine.movers()), np.random.default_rng(7))
