@@ -8,10 +8,11 @@ eight one-byte *lanes* whose bit ``c`` is column ``c`` (A = 0)::
     lane 6 the cells of the card moved last   7 the cells the card in hand was taken from
 
 which are exactly planes 0-7 of the observation, so those come from the board bytes
-(see :meth:`DoubleCardBatch._fill`: one table lookup per byte).  Next to the board, per game: moves played, the
-seat to move, the anchor of the card moved last, the card in hand (anchor and
-placement, between the two sub-steps of a recycling move) and the winner (-1 playing,
-0 or 1, 2 draw): the single game's ``DoubleCardState`` field for field.
+(:meth:`DoubleCardBatch._fill`: one table lookup per byte).  Next to the board, per
+game: moves played, the seat to move, the anchor of the card moved last, the card in
+hand (anchor and placement, between the two sub-steps of a recycling move) and the
+winner (-1 playing, 0 or 1, 2 draw): the single game's ``DoubleCardState`` field for
+field.
 
 Everything is array operations over the batch, from tables built once:
 
@@ -366,7 +367,7 @@ class DoubleCardBatch(BatchedEngine):
 
     def _write_returns(self, out: np.ndarray, rows: np.ndarray) -> None:
         rows = rows[self.winner[rows] <= 1]  # draws: 0 for both
-        at = 2 * rows + self.winner[rows]  # the winner's entry of out.reshape(-1)
+        at = 2 * rows + self.winner[rows]  # the winner's entry of out.reshape(-1) (out: a fresh (B, 2))
         flat = out.reshape(-1)
         flat[at] = 1.0
         flat[at ^ 1] = -1.0
