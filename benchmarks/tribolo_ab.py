@@ -10,12 +10,20 @@ shared machine the best run is the least disturbed one.
 
     python benchmarks/tribolo_ab.py                 # against c74476b, 9 rounds
     python benchmarks/tribolo_ab.py --rev HEAD~1 --runs 15
+
+Both contenders above run under this checkout's adapter (``parlour/envs/adapter.py``),
+so the AEC rows measure the rules module alone.  ``--checkout`` instead compares the
+whole ``tribolo_v0.env()`` of the revision (its adapter and PettingZoo wrappers too),
+exported with ``git archive`` and run in alternating subprocesses with the same loop::
+
+    python benchmarks/tribolo_ab.py --checkout --runs 7
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib.util
+import os
 import statistics
 import subprocess
 import sys
@@ -42,12 +50,58 @@ def load_revision(rev: str):
     return module
 
 
+_ENV_RUN = """
+import sys, time
+sys.path.insert(0, {bench!r})
+import parlour
+assert parlour.__file__.startswith({tree!r}), parlour.__file__
+from playouts import Uniform, aec_playouts
+from parlour.envs import tribolo_v0
+env = tribolo_v0.env()
+aec_playouts(env, 2, Uniform(0))
+pick = Uniform({seed})
+wall, cpu = time.perf_counter(), time.process_time()
+steps = aec_playouts(env, {games}, pick)
+print(steps / (time.perf_counter() - wall), steps / (time.process_time() - cpu))
+"""
+
+
+def compare_checkouts(rev: str, runs: int, games: int) -> None:
+    """``tribolo_v0.env()`` of ``rev``'s whole tree against this checkout's, in
+    alternating subprocesses (each imports its own ``parlour``)."""
+    root = Path(__file__).resolve().parent.parent
+    tree = Path(tempfile.mkdtemp())
+    archive = subprocess.run(["git", "archive", rev, "parlour"], cwd=root, check=True, capture_output=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(tree)], input=archive, check=True)
+    samples: dict[str, list[tuple[float, float]]] = {rev: [], "this checkout": []}
+    for r in range(runs):
+        for label, path in ((rev, tree), ("this checkout", root)):
+            code = _ENV_RUN.format(bench=str(root / "benchmarks"), tree=str(path), seed=r + 1, games=games)
+            out = subprocess.run([sys.executable, "-c", code], env={**os.environ, "PYTHONPATH": str(path)},
+                                 check=True, capture_output=True, text=True).stdout.split()
+            samples[label].append((float(out[0]), float(out[1])))
+    print(f"tribolo_v0.env() steps/s, median of {runs} alternating runs (best in brackets)\n")
+    print("| checkout | steps/s (wall) | steps/s (CPU) |")
+    print("|---|---:|---:|")
+    result = {}
+    for label, got in samples.items():
+        wall, cpu = [w for w, _ in got], [c for _, c in got]
+        result[label] = (statistics.median(wall), max(wall), statistics.median(cpu))
+        print(f"| {label} | {result[label][0]:,.0f} ({result[label][1]:,.0f}) | {result[label][2]:,.0f} |")
+    old, new = result[rev], result["this checkout"]
+    print(f"\n- AEC env(): {new[0] / old[0]:.2f}x median wall, {new[2] / old[2]:.2f}x median CPU, {new[1] / old[1]:.2f}x best wall")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rev", default="c74476b", help="the revision to compare with")
     parser.add_argument("--runs", type=int, default=9, help="rounds (each contender runs once per round)")
     parser.add_argument("--games", type=int, default=10, help="games per run (rules layer: 3x as many)")
+    parser.add_argument("--checkout", action="store_true", help="compare the revision's whole env (adapter too), not its tribolo.py")
     args = parser.parse_args()
+    if args.checkout:
+        compare_checkouts(args.rev, args.runs, args.games)
+        return
     before = load_revision(args.rev)
     rows = []
     for tag, module in ((args.rev, before), ("this checkout", tribolo)):

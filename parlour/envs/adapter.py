@@ -208,6 +208,10 @@ class ParlourAECEnv(_GameBinding, AECEnv):
             "is_parallelizable": self.game.info.simultaneous,
         }
         self._pending: dict[int, int] = {}
+        self._players: tuple[int, ...] = ()
+        """The rules state's current players, kept by ``reset`` and ``step`` (the only
+        places the state changes) so that a step and an observation do not ask again."""
+        self._zero_rewards: dict[str, int] = {}
         self._has_updated = False  # set by step and reset; read by OrderEnforcing's agent_iter
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
@@ -215,6 +219,7 @@ class ParlourAECEnv(_GameBinding, AECEnv):
         self._state = self._new_state(seed, options)
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._zero_rewards = dict.fromkeys(self.agents, 0)  # what AECEnv._clear_rewards writes
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
@@ -227,17 +232,24 @@ class ParlourAECEnv(_GameBinding, AECEnv):
         # The hot path: an agent already observed in this position (``last()`` then the
         # learner's own ``observe``, or the other seat of a round) is a dict lookup; the
         # cache only holds agents of a live position, so every check below still holds.
+        # (``get``, not a subscript in ``try``: a miss, once a step, would raise KeyError.)
         try:
-            return self._obs_cache[agent]
-        except (KeyError, TypeError):
+            observation = self._obs_cache.get(agent)
+        except TypeError:  # an unhashable agent: _seat_of says what is wrong
+            observation = None
+        if observation is None:
             return self._observe_uncached(agent)
+        return observation
 
     def _observe_uncached(self, agent: str) -> dict[str, np.ndarray]:
-        state = self._state
-        if state is None:
+        if self._state is None:
             return self._observe_without_state(agent)
-        seat = self._seat_of(agent)
-        if seat in self._pending or self.terminations.get(agent, True) or seat not in state.current_players():
+        return self._observe_seat(agent, self._seat_of(agent))
+
+    def _observe_seat(self, agent: str, seat: int) -> dict[str, np.ndarray]:
+        """Build (and cache until the next step) the observation of ``agent`` at ``seat``."""
+        state = self._state
+        if seat in self._pending or self.terminations.get(agent, True) or seat not in self._players:
             mask = self._no_moves.copy()
         else:
             mask = state.legal_mask(seat)
@@ -256,10 +268,9 @@ class ParlourAECEnv(_GameBinding, AECEnv):
         agent = self.agent_selection
         assert agent is not None
         if observe:
-            try:
-                observation = self._obs_cache[agent]
-            except KeyError:
-                observation = self._observe_uncached(agent)
+            observation = self._obs_cache.get(agent)
+            if observation is None:
+                observation = self._observe_seat(agent, self._seat[agent])
         else:
             observation = None
         return (
@@ -287,21 +298,20 @@ class ParlourAECEnv(_GameBinding, AECEnv):
             if action is None:
                 raise IllegalActionError(f"{self.game.name}: {agent} is to act but the action is None", player=self._seat[agent])
             action = self._check_in_space(agent, action)
-        seat = self._seat[agent]
-        players = state.current_players()
+        players = self._players
         self._cumulative_rewards[agent] = 0.0
         rewards = self.rewards
         try:
             if len(players) == 1:
                 state.apply(action)
             else:
+                seat = self._seat[agent]
                 self._check_legal(seat, action)
                 pending = self._pending
                 if len(pending) + 1 < len(players):
                     pending[seat] = action
                     self._obs_cache.pop(agent, None)
-                    for other in rewards:  # AECEnv._clear_rewards, inlined
-                        rewards[other] = 0
+                    rewards.update(self._zero_rewards)  # AECEnv._clear_rewards, inlined
                     for other in players:  # the next seat of the round still to choose
                         if other not in pending:
                             self.agent_selection = self.possible_agents[other]
@@ -318,10 +328,9 @@ class ParlourAECEnv(_GameBinding, AECEnv):
             self._pending = {}
         self._obs_cache = {}
         # _advance, inlined on the hot path
-        players = state.current_players()
+        self._players = players = state.current_players()
         if players:
-            for other in rewards:
-                rewards[other] = 0
+            rewards.update(self._zero_rewards)
             self.agent_selection = self.possible_agents[players[0]]
         else:
             self._finish()
@@ -347,7 +356,7 @@ class ParlourAECEnv(_GameBinding, AECEnv):
 
     def _advance(self) -> None:
         """Set rewards, terminations and the next agent after a rules step."""
-        players = self._state.current_players()
+        self._players = players = self._state.current_players()
         if players:
             self._clear_rewards()
             self.agent_selection = self.possible_agents[players[0]]

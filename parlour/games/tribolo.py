@@ -19,7 +19,10 @@ Representation (the hot path of every search):
   operations per direction and no per-cell Python loop;
 - a ``bytearray`` of owners and precomputed rays (cell indices and the bitmask of every
   prefix of every ray) make ``apply`` a short walk per direction;
-- ``undo`` takes back the last moves applied to a state without copying it.
+- ``undo`` takes back the last moves applied to a state without copying it;
+- once a state has been observed, it keeps its observation planes (float32, seats in
+  absolute order) and ``apply`` writes the few cells a move changes into them, so an
+  observation is one ``take`` of five planes instead of a build from the board.
 
 Returns: ``win_loss`` (the ``w`` leaders get ``+1/w``, the others ``-1/(3-w)``; all
 tied: 0) or ``cell_share`` (own cells / all owned cells, minus 1/3).  Both are zero-sum.
@@ -145,8 +148,6 @@ class Geometry:
     ``prefixes[i]`` = the packed bitmask (:meth:`pack`) of the first ``i`` of them;
     ``packed_cells[c]``: the packed bitmask of cell ``c``.  ``moves4``: the move
     generator compiled for this size (:func:`_compile_moves`).
-    ``planes[seat]``: five ``bytes.translate`` tables, owner code -> 0/1, one per
-    observation plane of ``seat``.
     """
 
     _cache: dict[tuple[int, int], Geometry] = {}
@@ -156,6 +157,8 @@ class Geometry:
         self.cells = n = width * height
         self.full = (1 << n) - 1
         self.nbytes = (n + 7) // 8
+        self.digits = f"0{n}b"
+        """``format`` spec of a bitboard as ``cells`` binary digits (``legal_mask``)."""
         self.stride = (height + 1) * width
         self.packed_cells = tuple(self.pack(1 << c) for c in range(n))
         rays = []
@@ -177,11 +180,6 @@ class Geometry:
         self.rays = tuple(rays)
         self.moves4 = _compile_moves(width, height)
         self.observation_shape = (5, height, width)
-        self.planes = tuple(
-            tuple(bytes.maketrans(bytes(range(5)), bytes(int(code == wanted) for code in range(5))) for wanted in (
-                seat, (seat + 1) % 3, (seat + 2) % 3, WALL, EMPTY))
-            for seat in range(NUM_PLAYERS)
-        )
 
     @classmethod
     def of(cls, width: int, height: int) -> Geometry:
@@ -417,36 +415,52 @@ _HEADER = re.compile(
 class TriboloState(State):
     """A Tribolo position.
 
-    ``board``: owner code per cell (0-2 seats, 3 empty, 4 wall); ``own``: bitboard per
-    seat; ``walls``: bitboard; ``vacant``: bitboard of the empty cells; ``packed``
-    and ``packed_vacant``: the packed forms (:meth:`Geometry.pack`) of ``own`` and
-    ``vacant`` that move generation reads (all kept up to date by ``apply`` and
-    ``undo``); ``to_move``: the seat to act (-1 once nobody can move); ``legal``:
-    bitboard of ``to_move``'s moves; ``history``: what ``undo`` needs.
+    ``board``: owner code per cell (0-2 seats, 3 empty, 4 wall); ``walls``: bitboard;
+    ``packed`` and ``packed_vacant``: the packed forms (:meth:`Geometry.pack`) of each
+    seat's cells and of the empty cells, which move generation reads (all kept up to
+    date by ``apply`` and ``undo``; the plain bitboards ``own`` and ``vacant`` are read
+    off them, as ``apply`` need not keep both forms); ``to_move``: the seat to act (-1
+    once nobody can move); ``legal``:
+    bitboard of ``to_move``'s moves; ``history``: what ``undo`` needs; ``planes``: the
+    observation planes in absolute seat order (``float32 (5, height, width)``: seats 0,
+    1, 2, walls, empty), or None until the first ``observation_tensor``, and ``_pv``, a
+    flat memoryview of them that ``apply`` writes through.  An env observes every
+    position, a search never does: only states that are observed pay for the planes,
+    and ``clone``, ``undo`` and pickling drop them (rebuilt on the next observation).
     """
 
-    __slots__ = ("game", "geo", "board", "own", "walls", "vacant", "packed", "packed_vacant", "to_move", "legal",
-                 "history")
+    __slots__ = ("game", "geo", "board", "walls", "packed", "packed_vacant", "to_move", "legal",
+                 "history", "planes", "_pv")
 
     def __init__(self, game: TriboloGame, board: bytearray, own: list[int], walls: int, to_move: int) -> None:
         self.game = game
-        self.geo = game.geometry
+        self.geo = geo = game.geometry
         self.board = board
-        self.own = own
         self.walls = walls
-        geo = self.geo
-        self.vacant = geo.full & ~(own[0] | own[1] | own[2] | walls)
         self.packed = [geo.pack(o) for o in own]
-        self.packed_vacant = geo.pack(self.vacant)
+        self.packed_vacant = geo.pack(geo.full & ~(own[0] | own[1] | own[2] | walls))
         self.to_move = to_move
         self.legal = 0
         self.history: list[tuple] = []
+        self.planes: np.ndarray | None = None
+        self._pv: memoryview | None = None
 
     # --- rules helpers ----------------------------------------------------------------
 
+    @property
+    def own(self) -> list[int]:
+        """Bitboard of each seat's cells (a new list)."""
+        full = self.geo.full
+        return [board & full for board in self.packed]
+
+    @property
+    def vacant(self) -> int:
+        """Bitboard of the empty cells."""
+        return self.packed_vacant & self.geo.full
+
     def empty(self) -> int:
         """Bitboard of the empty cells."""
-        return self.vacant
+        return self.packed_vacant & self.geo.full
 
     def moves_of(self, seat: int) -> int:
         """Bitboard of ``seat``'s legal cells on this board, whoever is to move."""
@@ -470,7 +484,7 @@ class TriboloState(State):
 
     def counts(self) -> list[int]:
         """Cells owned by each seat."""
-        return [o.bit_count() for o in self.own]
+        return [board.bit_count() >> 2 for board in self.packed]  # four copies of each cell
 
     # --- the protocol -----------------------------------------------------------------
 
@@ -483,23 +497,27 @@ class TriboloState(State):
         return bits_list(self.legal)
 
     def legal_mask(self, player: int) -> np.ndarray:
-        geo = self.geo
-        if player != self.to_move or not self.legal:
-            return np.zeros(geo.cells, dtype=np.int8)
-        # Cell c is bit c % 8 of byte c // 8; reversing the bits of every byte lets
-        # unpackbits run with its defaults (its keyword arguments cost more than this).
-        raw = _frombuffer(self.legal.to_bytes(geo.nbytes, "little").translate(_REVERSED_BYTE), _uint8)
-        if geo.cells & 7:
-            return _unpackbits(raw, count=geo.cells).view(_int8)
-        return _unpackbits(raw).view(_int8)
+        legal = self.legal
+        if player != self.to_move or not legal:
+            return np.zeros(self.geo.cells, dtype=np.int8)
+        # The binary numeral of ``legal``, one ASCII digit per cell (cell c is digit
+        # cells - 1 - c), made 0/1 bytes and reversed in place: the mask's bytes in a
+        # bytearray that the array takes over (writable, never shared), in about half
+        # the time of unpacking bits with numpy (to_bytes, frombuffer, unpackbits, view).
+        digits = bytearray(format(legal, self.geo.digits), "ascii").translate(_DIGIT_VALUE)
+        digits.reverse()
+        return _frombuffer(digits, _int8)
 
     def apply(self, action) -> None:
         """Play ``action`` (a cell index) for the seat to move; rule 7 picks the next."""
         p = self.to_move
         if type(action) is not int or action < 0 or not self.legal >> action & 1:
             action = self._check(action)
-        board, geo = self.board, self.geo
-        flips = [0, 0, 0]
+        board, geo, pv = self.board, self.geo, self._pv
+        n = geo.cells
+        q1, q2 = _NEXT[p]
+        a = b = 0  # the packed cells taken from q1 and from q2
+        pp = p * n
         for first, rest, cells, prefixes in geo.rays[action]:
             o = board[first]
             if o == p or o > 2:
@@ -509,30 +527,37 @@ class TriboloState(State):
                 v = board[c]
                 if v != o:
                     if v == p:  # a run of ``o`` closed by ``p``: it changes hands
-                        flips[o] |= prefixes[i]
-                        board[first] = p
-                        if i > 1:
-                            for d in cells[1:i]:
+                        if o == q1:
+                            a |= prefixes[i]
+                        else:
+                            b |= prefixes[i]
+                        if pv is None:
+                            board[first] = p
+                            if i > 1:
+                                for d in cells[1:i]:
+                                    board[d] = p
+                        else:  # and in the observation planes, from o's to p's
+                            po = o * n
+                            for d in cells[:i]:
                                 board[d] = p
+                                pv[po + d] = 0.0
+                                pv[pp + d] = 1.0
                     break
                 i += 1
         board[action] = p
-        self.history.append((action, p, flips, self.legal))
-        own, packed, full = self.own, self.packed, geo.full
-        q1, q2 = _NEXT[p]
-        a, b = flips[q1], flips[q2]
+        if pv is not None:
+            pv[4 * n + action] = 0.0
+            pv[pp + action] = 1.0
+        self.history.append((action, p, a, b, self.legal))
+        packed = self.packed
         o1, o2 = packed[q1], packed[q2]
         if a:
             packed[q1] = o1 = o1 ^ a
-            own[q1] ^= a & full
         if b:
             packed[q2] = o2 = o2 ^ b
-            own[q2] ^= b & full
-        gained = a | b | geo.packed_cells[action]
-        packed[p] = me = packed[p] | gained
-        own[p] |= gained & full
-        self.vacant ^= 1 << action
-        self.packed_vacant = empty = self.packed_vacant ^ geo.packed_cells[action]
+        cell = geo.packed_cells[action]
+        packed[p] = me = packed[p] | a | b | cell
+        self.packed_vacant = empty = self.packed_vacant ^ cell
         # Rule 7: next, next-but-one, then the mover itself.
         moves = geo.moves4
         legal = moves(o1, o2, me, empty)
@@ -570,22 +595,17 @@ class TriboloState(State):
         """Take back the last move applied to this object (not before a ``clone``)."""
         if not self.history:
             raise ValueError("tribolo: no move to undo on this state")
-        action, p, flips, legal = self.history.pop()
-        board, own, packed, geo = self.board, self.own, self.packed, self.geo
+        action, p, a, b, legal = self.history.pop()
+        board, packed, geo = self.board, self.packed, self.geo
         full, cell = geo.full, geo.packed_cells[action]
-        gained = flips[0] | flips[1] | flips[2] | cell
-        packed[p] ^= gained
-        own[p] ^= gained & full
-        self.vacant |= 1 << action
+        packed[p] ^= a | b | cell
         self.packed_vacant |= cell
         board[action] = EMPTY
-        for seat in _NEXT[p]:
-            f = flips[seat]
+        self.planes = self._pv = None
+        for seat, f in zip(_NEXT[p], (a, b)):
             if f:
                 packed[seat] |= f
-                f &= full
-                own[seat] |= f
-                for c in bits_list(f):
+                for c in bits_list(f & full):
                     board[c] = seat
         self.to_move, self.legal = p, legal
 
@@ -598,15 +618,23 @@ class TriboloState(State):
         other.game = self.game
         other.geo = self.geo
         other.board = self.board[:]
-        other.own = self.own[:]
         other.walls = self.walls
-        other.vacant = self.vacant
         other.packed = self.packed[:]
         other.packed_vacant = self.packed_vacant
         other.to_move = self.to_move
         other.legal = self.legal
         other.history = []
+        other.planes = other._pv = None
         return other
+
+    def __getstate__(self) -> tuple[None, dict[str, Any]]:
+        """Pickled without the observation planes (rebuilt on demand)."""
+        return None, {name: getattr(self, name) for name in self.__slots__ if name not in ("planes", "_pv")}
+
+    def __setstate__(self, state: tuple[None, dict[str, Any]]) -> None:
+        for name, value in state[1].items():
+            setattr(self, name, value)
+        self.planes = self._pv = None
 
     def is_terminal(self) -> bool:
         return self.to_move < 0
@@ -635,13 +663,23 @@ class TriboloState(State):
 
         Nothing is hidden in Tribolo; the seat to move is the one observing when it
         acts (the env's action mask says so), so these planes are the whole state.
+        The array is a fresh copy (``take``) of the planes the state keeps.
         """
         if player not in (0, 1, 2):
             raise ValueError(f"tribolo: no seat {player!r}; seats are 0, 1, 2")
-        geo, board = self.geo, self.board
-        t0, t1, t2, t3, t4 = geo.planes[player]
-        raw = b"".join((board.translate(t0), board.translate(t1), board.translate(t2), board.translate(t3), board.translate(t4)))
-        return _ndarray(geo.observation_shape, _uint8, raw).astype(_float32)
+        planes = self.planes
+        if planes is None:
+            planes = self._build_planes()
+        return planes.take(_PLANE_ORDER[player], 0)
+
+    def _build_planes(self) -> np.ndarray:
+        """The absolute observation planes from the board (seats 0, 1, 2, walls, empty),
+        kept in ``planes`` for ``apply`` to update."""
+        geo = self.geo
+        codes = _frombuffer(bytes(self.board), _uint8)
+        planes = (codes == _PLANE_CODES).astype(_float32).reshape((5, *geo.observation_shape[1:]))
+        self.planes, self._pv = planes, memoryview(planes.reshape(-1))
+        return planes
 
     def action_to_text(self, action: int) -> str:
         """Column letter and row number: ``a1`` is (x=0, y=0), ``c2`` is (x=2, y=1)."""
@@ -731,8 +769,15 @@ class TriboloState(State):
 
 _TO_TEXT = bytes.maketrans(bytes(range(5)), SYMBOLS.encode())
 _SEAT = {-1: (), 0: (0,), 1: (1,), 2: (2,)}
-_ndarray, _frombuffer, _unpackbits = np.ndarray, np.frombuffer, np.unpackbits
+_frombuffer = np.frombuffer
+_DIGIT_VALUE = bytes.maketrans(b"01", b"\x00\x01")
+"""``bytes.translate`` table: ASCII binary digits to the byte values 0 and 1."""
 _uint8, _int8, _float32 = np.uint8, np.int8, np.float32
+_PLANE_CODES = np.array([0, 1, 2, WALL, EMPTY], dtype=np.uint8)[:, None]
+"""The owner code of each absolute observation plane (seats 0, 1, 2, walls, empty)."""
+_PLANE_ORDER = tuple(np.array([seat, (seat + 1) % 3, (seat + 2) % 3, 3, 4], dtype=np.intp) for seat in range(NUM_PLAYERS))
+"""Each seat's observation planes (own, next, next-but-one, walls, empty) as indices of
+the absolute ones."""
 """Module-level names for the numpy calls of ``legal_mask`` and ``observation_tensor``."""
 _NEXT = ((1, 2), (2, 0), (0, 1))
 """The two seats after each seat, in turn order."""

@@ -7,11 +7,12 @@ eight one-byte *lanes* whose bit ``c`` is column ``c`` (A = 0)::
     lane 4 anchor of a horizontal card    5 anchor of a vertical card
     lane 6 the cells of the card moved last   7 the cells the card in hand was taken from
 
-which are exactly planes 0-7 of the observation, so those come from one
-``unpackbits`` of the board bytes.  Next to the board, per game: moves played, the
-seat to move, the anchor of the card moved last, the card in hand (anchor and
-placement, between the two sub-steps of a recycling move) and the winner (-1 playing,
-0 or 1, 2 draw): the single game's ``DoubleCardState`` field for field.
+which are exactly planes 0-7 of the observation, so those come from the board bytes
+(:meth:`DoubleCardBatch._fill`: one table lookup per byte).  Next to the board, per
+game: moves played, the seat to move, the anchor of the card moved last, the card in
+hand (anchor and placement, between the two sub-steps of a recycling move) and the
+winner (-1 playing, 0 or 1, 2 draw): the single game's ``DoubleCardState`` field for
+field.
 
 Everything is array operations over the batch, from tables built once:
 
@@ -30,6 +31,10 @@ Everything is array operations over the batch, from tables built once:
   the rules module's incremental test assumes;
 - a placement action is two ``|=`` on two row words, from per-action tables (the row
   and the lane bits of each of its cells).
+
+Gathers and scatters of one element per game index the flattened array with one index
+array (``b * stride + i``) rather than with two (``[rows, i]``): numpy's one-array fancy
+indexing is about three times faster.
 
 Observations and final observations are written into buffers that are reused
 only once the caller holds no reference to them (:class:`_Buffers`): at B = 1024 the
@@ -135,6 +140,14 @@ def _forbid_table(rule: str) -> np.ndarray:
     return rows
 
 
+_RUNS_H = np.array([1, 1, 2, 2, 3, 3, 4, 4], dtype=np.int16)[:, None]
+_RUNS_V = np.array([0, 1, 1, 2, 2, 3, 3, 4], dtype=np.int16)[:, None]
+"""The horizontal and vertical pair counts in the legal ids before block 1..8."""
+_BLOCK_AFTER = np.arange(10) - 1
+"""``running[i]`` counts blocks ``0 .. i - 1``: it includes block ``b`` where ``i - 1 >= b``."""
+_PAIR_ITEM = np.dtype((np.void, 2 * ROWS))
+"""The row bytes of a horizontal and a vertical placement block as one item."""
+
 _KTH_BIT = np.array([[([c for c in range(8) if i >> c & 1] + [0] * 8)[k] for k in range(8)] for i in range(256)], dtype=np.int64)
 """``_KTH_BIT[byte, k]``: the position of the k-th set bit of ``byte`` (0 past the last)."""
 
@@ -146,9 +159,39 @@ def _count_bits(rows: np.ndarray) -> np.ndarray:
     return words[..., 0] + words[..., 1] + words[..., 2]
 
 
+def _row_shift(rows: np.ndarray, by: int, fill: int) -> np.ndarray:
+    """``(n, 12)`` row bytes -> ``out[:, r] = rows[:, r - by]`` (``fill`` where ``r - by`` is
+    off the board; ``by`` may be negative).  Done on the flat bytes, one contiguous copy
+    and a strided write of the edge rows: several times faster than the 2-d slices."""
+    n = len(rows)
+    flat, out = rows.reshape(-1), np.empty(n * ROWS, dtype=np.uint8)
+    if by > 0:
+        out[by:] = flat[:-by]
+        edge = range(by)
+    else:
+        out[:by] = flat[-by:]
+        edge = range(ROWS + by, ROWS)
+    for r in edge:
+        out[r::ROWS] = fill
+    return out.reshape(n, ROWS)
+
+
 def _lane(board: np.ndarray, lane: int) -> np.ndarray:
     """``(n, 12)`` uint8: one lane of every row."""
     return board.view(np.uint8).reshape(*board.shape, 8)[..., lane]
+
+
+def _pixel_table(max_moves: int) -> np.ndarray:
+    """``(256 + max_moves + 1,)`` of 32-byte items, each eight float32: entry ``v < 256``
+    the bits of byte ``v`` (bit c -> float c: eight cells of a bit plane), entry
+    ``256 + m`` eight copies of plane 11's value after ``m`` moves (``min(1, m /
+    max_moves)``, computed as the single game does).  An observation is then one
+    ``take`` of a row code per (plane, row): the unpacking, the float conversion and
+    plane 11 in one pass over the output."""
+    table = np.empty((256 + max_moves + 1, 8), dtype=np.float32)
+    table[:256] = np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1, bitorder="little")
+    table[256:] = np.minimum(1.0, np.arange(max_moves + 1) / max_moves).astype(np.float32)[:, None]
+    return table.view(np.dtype((np.void, 32))).reshape(-1)
 
 
 def _bits_96(rows: np.ndarray) -> np.ndarray:
@@ -200,6 +243,7 @@ class DoubleCardBatch(BatchedEngine):
         self.recycle_rule = game.recycle_rule
         self.colors_seat = game.colors_seat
         self._forbid = _forbid_table(self.recycle_rule)
+        self._pixels = _pixel_table(self.max_moves)
         self._colors_by_seat = np.array([seat == self.colors_seat for seat in range(2)])
         B = self.num_envs
         self.board = np.zeros((B, ROWS), dtype=np.uint64)
@@ -210,6 +254,10 @@ class DoubleCardBatch(BatchedEngine):
         self.taken_p = np.zeros(B, dtype=np.int64)
         self.winner = np.full(B, -1, dtype=np.int64)
         self._bytes: np.ndarray | None = None
+        self._row_starts = self._rows * ROWS  # game b's row words start at b * ROWS in board.reshape(-1)
+        self._free: tuple[np.ndarray, np.ndarray] | None = None
+        """``(rows, free anchors)`` that ``_place`` found for the games that must take a
+        card next, for ``_legal_bytes`` (the same games, the same boards) to reuse."""
         self._running = np.zeros((10, B), dtype=np.int16)
         self._obs_buffers = OutputBuffers((B, 2, NUM_PLANES, CELLS), np.float32)
         self._seat_buffers = OutputBuffers((B, 1, NUM_PLANES, CELLS), np.float32)
@@ -226,7 +274,7 @@ class DoubleCardBatch(BatchedEngine):
         self.taken_anchor[rows] = -1
         self.taken_p[rows] = 0
         self.winner[rows] = -1
-        self._bytes = None
+        self._bytes = self._free = None
 
     def _lane_int(self, b: int, lane: int) -> int:
         """A lane of game ``b`` as a single-game bitboard (bit = cell)."""
@@ -263,7 +311,7 @@ class DoubleCardBatch(BatchedEngine):
         self.board[b] = np.ascontiguousarray(raw.T).view(np.uint64).ravel()
         self.moves[b], self.to_move[b], self.last[b], self.winner[b] = state.moves, state.to_move, state.last, state.winner
         self.taken_anchor[b], self.taken_p[b] = state.taken if state.taken is not None else (-1, 0)
-        self._bytes = None
+        self._bytes = self._free = None
 
     @property
     def terminated(self) -> np.ndarray:
@@ -284,9 +332,10 @@ class DoubleCardBatch(BatchedEngine):
 
     def _write_returns(self, out: np.ndarray, rows: np.ndarray) -> None:
         rows = rows[self.winner[rows] <= 1]  # draws: 0 for both
-        w = self.winner[rows]
-        out[rows, w] = 1.0
-        out[rows, 1 - w] = -1.0
+        at = 2 * rows + self.winner[rows]  # the winner's entry of out.reshape(-1) (out: a fresh (B, 2))
+        flat = out.reshape(-1)
+        flat[at] = 1.0
+        flat[at ^ 1] = -1.0
 
     # ----- legal moves ---------------------------------------------------------------
 
@@ -296,10 +345,8 @@ class DoubleCardBatch(BatchedEngine):
         the one anchor among the cells of lane ``LAST``)."""
         lanes = self.board[rows].view(np.uint8).reshape(len(rows), ROWS, 8)
         occ = lanes[..., RED] | lanes[..., WHITE]
-        up1 = np.zeros_like(occ)
-        up1[:, :-1] = occ[:, 1:]  # up1[r] = occ[r + 1]
-        up2 = np.zeros_like(occ)
-        up2[:, :-2] = occ[:, 2:]
+        up1 = _row_shift(occ, -1, 0)  # up1[r] = occ[r + 1]
+        up2 = _row_shift(occ, -2, 0)
         return (lanes[..., HANCH] & ~(up1 | up1 >> 1) | lanes[..., VANCH] & ~up2) & ~lanes[..., LAST]
 
     def _legal_bytes(self) -> np.ndarray:
@@ -314,42 +361,56 @@ class DoubleCardBatch(BatchedEngine):
         lanes = self.board.view(np.uint8).reshape(B, ROWS, 8)
         occ = lanes[..., RED] | lanes[..., WHITE]
         surface = ~occ
-        surface[:, 1:] &= occ[:, :-1]  # empty and in row 1 or on a segment
+        surface &= _row_shift(occ, 1, 0xFF)  # empty and in row 1 or on a segment
         pair = np.empty((B, 2, ROWS), dtype=np.uint8)  # the bytes shared by placements 1, 3, 5, 7 and by 2, 4, 6, 8
         horizontal = pair[:, 0]
         np.bitwise_and(surface, surface >> 1, out=horizontal)  # a playable right neighbour (none for H)
         surface[:, -1] = 0  # vertical: not from row 12
         pair[:, 1] = surface
-        legal = np.empty((B, 9, ROWS), dtype=np.uint8)
-        words = legal.view(np.uint32).reshape(B, 27)  # (copied as 32-bit words: a quarter of the elements)
-        words[:, :24].reshape(B, 4, 6)[...] = pair.view(np.uint32).reshape(B, 1, 6)
-        words[:, 24:] = 0  # the takes
-        counts = np.empty((9, B), dtype=np.int16)
-        counts[:8].reshape(4, 2, B)[...] = _count_bits(pair).T
-        counts[8] = 0
+        # Games with no placement now get zero bytes before they are copied to the 8
+        # blocks (and counted): the games that must take a card, and those that are over.
+        picking = np.flatnonzero((self.taken_anchor < 0) & (self.moves >= CARDS) & (self.winner < 0))
+        if len(picking):
+            pair[picking] = 0
+        over = self.winner >= 0
+        if over.any():
+            pair[over] = 0
         holding = np.flatnonzero(self.taken_anchor >= 0)
-        if len(holding) and self.recycle_rule != "none":
+        recycling = len(holding) and self.recycle_rule != "none"
+        if recycling and self.recycle_rule == "same_cells":
+            # the card in hand may not go back onto its cells: its anchor in the 4 blocks of
+            # its orientation, cleared once in the pair they are copied from
+            anchor = self.taken_anchor[holding]
+            vertical = (~_T["horizontal_p"][self.taken_p[holding]]).astype(np.intp)
+            at = holding * (2 * ROWS) + vertical * ROWS + anchor // COLS
+            pair.reshape(-1)[at] &= ~(np.uint8(1) << (anchor % COLS).astype(np.uint8))
+            recycling = False
+        legal = np.empty((B, 9, ROWS), dtype=np.uint8)
+        # (copied as one 24-byte item per block pair: a memcpy each)
+        legal.reshape(B, 9 * ROWS)[:, : 8 * ROWS].view(_PAIR_ITEM)[...] = pair.reshape(B, 2 * ROWS).view(_PAIR_ITEM)
+        legal[:, 8] = 0  # the takes
+        # the running counts of the blocks alternate: h, h + v, 2h + v, ... (h, v: the pair's)
+        h, v = _count_bits(pair).astype(np.int16).T
+        running = np.empty((10, B), dtype=np.int16)
+        running[0] = 0
+        running[1:9] = _RUNS_H * h + _RUNS_V * v
+        if recycling:  # same_placement: the anchor of the card in hand in its own block only
             forbid = self._forbid[self.taken_p[holding]]  # (n, 4) placement blocks, -1 pads
             r, k = np.nonzero(forbid >= 0)
             g, block = holding[r], forbid[r, k]
             anchor = self.taken_anchor[g]
             bit = np.uint8(1) << (anchor % COLS).astype(np.uint8)
-            counts[block, g] -= (legal[g, block, anchor // COLS] & bit) != 0  # (one id per game and block)
-            legal[g, block, anchor // COLS] &= ~bit
-        picking = np.flatnonzero((self.taken_anchor < 0) & (self.moves >= CARDS) & (self.winner < 0))
+            at = g * (9 * ROWS) + block * ROWS + anchor // COLS
+            flat = legal.reshape(-1)
+            taken = (flat[at] & bit) != 0  # (one id per game and block: the later blocks count one fewer)
+            flat[at] &= ~bit
+            running[:, g] -= (_BLOCK_AFTER[:, None] >= block) & taken
+        running[9] = running[8]
         if len(picking):
-            free = self._free_cards(picking)
-            legal[picking, :8] = 0
-            legal[picking, 8] = free
-            counts[:8, picking] = 0
-            counts[8, picking] = _count_bits(free)
-        over = np.flatnonzero(self.winner >= 0)
-        if len(over):
-            legal[over] = 0
-            counts[:, over] = 0
-        running = np.zeros((10, B), dtype=np.int16)  # (numpy's cumsum is slower than 9 adds)
-        for block in range(9):
-            np.add(running[block], counts[block], out=running[block + 1])
+            cached = self._free
+            free = cached[1] if cached is not None and np.array_equal(cached[0], picking) else self._free_cards(picking)
+            legal.reshape(B, 9 * ROWS)[:, 8 * ROWS :][picking] = free
+            running[9, picking] += _count_bits(free).astype(np.int16)
         self._bytes, self._running = legal, running
         return legal
 
@@ -386,14 +447,14 @@ class DoubleCardBatch(BatchedEngine):
         k = (rng.random(B) * total).astype(np.int16)
         # the first block whose running count exceeds k (the sum of a bool array's bytes: no int64 copy)
         block = np.minimum((running[1:] <= k).view(np.uint8).sum(axis=0, dtype=np.uint8), 8).astype(np.int64)
-        k -= running[block, rows]
-        words = legal.view(np.uint32)[rows, block]  # (B, 3): the 96 ids of the block
+        k -= running.reshape(-1)[block * B + rows]
+        words = legal.view(np.uint32).reshape(-1, 3)[rows * 9 + block]  # (B, 3): the 96 ids of the block
         in_word = np.bitwise_count(words).astype(np.int16)
         first, second = in_word[:, 0], in_word[:, 0] + in_word[:, 1]
         past_first, past_second = k >= first, k >= second
         word = past_first.astype(np.int64) + past_second
         k -= np.where(past_second, second, np.where(past_first, first, 0))
-        bits = words[rows, word]
+        bits = words.reshape(-1)[rows * 3 + word]
         bit = word * 32
         for width in (16, 8):  # the half of the word (then of the half) holding the k-th set bit
             low = bits & np.uint32((1 << width) - 1)
@@ -402,7 +463,7 @@ class DoubleCardBatch(BatchedEngine):
             k -= high * in_low
             bits = np.where(high, bits >> np.uint32(width), low)
             bit += high * width
-        bit += _KTH_BIT[bits, np.minimum(k, 7)]
+        bit += _KTH_BIT.reshape(-1)[bits * 8 + np.minimum(k, 7)]
         return np.where(total > 0, block * CELLS + bit, 0)
 
     # ----- observations ----------------------------------------------------------------
@@ -414,18 +475,21 @@ class DoubleCardBatch(BatchedEngine):
         ``colors`` (broadcast to ``(n, S)``): whether the seat of each slot plays colors
         (plane 8).
 
-        Planes 0-10 are bits: one byte per plane and row (the board's lanes, then all
-        ones or all zeros), unpacked and converted in one pass; plane 11 (moves /
-        ``max_moves``) is written over its zeros."""
+        Every (plane, row) is a code into :func:`_pixel_table`: planes 0-10 one byte of
+        bits (the board's lanes, then all ones or all zeros), plane 11 ``256 + moves``;
+        one ``take`` of the table's 32-byte items writes the float32 rows into ``out``
+        (``mode="clip"`` skips the bounds checks; the codes are all in range).  The
+        codes are ``intp``, which ``take`` would otherwise convert them to."""
         n, seats = out.shape[:2]
-        image = np.empty((n, seats, NUM_PLANES, ROWS), dtype=np.uint8)
+        image = np.empty((n, seats, NUM_PLANES, ROWS), dtype=np.intp)
         image[:, :, :8] = board.view(np.uint8).reshape(n, ROWS, 8).transpose(0, 2, 1)[:, None]
-        image[:, :, 8] = np.broadcast_to(np.where(colors, 0xFF, 0).astype(np.uint8), (n, seats))[..., None]
-        image[:, :, 9] = (holding.astype(np.uint8) * 0xFF)[:, None, None]
-        image[:, :, 10] = ((holding | (moves >= CARDS)).astype(np.uint8) * 0xFF)[:, None, None]
-        image[:, :, 11] = 0
-        out.reshape(-1)[...] = np.unpackbits(image.reshape(-1), bitorder="little")  # (out: contiguous)
-        out[:, :, 11] = np.minimum(1.0, moves / self.max_moves).astype(np.float32)[:, None, None]
+        flags = np.empty((n, seats, NUM_PLANES - 8), dtype=np.intp)  # planes 8-11, the same in every row
+        flags[:, :, 0] = np.where(colors, 0xFF, 0)
+        flags[:, :, 1] = holding[:, None] * 0xFF
+        flags[:, :, 2] = (holding | (moves >= CARDS))[:, None] * 0xFF
+        flags[:, :, 3] = (256 + moves)[:, None]
+        image[:, :, 8:] = flags[..., None]
+        np.take(self._pixels, image.reshape(-1), out=out.reshape(-1).view(self._pixels.dtype), mode="clip")
 
     def _snapshot(self, rows: np.ndarray | slice) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """What the observations of the games ``rows`` are made of (:meth:`_fill`'s
@@ -471,15 +535,16 @@ class DoubleCardBatch(BatchedEngine):
         """The mover of every selected game plays ``actions[b]``."""
         actions = self._action_array(actions, (self.num_envs,), "the mover's action in each game")
         rows = self._selected(where)
-        acts = actions[rows].astype(np.int64, copy=False)
+        every = where is None  # (then rows is 0..B-1: no gathering and scattering by rows)
+        acts = (actions if every else actions[rows]).astype(np.int64, copy=False)
         legal = self._legal_bytes()
         inside = (acts >= 0) & (acts < self.num_actions)
         a = np.where(inside, acts, 0)
-        ok = inside & ((legal.reshape(self.num_envs, -1)[rows, a >> 3] >> (a & 7).astype(np.uint8)) & 1).astype(bool)
+        ok = inside & ((legal.reshape(-1)[rows * (9 * ROWS) + (a >> 3)] >> (a & 7).astype(np.uint8)) & 1).astype(bool)
         if not ok.all():
             i = int(np.argmax(~ok))
             raise self._illegal(int(rows[i]), int(acts[i]))
-        self._bytes = None
+        self._bytes = self._free = None
         rewards = np.zeros((self.num_envs, 2))
         terminated = np.zeros(self.num_envs, dtype=bool)
         pick = acts >= PICK_BASE
@@ -487,10 +552,13 @@ class DoubleCardBatch(BatchedEngine):
             self._take(rows[pick], acts[pick] - PICK_BASE)
             if pick.all():
                 return BatchStep(rewards, terminated, None)
-        placing = np.zeros(self.num_envs, dtype=bool)
-        placing[rows] = ~pick
-        played = np.zeros(self.num_envs, dtype=np.int64)
-        played[rows] = np.where(pick, 0, acts)
+        if every:
+            placing, played = ~pick, np.where(pick, 0, acts)
+        else:
+            placing = np.zeros(self.num_envs, dtype=bool)
+            placing[rows] = ~pick
+            played = np.zeros(self.num_envs, dtype=np.int64)
+            played[rows] = np.where(pick, 0, acts)
         self._place(placing, played)
         done = np.flatnonzero(placing & (self.winner >= 0))
         if not len(done):
@@ -499,23 +567,28 @@ class DoubleCardBatch(BatchedEngine):
         self._write_returns(rewards, done)
         result = _LazyFinalStep(rewards, terminated, done, self._snapshot(done), self._final_observations)
         if self.autoreset:
+            free = self._free
             self._reset_rows(done)
+            self._free = free  # still true: the games that must take a card are not over
         return result
 
     def _take(self, rows: np.ndarray, anchors: np.ndarray) -> None:
         r, c = anchors // COLS, (anchors % COLS).astype(np.uint64)
-        words = self.board[rows, r]
+        board = self.board.reshape(-1)
+        at = rows * ROWS + r
+        words = board[at]
         horizontal = (words >> (c + _U(8 * HANCH))) & _ONE
         code = 1 + 2 * ((words >> (c + _U(8 * WHITE))) & _ONE) + ((words >> (c + _U(8 * RING))) & _ONE)
-        self.taken_p[rows] = _T["placement_of"][horizontal.astype(np.int64), code.astype(np.int64)]
+        self.taken_p[rows] = _T["placement_of"].reshape(-1)[(horizontal * _U(5) + code).astype(np.int64)]
         self.taken_anchor[rows] = anchors
         h = horizontal.astype(bool)
         other = anchors + np.where(h, 1, COLS)
         ro, co = other // COLS, (other % COLS).astype(np.uint64)
         clear = _U(_CELL_LANES)
         taken = _U(1 << 8 * TAKEN)
-        self.board[rows, r] = words & ~(clear << c) | taken << c
-        self.board[rows, ro] = self.board[rows, ro] & ~(clear << co) | taken << co
+        board[at] = words & ~(clear << c) | taken << c
+        at = rows * ROWS + ro
+        board[at] = board[at] & ~(clear << co) | taken << co
 
     def _place(self, placing: np.ndarray, acts: np.ndarray) -> None:
         """Play the placements ``acts`` (``(B,)``, 0 elsewhere) in the games where
@@ -524,10 +597,11 @@ class DoubleCardBatch(BatchedEngine):
         index array of the placing games: in nine steps out of ten at B = 1024 some
         games take a card instead, and gathering and scattering the ~1000 others is
         dearer than masked whole-batch operations."""
-        board, rows = self.board, self._rows
+        board = self.board
         board &= np.where(placing, _KEEP_NOT_MOVE_LANES, ~_U(0))[:, None]  # the last card and the taken-from cells change
-        board[rows, _T["anchor_row"][acts]] |= np.where(placing, _T["anchor_bits"][acts], _U(0))
-        board[rows, _T["other_row"][acts]] |= np.where(placing, _T["other_bits"][acts], _U(0))
+        flat = board.reshape(-1)
+        flat[self._row_starts + _T["anchor_row"][acts]] |= np.where(placing, _T["anchor_bits"][acts], _U(0))
+        flat[self._row_starts + _T["other_row"][acts]] |= np.where(placing, _T["other_bits"][acts], _U(0))
         self.moves += placing
         moves = self.moves
         np.copyto(self.last, acts % CELLS, where=placing)
@@ -539,14 +613,20 @@ class DoubleCardBatch(BatchedEngine):
         # (row, game) copy: the slices of 9 rows are then contiguous and every operation is
         # one loop over 9 B words, not B loops of 9 (three times faster at B = 1024)
         x = (board.T & _SEGMENT_LANES).astype(np.uint32, order="C")  # (12, B)
-        one, two, three = np.uint32(1), np.uint32(2), np.uint32(3)
+        # Four in a row as two pairs two apart: ``q = x & step(x)`` marks the cells whose
+        # next cell in a direction is set too, then ``q & step2(q)`` the runs of four.
+        one, two = np.uint32(1), np.uint32(2)
         start_left, start_right = np.uint32(_START_LEFT), np.uint32(_START_RIGHT)
-        a, b, c, d = x[:-3], x[1:-2], x[2:-1], x[3:]
-        across = a & b & c & d  # vertical
-        across |= a & b >> one & c >> two & d >> three & start_left  # diagonal up-right
-        across |= a & b << one & c << two & d << three & start_right  # diagonal up-left
+        low, high = x[:-1], x[1:]
+        q = low & high  # vertical
+        across = q[:-2] & q[2:]
+        q = low & high >> one  # diagonal up-right
+        across |= q[:-2] & q[2:] >> two & start_left
+        q = low & high << one  # diagonal up-left
+        across |= q[:-2] & q[2:] << two & start_right
         lines = np.bitwise_or.reduce(across, axis=0)
-        lines |= np.bitwise_or.reduce(x & x >> one & x >> two & x >> three & start_left, axis=0)  # horizontal
+        q = x & x >> one  # horizontal
+        lines |= np.bitwise_or.reduce(q & q >> two & start_left, axis=0)
         colour = (lines & np.uint32(_COLOUR_LANES)) != 0
         dot = lines > np.uint32(_COLOUR_LANES)
         cs = self.colors_seat
@@ -554,6 +634,10 @@ class DoubleCardBatch(BatchedEngine):
         winner[(winner < 0) & (moves >= self.max_moves)] = 2
         check = np.flatnonzero(placing & (winner < 0) & (moves >= CARDS))
         if len(check):  # the next mover must be able to take a card
-            stuck = ~self._free_cards(check).any(axis=1)
-            winner[check[stuck]] = 2
+            free = self._free_cards(check)
+            stuck = ~free.any(axis=1)
+            if stuck.any():
+                winner[check[stuck]] = 2
+                check, free = check[~stuck], free[~stuck]
+            self._free = check, free
         np.copyto(self.winner, winner, where=placing)

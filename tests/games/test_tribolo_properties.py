@@ -173,7 +173,8 @@ def assert_caches_fresh(state):
     if state.to_move >= 0:
         assert state.legal == state.moves_of(state.to_move)
         mask = state.legal_mask(state.to_move)
-        assert mask.dtype == np.int8 and mask.shape == (geo.cells,)
+        assert mask.dtype == np.int8 and mask.shape == (geo.cells,) and mask.flags.writeable
+        assert not np.shares_memory(mask, state.legal_mask(state.to_move))  # a fresh array each call
         assert mask.tolist() == [state.legal >> c & 1 for c in range(geo.cells)]
     for seat in range(3):
         planes = (own[seat], own[(seat + 1) % 3], own[(seat + 2) % 3], state.walls, vacant)
@@ -181,6 +182,12 @@ def assert_caches_fresh(state):
         obs = state.observation_tensor(seat)
         assert obs.dtype == np.float32 and obs.flags.writeable and obs.flags.c_contiguous
         assert np.array_equal(obs, expected.reshape(5, geo.height, geo.width))
+        assert not np.shares_memory(obs, state.planes)
+    if state.planes is not None:  # the planes apply keeps equal fresh ones
+        kept = state.planes.copy()
+        state.planes = state._pv = None
+        assert np.array_equal(state.observation_tensor(0), kept[[0, 1, 2, 3, 4]])
+        assert np.array_equal(state.planes, kept)
 
 
 @settings(max_examples=60, deadline=None)
@@ -196,7 +203,10 @@ def test_incremental_boards_equal_fresh_computation(config, seed):
     while not state.is_terminal():
         assert_caches_fresh(state)
         legal = state.legal_actions(state.to_move)
+        handed_out = state.observation_tensor(state.to_move)
+        before = handed_out.copy()
         state.apply(legal[int(rng.integers(len(legal)))])
+        assert np.array_equal(handed_out, before)  # apply never writes into a returned observation
         played += 1
         if rng.random() < 0.2:
             state = state.clone()  # a clone cannot undo what came before it

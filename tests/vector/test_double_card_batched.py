@@ -114,6 +114,31 @@ def test_every_kind_of_move_and_end() -> None:
         assert seen[kind] > 0, (kind, seen)
 
 
+
+def test_steps_of_some_games_in_the_recycling_phase() -> None:
+    """Steps that move only some games (``where``), with every card down: the free cards
+    a placement found are reused for the masks only for the same games (the others
+    computed afresh), so masks and observations stay the single games'."""
+    game = load_game("double_card")
+    engine = DoubleCardBatch(5, 3)
+    states = [game.new_initial_state(moves=DOUBLE_CARD_SETUP_24) for _ in range(5)]
+    for b, state in enumerate(states):
+        engine.load_state(b, state)
+    rng = np.random.default_rng(3)
+    for _ in range(40):
+        where = rng.random(5) < 0.6
+        actions = _pick_actions(engine, states, rng, quiet=1.0)
+        engine.step(actions, where=where)
+        for b in np.flatnonzero(where):
+            states[b].apply(int(actions[b]))
+            if states[b].is_terminal():
+                states[b] = game.new_initial_state()
+        masks, obs = engine.legal_masks(), engine.observations()
+        for b, state in enumerate(states):
+            for seat in range(2):
+                assert np.array_equal(masks[b, seat], state.legal_mask(seat))
+                assert np.array_equal(obs[b, seat], state.observation_tensor(seat))
+
 def test_draw_when_no_card_can_be_taken() -> None:
     game = load_game("double_card")
     engine = DoubleCardBatch(2, 0, autoreset=False)
@@ -170,12 +195,16 @@ def test_same_seed_same_batch() -> None:
     assert_seeded(run)
 
 
-def test_random_actions_are_the_base_class_draw() -> None:
-    """The two-level draw picks what ``uniform_legal`` picks from the same floats."""
+@pytest.mark.parametrize("recycle_rule", RECYCLE_RULES)
+def test_random_actions_are_the_base_class_draw(recycle_rule: str) -> None:
+    """The two-level draw picks what ``uniform_legal`` picks from the same floats, also
+    while cards are recycled under each rule (the running counts of the blocks)."""
     from parlour.vector.base import uniform_legal
 
-    engine = DoubleCardBatch(64, 3)
-    engine.load_state(0, load_game("double_card").new_initial_state(moves=DOUBLE_CARD_SETUP_24))
+    engine = DoubleCardBatch(64, 3, recycle_rule=recycle_rule)
+    game = load_game("double_card", recycle_rule=recycle_rule)
+    for b in range(16):
+        engine.load_state(b, game.new_initial_state(moves=DOUBLE_CARD_SETUP_24))
     for _ in range(30):
         ours = engine.random_actions(np.random.default_rng(7))
         base = uniform_legal(engine.legal_mask(engine.movers()), np.random.default_rng(7))
@@ -308,3 +337,16 @@ def test_final_observations_read_after_later_steps() -> None:
     assert len(kept) >= 3
     for result, expected in kept:
         assert np.array_equal(result.final_observations, expected)
+
+
+def test_row_shift_matches_slices() -> None:
+    from parlour.vector.double_card import _row_shift
+
+    rows = np.random.default_rng(0).integers(0, 256, (5, 12), dtype=np.uint8)
+    for by, fill in ((1, 0xFF), (-1, 0), (-2, 0), (2, 7)):
+        expected = np.full_like(rows, fill)
+        if by > 0:
+            expected[:, by:] = rows[:, :-by]
+        else:
+            expected[:, :by] = rows[:, -by:]
+        assert np.array_equal(_row_shift(rows, by, fill), expected)
