@@ -45,6 +45,7 @@ from parlour.errors import IllegalActionError
 from parlour.games.base import Game, GameInfo, Option, PerfectInfoState, State, as_action, make_rng
 
 _T = pyspiel.GameType
+_SIMULTANEOUS = int(pyspiel.PlayerId.SIMULTANEOUS)
 
 
 @functools.lru_cache(maxsize=128)
@@ -107,6 +108,7 @@ class OpenSpielGame(Game):
                              "which parlour cannot seed per game")
         self.spiel = spiel
         self.name = f"openspiel:{text}"
+        self.seats = tuple(range(spiel.num_players()))
         return {"game": text}
 
     def _info(self) -> GameInfo:
@@ -191,12 +193,11 @@ class OpenSpielState(State):
             self.chance += 1
 
     def current_players(self) -> tuple[int, ...]:
-        spiel = self.spiel
-        if spiel.is_terminal():
-            return ()
-        if spiel.is_simultaneous_node():
-            return tuple(range(self.game.num_players))
-        return (spiel.current_player(),)
+        # one call into pyspiel: a seat, SIMULTANEOUS, or TERMINAL (chance is never left pending)
+        player = self.spiel.current_player()
+        if player >= 0:
+            return (player,)
+        return self.game.seats if player == _SIMULTANEOUS else ()
 
     def legal_actions(self, player: int) -> list[int]:
         if player not in self.current_players():
@@ -209,24 +210,25 @@ class OpenSpielState(State):
         return mask
 
     def apply(self, action: int | dict[int, int]) -> None:
-        players = self.current_players()
+        player = self.spiel.current_player()
         name = self.game.name
-        if not players:
-            raise IllegalActionError(f"{name}: the game is over", action=action)
-        if self.spiel.is_simultaneous_node():
-            if not isinstance(action, dict) or sorted(action) != list(players):
-                raise IllegalActionError(f"{name}: every seat acts now: apply takes {{seat: action}} for seats {list(players)}, got {action!r}",
-                                         action=action)
-            joint = [self._checked(seat, action[seat]) for seat in players]
-            self.spiel.apply_actions(joint)
-        else:
-            (seat,) = players
+        if player >= 0:
             if isinstance(action, dict):
-                if list(action) != [seat]:
-                    raise IllegalActionError(f"{name}: only seat {seat} acts now, got actions for seats {sorted(action)}", action=action, player=seat)
-                action = action[seat]
-            self.spiel.apply_action(self._checked(seat, action))
-        self._resolve_chance()
+                if list(action) != [player]:
+                    raise IllegalActionError(f"{name}: only seat {player} acts now, got actions for seats {sorted(action)}", action=action,
+                                             player=player)
+                action = action[player]
+            self.spiel.apply_action(self._checked(player, action))
+        elif player == _SIMULTANEOUS:
+            seats = self.game.seats
+            if not isinstance(action, dict) or sorted(action) != list(seats):
+                raise IllegalActionError(f"{name}: every seat acts now: apply takes {{seat: action}} for seats {list(seats)}, got {action!r}",
+                                         action=action)
+            self.spiel.apply_actions([self._checked(seat, action[seat]) for seat in seats])
+        else:
+            raise IllegalActionError(f"{name}: the game is over", action=action)
+        if self.game.info.has_chance:
+            self._resolve_chance()
 
     def _checked(self, seat: int, action: Any) -> int:
         """``action`` as an int if it is legal for ``seat``, else ``IllegalActionError``."""
