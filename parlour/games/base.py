@@ -139,10 +139,11 @@ class Game(abc.ABC):
         return 0.0, 1.0
 
     @property
-    @abc.abstractmethod
     def returns_bounds(self) -> tuple[float, float]:
         """The lowest and highest value one seat's return can take in this configuration
-        (as docs/<game>.md states them); frameworks such as OpenSpiel need them."""
+        (as docs/<game>.md states them); frameworks such as OpenSpiel need them.  Every
+        parlour game declares its own; a game that does not cannot be bridged."""
+        raise NotImplementedError(f"{self.name} does not declare its returns_bounds")
 
     def start_deal(self) -> tuple[str, tuple[Any, ...]] | None:
         """The chance of the start, when it is a uniformly random order of known items:
