@@ -162,3 +162,19 @@ def test_the_command_line_takes_openspiel_games(capsys, tmp_path):
     assert main(["arena", "--game", "openspiel:no_such_game", "--agents", "random", "random"]) == 2
     assert "OpenSpiel cannot load the game" in capsys.readouterr().err
     assert isinstance(load_game("openspiel:leduc_poker", players=3), OpenSpielGame)
+
+
+def test_parlours_training_runs_on_an_openspiel_game():
+    """The single-agent view (the learner's seat against parlour's baselines) over a
+    wrapped game trains with MaskablePPO as on parlour's own games."""
+    pytest.importorskip("sb3_contrib", reason="needs the train extra")
+    from sb3_contrib import MaskablePPO
+
+    from parlour.training.single_agent import SingleAgentEnv
+
+    env = SingleAgentEnv(game="openspiel:tic_tac_toe", opponent="random,mcts:simulations=10")
+    observation, info = env.reset(seed=0)
+    assert observation.shape == (3, 3, 3) and env.action_masks().sum() >= 8
+    model = MaskablePPO("MlpPolicy", env, n_steps=64, batch_size=32, n_epochs=1, seed=0, device="cpu")
+    model.learn(128)
+    assert model.num_timesteps >= 128
