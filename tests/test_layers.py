@@ -28,6 +28,7 @@ LAYERS = {
     "parlour.registration": 1,
     "parlour.games": 1,
     "parlour.interop": 1,  # games from and for other frameworks: beside the rules, imports only them
+    "parlour.render": 1,  # the games' pictures: beside the rules, imports only them (and Pillow when rasterising)
     "parlour.envs": 2,
     "parlour.baselines": 3,
     "parlour.training": 4,
@@ -110,7 +111,7 @@ def loaded_after(statement: str) -> list[str]:
     return json.loads(out.strip().splitlines()[-1])
 
 
-FORBIDDEN = ("parlour.envs", "parlour.baselines", "parlour.training", "parlour.cli", "parlour.play", "parlour.interop", "torch",
+FORBIDDEN = ("parlour.envs", "parlour.baselines", "parlour.training", "parlour.cli", "parlour.play", "parlour.interop", "parlour.render", "torch",
              "stable_baselines3", "sb3_contrib", "pyspiel")
 
 

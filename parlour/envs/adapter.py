@@ -33,15 +33,16 @@ from pettingzoo.utils.env_logger import EnvLogger
 
 from parlour.errors import IllegalActionError
 from parlour.games.base import Game, State, integer_action
+from parlour.render import has_picture, picture
 
 ILLEGAL_MODES = ("raise", "terminate")
 RENDER_MODES = ["ansi", "human"]
-"""Every game renders as text; a game whose states have ``to_rgb_array()`` (and say so
-with ``Game.rgb_render = True``) also renders ``"rgb_array"``."""
+"""Every game renders as text; a game with a picture (``parlour.render``: all five) also
+renders ``"rgb_array"``, the picture rasterised (Pillow, the ``render`` extra)."""
 
 
 def render_modes(game_cls: type[Game]) -> list[str]:
-    return RENDER_MODES + (["rgb_array"] if getattr(game_cls, "rgb_render", False) else [])
+    return RENDER_MODES + (["rgb_array"] if has_picture(game_cls.name) else [])
 
 
 def info(reason: str = "") -> dict[str, Any]:
@@ -66,6 +67,7 @@ class _GameBinding:
         if illegal_action not in ILLEGAL_MODES:
             raise ValueError(f"illegal_action must be one of {list(ILLEGAL_MODES)}, got {illegal_action!r}")
         self.render_mode = render_mode
+        self._last_move: Any = None  # (seat, action) or {seat: action}, for the picture
         self.illegal_action = illegal_action
         info = self.game.info
         self.possible_agents = [f"player_{i}" for i in range(info.num_players)]
@@ -181,14 +183,15 @@ class _GameBinding:
             return None
         if self._state is None:
             raise RuntimeError("call reset() before render()")
-        return render_state(self._state, self.render_mode)
+        return render_state(self._state, self.render_mode, self._last_move)
 
 
-def render_state(state: State, mode: str) -> str | np.ndarray | None:
+def render_state(state: State, mode: str, last: Any = None) -> str | np.ndarray | None:
     """A state as ``mode`` asks: ``"ansi"`` its text form, ``"human"`` that text printed,
-    ``"rgb_array"`` its image (every parlour env renders through this)."""
+    ``"rgb_array"`` its picture with ``last``, the last move, marked (every parlour env
+    renders through this)."""
     if mode == "rgb_array":
-        return state.to_rgb_array()
+        return picture(state, last=last).rgb()
     text = state.to_text()
     if mode == "human":
         print(text)
@@ -217,6 +220,7 @@ class ParlourAECEnv(_GameBinding, AECEnv):
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         self._has_updated = True
         self._state = self._new_state(seed, options)
+        self._last_move = None
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._zero_rewards = dict.fromkeys(self.agents, 0)  # what AECEnv._clear_rewards writes
@@ -304,6 +308,7 @@ class ParlourAECEnv(_GameBinding, AECEnv):
         try:
             if len(players) == 1:
                 state.apply(action)
+                self._last_move = (players[0], action)
             else:
                 seat = self._seat[agent]
                 self._check_legal(seat, action)
@@ -320,6 +325,7 @@ class ParlourAECEnv(_GameBinding, AECEnv):
                 joint = dict(pending)
                 joint[seat] = action
                 state.apply(joint)
+                self._last_move = joint
         except IllegalActionError:
             if self.illegal_action == "raise":
                 raise
@@ -404,6 +410,7 @@ class ParlourParallelEnv(_GameBinding, ParallelEnv):
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> tuple[dict, dict]:
         self._state = self._new_state(seed, options)
+        self._last_move = None
         self.agents = self.possible_agents[:] if not self._state.is_terminal() else []
         self._obs_cache = {}
         return self._observations(), {agent: info() for agent in self.agents}
@@ -454,6 +461,7 @@ class ParlourParallelEnv(_GameBinding, ParallelEnv):
         agents = self.agents
         try:
             state.apply(joint if len(acting) > 1 else joint[acting[0]])
+            self._last_move = dict(joint) if len(acting) > 1 else (acting[0], joint[acting[0]])
         except IllegalActionError:
             if self.illegal_action == "raise":
                 raise

@@ -8,7 +8,7 @@
 | Observation | ``Box(0, 1, (12, 12, 8))``: planes colour (red, white), dot (filled, empty), card pairing (bottom-left cells of horizontal / vertical cards), last-moved card, cells of the card being recycled, own objective, place sub-step, recycling phase, moves / max_moves; and ``action_mask`` |
 | Rewards | +1 winner, -1 loser, 0 each for a draw, at the end |
 | Reset options | ``{"moves": ["0 5 A 2", "F 2 F 3 3 A 2", ...]}`` or ``{"position": text}`` |
-| Render | ``"ansi"`` / ``"human"`` (the text form, which parses back), ``"rgb_array"`` |
+| Render | ``"ansi"`` / ``"human"`` (the text form, which parses back), ``"rgb_array"`` (the board's picture) |
 
 Options: ``max_moves`` (40 or 60), ``recycle_rule``, ``first_player``; see docs/double_card.md.
 Version history: v0, first release.

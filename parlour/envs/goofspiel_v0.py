@@ -8,6 +8,7 @@
 | Observation | ``{"observation": Box(0, 1), "action_mask": int8}``, layout in docs/goofspiel.md |
 | Rewards | the game's returns at the end (``returns`` option); 0 before |
 | Reset options | ``{"prizes": [...], "hands": [[...], ...]}`` or ``{"position": text}`` |
+| Render modes | ``"ansi"`` / ``"human"`` (the text form), ``"rgb_array"`` (the prize, the hands as cards, the last bids) |
 
 Options: see ``parlour list`` or docs/goofspiel.md.  Version history: v0, first release.
 """

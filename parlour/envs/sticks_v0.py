@@ -8,6 +8,7 @@
 | Observation | ``[sticks left, max_take, one-hot of sticks left]`` and ``action_mask`` |
 | Rewards | +1 winner, -1 loser at the end |
 | Reset options | ``{"sticks": n}`` or ``{"position": text}`` |
+| Render modes | ``"ansi"`` / ``"human"`` (the text form), ``"rgb_array"`` (the pile, the sticks taken, the last move) |
 
 Options: see ``parlour list`` or docs/sticks.md.  Version history: v0, first release.
 """

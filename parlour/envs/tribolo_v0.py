@@ -8,7 +8,7 @@
 | Observation | ``Box(0, 1, (5, height, width))`` planes: own, next seat's, the one after, walls, empty; and ``action_mask`` |
 | Rewards | the game's returns at the end (``win_loss`` or ``cell_share``); 0 before |
 | Reset options | ``{"position": text}`` (the ansi text form) |
-| Render modes | ``"ansi"`` / ``"human"`` (the text form; it parses back), ``"rgb_array"`` (12 px per cell) |
+| Render modes | ``"ansi"`` / ``"human"`` (the text form; it parses back), ``"rgb_array"`` (the board's picture) |
 
 Options: see ``parlour list`` or docs/tribolo.md.  Version history: v0, first release.
 """

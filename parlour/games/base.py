@@ -65,8 +65,6 @@ class Game(abc.ABC):
     options: ClassVar[dict[str, Option]]
     simultaneous: ClassVar[bool] = False
     """True if some steps have several current players (then a Parallel env exists)."""
-    rgb_render: ClassVar[bool] = False
-    """True if states have ``to_rgb_array() -> uint8 (H, W, 3)`` (``render_mode="rgb_array"``)."""
     observation_is_information_state: ClassVar[bool] = False
     """True if ``observation_tensor`` holds all a seat knows, history included (then it
     can serve as OpenSpiel's information-state tensor)."""

@@ -54,11 +54,6 @@ EMPTY, WALL = 3, 4
 """Owner codes in ``TriboloState.board``: 0, 1, 2 are the seats."""
 SYMBOLS = "BRG.#"
 """Text symbol of each owner code: Blue, Red, Green, empty, wall."""
-COLOURS = np.array(
-    [[40, 90, 220], [215, 45, 45], [40, 165, 70], [225, 225, 225], [70, 70, 70]], dtype=np.uint8
-)
-"""RGB colour of each owner code (blue, red, green, empty, wall)."""
-GRID_COLOUR = 150
 MAX_WIDTH, MAX_HEIGHT = 26, 64
 SETUP_ATTEMPTS = 1000
 """Random setups drawn before giving up on a configuration where nobody can ever move."""
@@ -246,7 +241,6 @@ class Geometry:
 class TriboloGame(Game):
     name = "tribolo"
     summary = "Tribolo: three players flank and capture cells Othello-style on a board with walls; a player who cannot move is skipped."
-    rgb_render = True
     options = {
         "width": Option(16, f"columns (x = 0..width-1), 1..{MAX_WIDTH}"),
         "height": Option(11, f"rows (y = 0..height-1), 1..{MAX_HEIGHT}"),
@@ -755,16 +749,6 @@ class TriboloState(State):
             return ()
         between = (self.to_move - mover) % NUM_PLAYERS or NUM_PLAYERS
         return tuple((mover + k) % NUM_PLAYERS for k in range(1, between))
-
-    def to_rgb_array(self, cell: int = 12) -> np.ndarray:
-        """``uint8 (height * cell, width * cell, 3)``: a square per cell in its owner's
-        colour (blue, red, green; light grey empty; dark grey wall), grid lines between."""
-        geo = self.geo
-        codes = np.frombuffer(bytes(self.board), dtype=np.uint8).reshape(geo.height, geo.width)
-        image = np.repeat(np.repeat(COLOURS[codes], cell, axis=0), cell, axis=1)
-        image[::cell, :, :] = GRID_COLOUR
-        image[:, ::cell, :] = GRID_COLOUR
-        return image
 
 
 _TO_TEXT = bytes.maketrans(bytes(range(5)), SYMBOLS.encode())

@@ -211,7 +211,7 @@ def test_env_failed_reset_then_step():
     [
         ({"num_cards": 0}, "num_cards must be >= 1"),
         ({"tie_rule": "split"}, "tie_rule must be one of"),
-        ({"render_mode": "rgb_array"}, "render_mode must be one of"),
+        ({"render_mode": "video"}, "render_mode must be one of"),
         ({"colour": "red"}, "unknown option"),
     ],
 )

@@ -52,11 +52,13 @@ def test_moves_reset_option():
     assert env.render() == text  # a failed reset leaves the game alone
 
 
-def test_rgb_image_size(setup_24):
+def test_rgb_image_is_the_boards_picture(setup_24):
     env = double_card_v0.env(render_mode="rgb_array")
     env.reset(options={"moves": setup_24})
     image = env.render()
-    assert image.dtype == np.uint8 and image.shape == (288, 192, 3)
+    assert image.dtype == np.uint8 and image.shape == (606, 378, 3)  # 8 x 12 cells of 40 px, labels, header
+    env.reset()
+    assert not np.array_equal(env.render(), image)
 
 
 def test_bad_input():

@@ -48,11 +48,12 @@ def test_observation_is_seat_relative():
     assert env.action_space("player_0").n == 176
 
 
-def test_rgb_image_has_12_pixels_per_cell():
-    env = tribolo_v0.raw_env(render_mode="rgb_array", width=6, height=4, walls=1, start_cells=2)
-    env.reset(seed=0)
-    image = env.render()
-    assert image.dtype == np.uint8 and image.shape == (48, 72, 3)
+def test_rgb_image_grows_with_the_board():
+    small = tribolo_v0.raw_env(render_mode="rgb_array", width=6, height=4, walls=1, start_cells=2)
+    small.reset(seed=0)
+    large = tribolo_v0.raw_env(render_mode="rgb_array")
+    large.reset(seed=0)
+    assert small.render().dtype == np.uint8 and small.render().shape[0] < large.render().shape[0]
 
 
 def test_bad_input():

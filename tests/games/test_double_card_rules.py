@@ -450,10 +450,3 @@ def test_observation_planes():
             obs = state.observation_tensor(player)
             assert obs.dtype == np.float32 and obs.shape == (12, 12, 8)
             assert np.array_equal(obs, _planes_by_cell(state, player))
-
-
-def test_rgb_array():
-    state = start(DOUBLE_CARD_SETUP_24)
-    image = state.to_rgb_array()
-    assert image.dtype == np.uint8 and image.shape == (12 * 24, 8 * 24, 3)
-    assert not np.array_equal(image, DoubleCardGame().new_initial_state().to_rgb_array())

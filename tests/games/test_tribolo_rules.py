@@ -379,16 +379,6 @@ def test_malformed_text_is_a_clear_error(mutate, match):
         GAME.state_from_text("\n".join(mutate(lines)))
 
 
-def test_rgb_array():
-    state = position("BR#", to_move=None)
-    image = state.to_rgb_array()
-    assert image.dtype == np.uint8 and image.shape == (11 * 12, 16 * 12, 3)
-    centre = lambda x, y: tuple(image[y * 12 + 6, x * 12 + 6])  # noqa: E731
-    assert centre(0, 0) == (40, 90, 220)
-    assert centre(1, 0) == (215, 45, 45)
-    assert centre(2, 0) == (70, 70, 70)
-    assert centre(3, 0) == (225, 225, 225)
-
 
 def test_observation_planes_are_seat_relative():
     state = position("BRG#", to_move=None)

@@ -225,7 +225,7 @@ def test_an_action_outside_the_space_raises_in_either_mode(illegal_action, actio
         ({"seat": 2}, "seat must be"),
         ({"seat": "first"}, "seat must be"),
         ({"illegal_action": "ignore"}, "illegal_action"),
-        ({"render_mode": "rgb_array"}, "render_mode"),
+        ({"render_mode": "video"}, "render_mode"),
         ({"opponent": "no-such-policy"}, "unknown policy"),
         ({"opponent": ["random", "random"], "opponent_weights": [1]}, "weights"),
         ({"opponent": ["random"], "opponent_weights": [-1]}, "non-negative"),

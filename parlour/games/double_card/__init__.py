@@ -12,7 +12,6 @@ The package splits what a reader looks for:
                           wins, returns, the observation tensor
 :mod:`.notation`          the move notation (``0 5 A 2``, ``F 2 F 3 3 A 2``) and the text form
                           of a position, with its parser
-:mod:`.render`            the RGB image
 ========================  ==================================================================
 
 Every public name is re-exported here: ``from parlour.games.double_card import

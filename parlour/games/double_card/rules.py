@@ -2,8 +2,8 @@
 
 The rules, the action ids and the observation planes are documented in
 docs/double_card.md; the board's layout and tables are in :mod:`.board`, the move
-notation and the text form of a position in :mod:`.notation`, the image in
-:mod:`.render`.
+notation and the text form of a position in :mod:`.notation`; its picture is
+``parlour.render.double_card``.
 
 A recycling move is two steps by the same seat (take a card, then place it), so that
 the action space stays ``Discrete(864)``; the move counter counts it once.  Wins are
@@ -29,7 +29,7 @@ from parlour.games.base import (
     check_int,
 )
 from parlour.games.bitmask import bits_list, iter_bits
-from parlour.games.double_card import notation, render
+from parlour.games.double_card import notation
 from parlour.games.double_card.board import (
     CARDS,
     CELLS,
@@ -88,7 +88,6 @@ class DoubleCardGame(Game):
     start_options = {
         "moves": "list of moves in the assignment's notation ('0 5 A 2', 'F 2 F 3 3 A 2') played from the empty board",
     }
-    rgb_render = True
 
     def notation_help(self) -> str:
         where = {
@@ -534,7 +533,3 @@ class DoubleCardState(State):
     def legal_moves_text(self, player: int) -> str:
         """The legal moves, grouped for a person (:func:`.notation.legal_moves_text`)."""
         return notation.legal_moves_text(self, player)
-
-    def to_rgb_array(self) -> np.ndarray:
-        """The board as an image (:func:`.render.rgb_array`)."""
-        return render.rgb_array(self)

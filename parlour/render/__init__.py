@@ -1,0 +1,56 @@
+"""Pictures of the games: each game's position as a :class:`Drawing`, the one picture
+behind ``render_mode="rgb_array"`` (rasterised) and the web page (SVG).
+
+``picture(state, seat=None, last=None)``: ``seat`` draws what that seat may see (its
+own hand face up, hidden cards face down), ``None`` everything (a spectator's view, as
+the text form); ``last`` is the last move where the state does not keep it itself,
+``(seat, action)`` or, for a simultaneous step, ``{seat: action}``.  Each game's module
+registers its drawing with :func:`register`; this package imports the games only (and
+Pillow when a picture is rasterised).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from parlour.games.base import State
+from parlour.render.drawing import Drawing
+
+Painter = Callable[[State, "int | None", Any], Drawing]
+_PAINTERS: dict[str, Painter] = {}
+
+
+def register(game_name: str) -> Callable[[Painter], Painter]:
+    """Decorator: ``fn(state, seat, last) -> Drawing`` draws the game ``game_name``."""
+
+    def decorate(fn: Painter) -> Painter:
+        _PAINTERS[game_name] = fn
+        return fn
+
+    return decorate
+
+
+def has_picture(game_name: str) -> bool:
+    _load()
+    return game_name in _PAINTERS
+
+
+def picture(state: State, seat: int | None = None, last: Any = None) -> Drawing:
+    """The picture of ``state`` (see the module docstring)."""
+    _load()
+    try:
+        painter = _PAINTERS[state.game.name]
+    except KeyError:
+        raise ValueError(f"no picture for {state.game.name}; games with pictures: {sorted(_PAINTERS)}") from None
+    if seat is not None and not 0 <= seat < state.game.num_players:
+        raise ValueError(f"{state.game.name}: no seat {seat!r}; seats are 0..{state.game.num_players - 1}")
+    return painter(state, seat, last)
+
+
+def _load() -> None:
+    """Import the games' drawings (they register themselves)."""
+    from parlour.render import double_card, goofspiel, sticks, tides_of_time, tribolo  # noqa: F401
+
+
+__all__ = ["Drawing", "has_picture", "picture", "register"]
