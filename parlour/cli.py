@@ -168,18 +168,9 @@ def _game(name: str, options: dict[str, Any]) -> Game:
 
 def _playable(game: Game) -> list[str]:
     """The names of the policies that can play ``game``."""
-    from parlour.baselines import REGISTRY
+    from parlour.baselines.policy import playable
 
-    return [name for name in sorted(REGISTRY) if _can_play(name, game)]
-
-
-def _can_play(name: str, game: Game) -> bool:
-    from parlour.baselines import lookup
-
-    try:
-        return lookup(name, game).unsupported(game) is None
-    except ValueError:
-        return False
+    return playable(game)
 
 
 def _check_spec(spec: str, game: Game) -> None:
@@ -195,7 +186,7 @@ def _check_spec(spec: str, game: Game) -> None:
     except ValueError as error:
         problem = str(error)
     name = spec.partition(":")[0].strip()
-    if name in REGISTRY and _can_play(name, game):
+    if name in REGISTRY and name in _playable(game):
         params = lookup(name, game).param_text()
         hint = "" if params in problem else f"; {name} takes these parameters: {params}"
     else:
@@ -277,6 +268,22 @@ def _arena(args: argparse.Namespace) -> int:
         except FileExistsError as error:
             raise UsageError(str(error)) from None
         print(f"wrote {', '.join(str(path) for path in written.values())}")
+    return 0
+
+
+def _serve(args: argparse.Namespace) -> int:
+    """``parlour serve``: the web page (parlour.web), with uvicorn."""
+    try:
+        import uvicorn
+
+        from parlour.web.app import create_app
+    except ImportError as error:
+        raise Failure(f"parlour serve needs the web extra: pip install 'parlour[web]' ({error})") from None
+    if not 0 < args.port < 65536:
+        raise UsageError(f"--port must be 1..65535, got {args.port}")
+    runs = Path(args.runs) if Path(args.runs).is_dir() else None
+    print(f"parlour: serving on http://{args.host}:{args.port}/ (models from {runs or 'nowhere: no runs directory'}); Ctrl-C stops")
+    uvicorn.run(create_app(runs), host=args.host, port=args.port, log_level="warning")
     return 0
 
 
@@ -588,6 +595,15 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--option", action="append", metavar="KEY=VALUE", help=option_help)
     play.add_argument("--seed", type=int, default=None, help="seed for the deal and the opponents (default: fresh, printed)")
     play.set_defaults(run=_play)
+
+    serve = sub.add_parser("serve", help="play the games in the browser (the web extra)", parents=[common],
+                           description="Serve the games on a web page: play any game against baselines or trained models "
+                           "by clicking, watch policies play, save and load games. Binds 127.0.0.1 unless told otherwise.")
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)")
+    serve.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    serve.add_argument("--runs", default="runs", metavar="DIR",
+                       help="the only directory trained models are loaded from (default: runs, when it exists)")
+    serve.set_defaults(run=_serve)
 
     train = sub.add_parser(
         "train",

@@ -33,6 +33,7 @@ LAYERS = {
     "parlour.baselines": 3,
     "parlour.training": 4,
     "parlour.play": 5,
+    "parlour.web": 5,
     "parlour.cli": 5,
 }
 NAMES = {0: "foundation", 1: "games", 2: "envs", 3: "baselines", 4: "training", 5: "command line"}
@@ -112,7 +113,7 @@ def loaded_after(statement: str) -> list[str]:
 
 
 FORBIDDEN = ("parlour.envs", "parlour.baselines", "parlour.training", "parlour.cli", "parlour.play", "parlour.interop", "parlour.render", "torch",
-             "stable_baselines3", "sb3_contrib", "pyspiel")
+             "stable_baselines3", "sb3_contrib", "pyspiel", "parlour.web", "starlette")
 
 
 @pytest.mark.parametrize(

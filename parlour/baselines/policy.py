@@ -197,6 +197,18 @@ def lookup(name: str, game: Game) -> type[Policy]:
     return cls
 
 
+def playable(game: Game) -> list[str]:
+    """The names of the policies that can play ``game``, sorted."""
+    names = []
+    for name in sorted(REGISTRY):
+        try:
+            if lookup(name, game).unsupported(game) is None:
+                names.append(name)
+        except ValueError:
+            continue
+    return names
+
+
 def as_game(game: Game | str) -> Game:
     """``game`` itself, or the game of that name with its default options."""
     if isinstance(game, Game):

@@ -143,6 +143,13 @@ class Game(abc.ABC):
         parlour game declares its own; a game that does not cannot be bridged."""
         raise NotImplementedError(f"{self.name} does not declare its returns_bounds")
 
+    @property
+    def actions_public(self) -> bool:
+        """True if every seat learns every action once its step is applied (a
+        simultaneous step reveals all its choices together); False where some stay hidden
+        (Goofspiel with ``imperfect_info``).  A move log shown to a person follows it."""
+        return True
+
     def start_deal(self) -> tuple[str, tuple[Any, ...]] | None:
         """The chance of the start, when it is a uniformly random order of known items:
         ``(start option, items)``, such that ``new_initial_state(seed)`` plays every

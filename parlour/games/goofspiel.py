@@ -189,6 +189,11 @@ class GoofspielGame(Game):
         total = float(self.total_prize)
         return {"win_loss": (-1.0, 1.0), "point_difference": (-total, total), "total_points": (0.0, total)}[self.config["returns"]]
 
+    @property
+    def actions_public(self) -> bool:
+        """With ``imperfect_info`` the other seats' bids stay hidden (only who won shows)."""
+        return not self.config["imperfect_info"]
+
     def start_deal(self) -> tuple[str, tuple[int, ...]] | None:
         """A random prize order is a uniform shuffle of the prizes 1..N."""
         return ("prizes", tuple(range(1, self.num_cards + 1))) if self.config["prize_order"] == "random" else None

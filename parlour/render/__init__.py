@@ -5,8 +5,9 @@ behind ``render_mode="rgb_array"`` (rasterised) and the web page (SVG).
 own hand face up, hidden cards face down), ``None`` everything (a spectator's view, as
 the text form); ``last`` is the last move where the state does not keep it itself,
 ``(seat, action)`` or, for a simultaneous step, ``{seat: action}``.  Each game's module
-registers its drawing with :func:`register`; this package imports the games only (and
-Pillow when a picture is rasterised).
+registers its drawing with :func:`register`, and with :func:`register_targets` which
+shapes choose which move (``move_targets``: the web page's clicks); this package imports
+the games only (and Pillow when a picture is rasterised).
 """
 
 from __future__ import annotations
@@ -18,7 +19,9 @@ from parlour.games.base import State
 from parlour.render.drawing import Drawing
 
 Painter = Callable[[State, "int | None", Any], Drawing]
+Targets = Callable[[State, int], dict[int, list[str]]]
 _PAINTERS: dict[str, Painter] = {}
+_TARGETS: dict[str, Targets] = {}
 
 
 def register(game_name: str) -> Callable[[Painter], Painter]:
@@ -29,6 +32,25 @@ def register(game_name: str) -> Callable[[Painter], Painter]:
         return fn
 
     return decorate
+
+
+def register_targets(game_name: str) -> Callable[[Targets], Targets]:
+    """Decorator: ``fn(state, seat) -> {action: [target, ...]}`` names the shapes of the
+    picture (their ``target``) that choose each legal move of ``seat``."""
+
+    def decorate(fn: Targets) -> Targets:
+        _TARGETS[game_name] = fn
+        return fn
+
+    return decorate
+
+
+def move_targets(state: State, seat: int) -> dict[int, list[str]]:
+    """Each legal action of ``seat`` and the picture's shapes that choose it (a page
+    plays the move when one shape names it alone, or offers the moves a shape names)."""
+    _load()
+    fn = _TARGETS.get(state.game.name)
+    return fn(state, seat) if fn is not None else {}
 
 
 def has_picture(game_name: str) -> bool:
@@ -53,4 +75,4 @@ def _load() -> None:
     from parlour.render import double_card, goofspiel, sticks, tides_of_time, tribolo  # noqa: F401
 
 
-__all__ = ["Drawing", "has_picture", "picture", "register"]
+__all__ = ["Drawing", "has_picture", "move_targets", "picture", "register", "register_targets"]

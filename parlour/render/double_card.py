@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from parlour.games.double_card.board import CARDS, COLS, EMPTY, R_DOT, R_RING, ROWS, W_DOT
+from parlour.games.double_card.board import CARDS, CELLS, COLS, EMPTY, HORIZONTAL, PICK_BASE, R_DOT, R_RING, ROWS, W_DOT, other_cell
 from parlour.games.double_card.notation import status_text
-from parlour.render import register
+from parlour.render import register, register_targets
 from parlour.render.drawing import Drawing
 from parlour.render.style import HIGHLIGHT, INK, MUTED, TABLE, seat_colour
 
@@ -38,10 +38,11 @@ def draw(state: Any, seat: int | None, last: Any) -> Drawing:
     for c in range(COLS * ROWS):
         x0, y0 = left + (c % COLS) * CELL, top + (ROWS - 1 - c // COLS) * CELL
         code = state.seg[c]
+        target = f"cell-{c}" if seat is not None else None
         if code == EMPTY:
-            d.rect(x0 + 2, y0 + 2, CELL - 4, CELL - 4, fill=EMPTY_CELL, radius=2)
+            d.rect(x0 + 2, y0 + 2, CELL - 4, CELL - 4, fill=EMPTY_CELL, radius=2, target=target)
             continue
-        d.rect(x0, y0, CELL, CELL, fill=RED if code in (R_DOT, R_RING) else WHITE)
+        d.rect(x0, y0, CELL, CELL, fill=RED if code in (R_DOT, R_RING) else WHITE, target=target)
         if code in (R_DOT, W_DOT):
             d.circle(x0 + CELL / 2, y0 + CELL / 2, CELL * 0.22, fill=DOT)
         else:
@@ -57,3 +58,19 @@ def draw(state: Any, seat: int | None, last: Any) -> Drawing:
     for y in range(ROWS):
         d.text(left - 8, top + (ROWS - 1 - y) * CELL + CELL / 2, str(y + 1), size=12, fill=MUTED, anchor="end")
     return d
+
+
+@register_targets("double_card")
+def targets(state: Any, seat: int) -> dict[int, list[str]]:
+    """A placement is the two cells the card will cover, a take the two cells of the card
+    taken: clicking a cell offers the moves that cover it (its card orientations)."""
+    out = {}
+    for action in state.legal_actions(seat):
+        if action >= PICK_BASE:
+            anchor = action - PICK_BASE
+            cells = (anchor, state.partner(anchor))
+        else:
+            placement, anchor = action // CELLS + 1, action % CELLS
+            cells = (anchor, other_cell(anchor, HORIZONTAL[placement]))
+        out[action] = [f"cell-{c}" for c in cells]
+    return out

@@ -7,6 +7,9 @@ SVG text needs no library at all.  Rasterising uses Pillow (imported only then: 
 ``render`` extra; matplotlib brings it too), drawing at twice the size and scaling down
 for smooth edges.  Coordinates are pixels of the picture, y downwards; a text's ``y`` is
 the middle of its line, and ``anchor`` says whether ``x`` is its start, middle or end.
+A shape's ``target`` names what clicking it chooses on the web page (``cell-12``,
+``card-4``: ``parlour.render.move_targets`` maps each legal move to such names); the
+raster ignores it.
 """
 
 from __future__ import annotations
@@ -38,13 +41,13 @@ class Drawing:
     items: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
 
     def rect(self, x: float, y: float, w: float, h: float, fill: Colour | None = None, stroke: Colour | None = None,
-             width: float = 1.0, radius: float = 0.0) -> Drawing:
-        self.items.append(("rect", dict(x=x, y=y, w=w, h=h, fill=fill, stroke=stroke, width=width, radius=radius)))
+             width: float = 1.0, radius: float = 0.0, target: str | None = None) -> Drawing:
+        self.items.append(("rect", dict(x=x, y=y, w=w, h=h, fill=fill, stroke=stroke, width=width, radius=radius, target=target)))
         return self
 
     def circle(self, cx: float, cy: float, r: float, fill: Colour | None = None, stroke: Colour | None = None,
-               width: float = 1.0) -> Drawing:
-        self.items.append(("circle", dict(cx=cx, cy=cy, r=r, fill=fill, stroke=stroke, width=width)))
+               width: float = 1.0, target: str | None = None) -> Drawing:
+        self.items.append(("circle", dict(cx=cx, cy=cy, r=r, fill=fill, stroke=stroke, width=width, target=target)))
         return self
 
     def line(self, x1: float, y1: float, x2: float, y2: float, stroke: Colour, width: float = 1.0) -> Drawing:
@@ -124,6 +127,8 @@ def _svg_paint(a: dict[str, Any]) -> str:
     out = f' fill="{hex_colour(fill)}"' if fill is not None else ' fill="none"'
     if stroke is not None:
         out += f' stroke="{hex_colour(stroke)}" stroke-width="{a["width"]:g}"'
+    if a.get("target"):
+        out += f' class="target" data-target="{escape(a["target"])}"'
     return out
 
 

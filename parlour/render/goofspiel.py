@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from parlour.games.bitmask import set_bits
-from parlour.render import register
+from parlour.render import register, register_targets
 from parlour.render.drawing import Drawing
 from parlour.render.style import CARD_H, CARD_W, HIGHLIGHT, INK, MUTED, TABLE, card, seat_colour
 
@@ -47,7 +47,8 @@ def draw(state: Any, seat: int | None, last: Any) -> Drawing:
         hand = set_bits(state.hands[p])
         show = seat is None or p == seat or not hidden
         for i, action in enumerate(hand):
-            card(d, 130 + i * (CARD_W + 4), y, str(action + 1) if show else "", face_up=show, colour=colour)
+            card(d, 130 + i * (CARD_W + 4), y, str(action + 1) if show else "", face_up=show, colour=colour,
+                 target=f"card-{action}" if p == seat else None)
         if bids is not None:
             x = width - 20 - CARD_W
             visible = seat is None or p == seat or not hidden
@@ -58,3 +59,9 @@ def draw(state: Any, seat: int | None, last: Any) -> Drawing:
     if winner is not None and winner < 0:
         d.text(width - 20, 88, "last round tied", size=12, fill=MUTED, anchor="end")
     return d
+
+
+@register_targets("goofspiel")
+def targets(state: Any, seat: int) -> dict[int, list[str]]:
+    """A bid is the card of the seat's hand."""
+    return {action: [f"card-{action}"] for action in state.legal_actions(seat)}

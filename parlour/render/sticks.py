@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from parlour.render import register
+from parlour.render import register, register_targets
 from parlour.render.drawing import Drawing
 from parlour.render.style import HIGHLIGHT, INK, MUTED, TABLE, seat_colour
 
@@ -26,6 +26,9 @@ def draw(state: Any, seat: int | None, last: Any) -> Drawing:
     for i in range(total):
         x = 24 + i * step
         if i < left:
+            take = left - i  # clicking a stick takes it and every stick to its right
+            if seat is not None and take <= game.max_take:
+                d.rect(x - step / 2, 56, step, 88, fill=TABLE, target=f"stick-{i}")
             d.line(x, 60, x, 140, stroke=WOOD, width=max(2, step * 0.35))
         else:
             marked = i < left + taken_now
@@ -41,3 +44,9 @@ def draw(state: Any, seat: int | None, last: Any) -> Drawing:
         mover, action = last
         d.text(width - 16, 165, f"player_{mover} took {action + 1}", size=13, fill=MUTED, anchor="end")
     return d
+
+
+@register_targets("sticks")
+def targets(state: Any, seat: int) -> dict[int, list[str]]:
+    """Taking k sticks is clicking the k-th stick from the right end of the pile."""
+    return {action: [f"stick-{state.sticks - action - 1}"] for action in state.legal_actions(seat)}

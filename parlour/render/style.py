@@ -22,14 +22,14 @@ def seat_colour(seat: int) -> Colour:
 
 
 def card(d: Drawing, x: float, y: float, label: str, *, w: float = CARD_W, h: float = CARD_H, face_up: bool = True,
-         colour: Colour = INK, border: Colour = MUTED, corner: str = "", marked: bool = False) -> None:
+         colour: Colour = INK, border: Colour = MUTED, corner: str = "", marked: bool = False, target: str | None = None) -> None:
     """A card with its top-left corner at ``(x, y)``: ``label`` large in the middle,
     ``corner`` small at the top left; face down it is a plain back; ``marked`` outlines
-    it (the last move)."""
+    it (the last move); ``target`` makes it clickable on the web page."""
     if not face_up:
         d.rect(x, y, w, h, fill=CARD_BACK, stroke=(40, 50, 80), width=1.5, radius=4)
         return
-    d.rect(x, y, w, h, fill=CARD, stroke=HIGHLIGHT if marked else border, width=3 if marked else 1.5, radius=4)
+    d.rect(x, y, w, h, fill=CARD, stroke=HIGHLIGHT if marked else border, width=3 if marked else 1.5, radius=4, target=target)
     d.text(x + w / 2, y + h / 2 + 2, label, size=min(w, h) * 0.5, fill=colour, anchor="middle", bold=True)
     if corner:
         d.text(x + 4, y + 8, corner, size=9, fill=colour)

@@ -9,7 +9,7 @@ from typing import Any
 
 from parlour.games.bitmask import set_bits
 from parlour.games.tides_of_time import CARDS, PHASES
-from parlour.render import register
+from parlour.render import register, register_targets
 from parlour.render.drawing import Drawing
 from parlour.render.style import HIGHLIGHT, INK, MUTED, TABLE, card, seat_colour
 
@@ -19,10 +19,11 @@ W, H = 58, 74
 ROW = 2 * H + 70
 
 
-def _card(d: Drawing, x: float, y: float, action: int, face_up: bool = True, marked: bool = False, relic: bool = False) -> None:
+def _card(d: Drawing, x: float, y: float, action: int, face_up: bool = True, marked: bool = False, relic: bool = False,
+          target: str | None = None) -> None:
     info = CARDS[action]
     colour = SUIT_COLOURS[info.suit]
-    card(d, x, y, str(info.number), w=W, h=H, face_up=face_up, colour=colour, marked=marked)
+    card(d, x, y, str(info.number), w=W, h=H, face_up=face_up, colour=colour, marked=marked, target=target)
     if face_up:
         d.text(x + W / 2, y + 9, info.suit or "no suit", size=8, fill=colour, anchor="middle")
         if relic:
@@ -55,7 +56,8 @@ def draw(state: Any, seat: int | None, last: Any) -> Drawing:
         d.text(18, y + 34, "kingdom", size=11, fill=MUTED)
         kingdom = [(a, False) for a in set_bits(state.drafted[p])] + [(a, True) for a in set_bits(state.relics[p])]
         for i, (action, relic) in enumerate(kingdom):
-            _card(d, 80 + i * (W + 6), y + 24, action, marked=action == last_pick[p], relic=relic)
+            _card(d, 80 + i * (W + 6), y + 24, action, marked=action == last_pick[p], relic=relic,
+                  target=f"card-{action}" if p == seat and not relic else None)
         d.text(18, y + 34 + H + 10, "hand", size=11, fill=MUTED)
         hand = set_bits(state.hands[p])
         if knows is None or p == seat:
@@ -64,10 +66,17 @@ def draw(state: Any, seat: int | None, last: Any) -> Drawing:
             shown = set(set_bits(knows.opp_hand))
         for i, action in enumerate(hand):
             face_up = action in shown
-            _card(d, 80 + i * (W + 6), y + 30 + H, action if face_up else 0, face_up=face_up)
+            _card(d, 80 + i * (W + 6), y + 30 + H, action if face_up else 0, face_up=face_up,
+                  target=f"card-{action}" if p == seat else None)
     if phase == "over":
         t0, t1 = totals
         result = "draw" if t0 == t1 else f"player_{0 if t0 > t1 else 1} wins"
         d.text(width / 2, 20 + 2 * ROW + 26, result, size=15, fill=HIGHLIGHT, anchor="middle", bold=True)
     return d
 
+
+
+@register_targets("tides_of_time")
+def targets(state: Any, seat: int) -> dict[int, list[str]]:
+    """A pick is a card of the hand; a relic or a discard a card drafted this round."""
+    return {action: [f"card-{action}"] for action in state.legal_actions(seat)}

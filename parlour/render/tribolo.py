@@ -9,7 +9,7 @@ from typing import Any
 
 from parlour.games.bitmask import iter_bits
 from parlour.games.tribolo import EMPTY, SYMBOLS, WALL
-from parlour.render import register
+from parlour.render import register, register_targets
 from parlour.render.drawing import Drawing
 from parlour.render.style import HIGHLIGHT, INK, MUTED, TABLE, seat_colour
 
@@ -57,7 +57,15 @@ def draw(state: Any, seat: int | None, last: Any) -> Drawing:
         elif code != EMPTY:
             d.circle(x0 + cell / 2, y0 + cell / 2, cell * 0.38, fill=seat_colour(code), stroke=(255, 255, 255), width=1)
         elif c in legal:
+            if state.to_move == seat:
+                d.rect(x0 + 1, y0 + 1, cell - 2, cell - 2, fill=BOARD, target=f"cell-{c}")
             d.circle(x0 + cell / 2, y0 + cell / 2, cell * 0.1, fill=seat_colour(state.to_move))
         if c == last_cell:
             d.circle(x0 + cell / 2, y0 + cell / 2, cell * 0.45, stroke=HIGHLIGHT, width=3)
     return d
+
+
+@register_targets("tribolo")
+def targets(state: Any, seat: int) -> dict[int, list[str]]:
+    """A move is the cell played."""
+    return {action: [f"cell-{action}"] for action in state.legal_actions(seat)}

@@ -1,0 +1,234 @@
+// parlour's page: set up a game, then play it by clicking the picture or the move buttons.
+// Everything comes from the JSON API (parlour/web/app.py); the server checks every move.
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+let catalog = null;
+let game = { id: null, seat: null, view: null, watching: false, timer: null };
+
+async function api(method, path, body) {
+  const response = await fetch(path, {
+    method, headers: { "Content-Type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const data = await response.json();
+  if (!response.ok) throw new Error(data.error || response.statusText);
+  return data;
+}
+
+function option(value, text) {
+  const el = document.createElement("option");
+  el.value = value; el.textContent = text === undefined ? value : text;
+  return el;
+}
+
+// ----- setting up ---------------------------------------------------------------------
+
+function currentGame() { return catalog.games.find((g) => g.name === $("game").value); }
+
+function playerChoices(info) {
+  return ["person", ...info.policies, ...catalog.models];
+}
+
+function drawSetup() {
+  const info = currentGame();
+  $("summary").textContent = info.summary;
+  const options = $("options"); options.innerHTML = "";
+  for (const [name, spec] of Object.entries(info.options)) {
+    if (spec.default !== null && typeof spec.default === "object") continue;  // list options: the defaults
+    const label = document.createElement("label");
+    label.title = spec.help;
+    label.textContent = name + " ";
+    const input = document.createElement("input");
+    input.name = name; input.dataset.option = name;
+    input.value = spec.default === null ? "" : String(spec.default);
+    input.placeholder = spec.default === null ? "default" : "";
+    label.appendChild(input);
+    options.appendChild(label);
+  }
+  const seats = $("seats"); seats.innerHTML = "";
+  for (let s = 0; s < info.players; s++) {
+    const label = document.createElement("label");
+    label.className = "seat";
+    label.textContent = `player_${s} `;
+    const select = document.createElement("select");
+    select.dataset.seat = s; select.id = `seat-${s}`;
+    for (const choice of playerChoices(info)) select.appendChild(option(choice));
+    select.value = s === 0 ? "person" : (info.policies.includes("random") ? "random" : info.policies[0]);
+    const spec = document.createElement("input");
+    spec.placeholder = "parameters, e.g. simulations=200"; spec.dataset.params = s; spec.id = `params-${s}`;
+    label.append(select, " ", spec);
+    seats.appendChild(label);
+  }
+  const hint = $("hint-spec"); hint.innerHTML = "";
+  hint.appendChild(option("", "the game's reference player"));
+  for (const p of info.policies) hint.appendChild(option(p));
+}
+
+function parseValue(text) {
+  if (text === "true") return true;
+  if (text === "false") return false;
+  if (/^-?\d+$/.test(text)) return parseInt(text, 10);
+  if (/^-?\d*\.\d+$/.test(text)) return parseFloat(text);
+  return text;
+}
+
+function setupRequest(watch) {
+  const info = currentGame();
+  const options = {};
+  for (const input of document.querySelectorAll("[data-option]")) {
+    if (input.value.trim() === "" ) continue;
+    const value = parseValue(input.value.trim());
+    if (String(info.options[input.dataset.option].default) !== String(value)) options[input.dataset.option] = value;
+  }
+  const seats = [];
+  for (let s = 0; s < info.players; s++) {
+    let spec = $(`seat-${s}`).value;
+    const params = $(`params-${s}`).value.trim();
+    if (spec === "person" && watch) spec = "random";
+    if (params && spec !== "person") spec += (spec.includes(":") ? "," : ":") + params;
+    seats.push(spec);
+  }
+  return { game: info.name, options, seats, seed: parseInt($("seed").value || "0", 10) };
+}
+
+async function start(watch) {
+  $("setup-error").textContent = "";
+  try {
+    const created = await api("POST", "/api/sessions", setupRequest(watch));
+    begin(created, watch);
+  } catch (error) { $("setup-error").textContent = error.message; }
+}
+
+function begin(created, watch) {
+  game = { id: created.id, seat: created.view.you, view: created.view, watching: watch, timer: null };
+  $("setup").hidden = true; $("table").hidden = false;
+  $("watch-controls").hidden = !watch;
+  show(created.view);
+  if (watch) scheduleStep();
+}
+
+// ----- the table ------------------------------------------------------------------------
+
+function show(view) {
+  game.view = view;
+  $("error").textContent = ""; $("hint-text").textContent = "";
+  $("status").textContent = `${view.game}: ${view.status}`;
+  $("status").dataset.over = view.over;
+  $("picture").innerHTML = view.picture;
+  $("chooser").hidden = true;
+  const moves = $("moves"); moves.innerHTML = "";
+  const legal = new Set();
+  for (const move of view.moves) {
+    const button = document.createElement("button");
+    button.textContent = move.text; button.dataset.action = move.action;
+    button.addEventListener("click", () => play(move.action));
+    moves.appendChild(button);
+    for (const target of move.targets) legal.add(target);
+  }
+  for (const el of $("picture").querySelectorAll("[data-target]")) {
+    if (legal.has(el.dataset.target)) el.classList.add("legal");
+  }
+  const log = $("log"); log.innerHTML = "";
+  for (const entry of view.log) {
+    const item = document.createElement("li");
+    item.textContent = Object.entries(entry.moves).map(([who, text]) => `${who}: ${text}`).join(" | ");
+    log.appendChild(item);
+  }
+  log.scrollTop = log.scrollHeight;
+  $("undo").disabled = !view.can_undo || game.watching;
+  $("hint").disabled = view.moves.length === 0;
+}
+
+$("picture").addEventListener("click", (event) => {
+  const el = event.target.closest("[data-target]");
+  if (!el || !game.view) return;
+  const moves = game.view.moves.filter((m) => m.targets.includes(el.dataset.target));
+  if (moves.length === 1) { play(moves[0].action); return; }
+  if (moves.length === 0) return;
+  const chooser = $("chooser"); chooser.innerHTML = "<span>choose: </span>";
+  for (const move of moves) {
+    const button = document.createElement("button");
+    button.textContent = move.text; button.dataset.action = move.action;
+    button.addEventListener("click", () => play(move.action));
+    chooser.appendChild(button);
+  }
+  chooser.hidden = false;
+});
+
+async function play(action) {
+  try {
+    show(await api("POST", `/api/sessions/${game.id}/move`, { seat: game.seat, action }));
+    await followPeople();
+  } catch (error) { $("error").textContent = error.message; }
+}
+
+// With several people at one screen, the view follows whoever must choose next.
+async function followPeople() {
+  const view = game.view;
+  if (view.over || view.moves.length > 0 || !view.waiting_for.length) return;
+  game.seat = view.waiting_for[0];
+  show(await api("GET", `/api/sessions/${game.id}?seat=${game.seat}`));
+}
+
+$("undo").addEventListener("click", async () => {
+  try { show(await api("POST", `/api/sessions/${game.id}/undo`, { seat: game.seat })); }
+  catch (error) { $("error").textContent = error.message; }
+});
+
+$("hint").addEventListener("click", async () => {
+  const spec = $("hint-spec").value;
+  try {
+    const hint = await api("GET", `/api/sessions/${game.id}/hint?seat=${game.seat}` + (spec ? `&spec=${encodeURIComponent(spec)}` : ""));
+    $("hint-text").textContent = `${hint.spec} would play ${hint.text} (${hint.evaluation})`;
+  } catch (error) { $("error").textContent = error.message; }
+});
+
+$("save").addEventListener("click", async () => {
+  const record = await api("GET", `/api/sessions/${game.id}/record`);
+  const blob = new Blob([JSON.stringify(record, null, 1)], { type: "application/json" });
+  const link = document.createElement("a");
+  link.href = URL.createObjectURL(blob); link.download = `${record.game}-game.json`;
+  link.click();
+});
+
+$("load").addEventListener("change", async (event) => {
+  const file = event.target.files[0];
+  if (!file) return;
+  try {
+    const created = await api("POST", "/api/sessions/load", JSON.parse(await file.text()));
+    begin(created, false);
+  } catch (error) { $("setup-error").textContent = `not loaded: ${error.message}`; }
+});
+
+$("new").addEventListener("click", () => {
+  clearTimeout(game.timer); game.watching = false;
+  $("table").hidden = true; $("setup").hidden = false;
+});
+
+// ----- watch mode: the policies play, the page follows at the chosen speed -----------------
+
+function scheduleStep() {
+  clearTimeout(game.timer);
+  if (!game.watching || game.view.over) return;
+  game.timer = setTimeout(async () => {
+    try { show(await api("POST", `/api/sessions/${game.id}/step`)); scheduleStep(); }
+    catch (error) { $("error").textContent = error.message; }
+  }, parseInt($("speed").value, 10));
+}
+
+$("pause").addEventListener("click", () => {
+  game.watching = !game.watching;
+  $("pause").textContent = game.watching ? "Pause" : "Resume";
+  scheduleStep();
+});
+
+$("play").addEventListener("click", () => start(false));
+$("watch").addEventListener("click", () => start(true));
+$("game").addEventListener("change", drawSetup);
+
+(async () => {
+  catalog = await api("GET", "/api/catalog");
+  for (const info of catalog.games) $("game").appendChild(option(info.name));
+  drawSetup();
+})();
