@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import secrets
 import threading
+import time
 from collections import OrderedDict
 from pathlib import Path
 from typing import Any
@@ -173,6 +174,29 @@ def create_app(runs_dir: str | Path | None = None, max_sessions: int = 500) -> S
     app = Starlette(routes=routes, exception_handlers={SessionError: refused, HTTPException: http_error})
     app.state.sessions = sessions
     return app
+
+
+class BackgroundServer:
+    """``app`` served by uvicorn in a thread of this process (tests, screenshots):
+    ``url`` once it listens, :meth:`stop` to end it.  Port 0 picks a free port."""
+
+    def __init__(self, app: Starlette, host: str = "127.0.0.1", port: int = 0) -> None:
+        import uvicorn
+
+        self.server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning"))
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+        self.thread.start()
+        deadline = time.monotonic() + 30
+        while not self.server.started:
+            if time.monotonic() > deadline or not self.thread.is_alive():
+                raise RuntimeError("uvicorn did not start")
+            time.sleep(0.05)
+        bound_host, bound_port = self.server.servers[0].sockets[0].getsockname()[:2]
+        self.url = f"http://{bound_host}:{bound_port}"
+
+    def stop(self) -> None:
+        self.server.should_exit = True
+        self.thread.join(10)
 
 
 async def _json(request: Request) -> dict[str, Any]:
