@@ -99,6 +99,9 @@ class GameRecord:
     returns: tuple[float, ...]
     length: int
     game_seed: int
+    moves: tuple = ()
+    """What was applied at each step: an action, or ``((seat, action), ...)`` for a
+    simultaneous step (the game replays from ``game_seed`` with them)."""
 
 
 def _seed_from(master: int, key: tuple[int, ...]) -> int:
@@ -184,18 +187,20 @@ def play_game(game: Game, policies: Sequence[Policy], spec: GameSpec, timing: np
             timing[spec.agents[seat]] += (clock() - start, 1)
         return action
 
-    steps = 0
+    moves: list[int | tuple[tuple[int, int], ...]] = []
     while not state.is_terminal():
-        if steps >= limit:
+        if len(moves) >= limit:
             raise RuntimeError(f"{game.name}: game {spec.index} did not end within max_game_length={limit} steps")
-        state.apply(joint_action(state, act))
-        steps += 1
+        action = joint_action(state, act)
+        state.apply(action)
+        moves.append(tuple(sorted(action.items())) if isinstance(action, dict) else action)
     return GameRecord(
         index=spec.index,
         agents=spec.agents,
         returns=tuple(float(x) for x in state.returns()),
-        length=steps,
+        length=len(moves),
         game_seed=spec.game_seed,
+        moves=tuple(moves),
     )
 
 

@@ -322,6 +322,8 @@ def _games_rows(result: MatchResult) -> list[dict[str, Any]]:
             row[f"seat_{seat}"] = result.labels[agent]
         for seat, value in enumerate(record.returns):
             row[f"return_{seat}"] = value
+        # an action per step; a simultaneous step as seat:action pairs joined by "/"
+        row["moves"] = " ".join("/".join(f"{s}:{a}" for s, a in step) if isinstance(step, tuple) else str(step) for step in record.moves)
         rows.append(row)
     return rows
 
@@ -338,7 +340,7 @@ def write_report(result: MatchResult, summary: dict[str, Any], out: str | Path, 
     mode = "w" if force else "x"
     texts = {
         "markdown": to_markdown(summary) + "\n\n" + timing_text(summary) + "\n",
-        "json": json.dumps(_jsonable(summary), indent=2) + "\n",
+        "json": json.dumps(_jsonable({**summary, "games_played": _games_rows(result)}), indent=2) + "\n",
         "agents": _csv_text([{k: v for k, v in row.items()} for row in summary["agents"]]),
         "pairs": _csv_text(summary["pairs"]),
         "games": _csv_text(_games_rows(result)),

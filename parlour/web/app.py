@@ -17,6 +17,7 @@ directory given at start (:func:`.session.resolve_spec`).
 | ``GET /api/sessions/{id}/hint`` | ``?seat=N&spec=...`` | a policy's move and evaluation |
 | ``GET /api/sessions/{id}/record`` | | the game as data, to save |
 | ``POST /api/sessions/load`` | a saved record | ``{"id", "view"}`` (201) |
+| ``POST /api/sessions/replay`` | ``{"arena": arena.json's data, "index": N}`` | a replay of that arena game (``step`` plays it) |
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ from starlette.staticfiles import StaticFiles
 
 from parlour.baselines.policy import playable
 from parlour.games import GAMES, load_game
-from parlour.web.session import PERSON, GameSession, SessionError, find_models
+from parlour.web.session import PERSON, GameSession, SessionError, find_models, from_arena
 
 STATIC = Path(__file__).parent / "static"
 
@@ -149,6 +150,12 @@ def create_app(runs_dir: str | Path | None = None, max_sessions: int = 500) -> S
         key = sessions.add(session)
         return JSONResponse({"id": key, "view": session.view(0)}, status_code=201)
 
+    async def replay(request: Request) -> JSONResponse:
+        body = await _json(request)
+        session = from_arena(body.get("arena"), body.get("index", 0), runs_dir=runs)
+        key = sessions.add(session)
+        return JSONResponse({"id": key, "view": session.view(None)}, status_code=201)
+
     def index(request: Request) -> FileResponse:
         return FileResponse(STATIC / "index.html")
 
@@ -163,6 +170,7 @@ def create_app(runs_dir: str | Path | None = None, max_sessions: int = 500) -> S
         Route("/api/catalog", catalog),
         Route("/api/sessions", create, methods=["POST"]),
         Route("/api/sessions/load", load, methods=["POST"]),
+        Route("/api/sessions/replay", replay, methods=["POST"]),
         Route("/api/sessions/{key}", show),
         Route("/api/sessions/{key}/move", move, methods=["POST"]),
         Route("/api/sessions/{key}/undo", undo, methods=["POST"]),

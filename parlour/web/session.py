@@ -100,6 +100,7 @@ class GameSession:
         self.undo_stack: list[tuple[State, int]] = []  # (position, steps so far) before each person's move
         self.pending: dict[int, int] = {}  # people's choices at a simultaneous step, waiting for the others
         self.last: Any = None
+        self.script: list[int | dict[int, int]] | None = None  # a replay's steps (from_arena)
         self.lock = threading.Lock()
         if self.people:  # the policies move until a person must choose; a game of policies
             self.advance()  # only (watch mode) goes a step at a time
@@ -112,6 +113,8 @@ class GameSession:
 
     def to_act(self) -> list[int]:
         """The people who must choose now (not yet chosen at a simultaneous step)."""
+        if self.script is not None:
+            return []
         return [s for s in self.state.current_players() if s not in self.policies and s not in self.pending]
 
     # ----- moves ------------------------------------------------------------------------
@@ -148,7 +151,15 @@ class GameSession:
         played = 0
         act = policy_act(self.state, self.policies)
         while not self.state.is_terminal() and not self.to_act() and (limit is None or played < limit):
-            self._apply(joint_action(self.state, act))
+            if self.script is not None:  # a replay: the recorded step, checked by the rules
+                if len(self.steps) >= len(self.script):
+                    break
+                try:
+                    self._apply(self.script[len(self.steps)])
+                except ValueError as error:
+                    raise SessionError(f"step {len(self.steps)} of the arena game does not replay: {error}") from None
+            else:
+                self._apply(joint_action(self.state, act))
             played += 1
         return played
 
@@ -273,6 +284,31 @@ class GameSession:
         except (KeyError, TypeError, ValueError) as error:
             raise SessionError(f"the record is malformed: {error}") from None
         return session
+
+
+def from_arena(summary: Any, index: int, runs_dir: Path | None = None) -> GameSession:
+    """A replay of game ``index`` of an arena's ``arena.json`` (``parlour arena --out``):
+    the game from its seed, its recorded moves played one at a time by :meth:`GameSession.advance`
+    (the watch mode), each checked by the rules."""
+    try:
+        game = load_game(summary["game"], **summary.get("options", {}))
+        rows = {int(row["game"]): row for row in summary["games_played"]}
+        row = rows[int(index)]
+        steps: list[int | dict[int, int]] = []
+        for token in str(row.get("moves", "")).split():
+            if ":" in token:
+                steps.append({int(s): int(a) for s, a in (pair.split(":") for pair in token.split("/"))})
+            else:
+                steps.append(int(token))
+        start = game.new_initial_state(int(row["game_seed"]))
+        seats = [str(row[f"seat_{s}"]) for s in range(game.num_players)]
+    except KeyError as error:
+        raise SessionError(f"not an arena game: {error} missing (give arena.json of `parlour arena --out` and a game in it)") from None
+    except (TypeError, ValueError) as error:
+        raise SessionError(f"the arena file is malformed: {error}") from None
+    session = GameSession(game, [PERSON] * game.num_players, runs_dir=runs_dir, start=start)
+    session.seats, session.script = seats, steps
+    return session
 
 
 def _plain(config: dict[str, Any]) -> dict[str, Any]:

@@ -142,3 +142,28 @@ def test_models_load_only_from_the_runs_directory(tmp_path):
     for spec in ("ppo:../outside.zip", f"ppo:{tmp_path / 'outside.zip'}", "ppo:tiny/missing.zip", "az:/etc/passwd"):
         response = client.post("/api/sessions", json={"game": "sticks", "seats": ["person", spec]})
         assert response.status_code == 400 and "runs directory" in response.json()["error"], (spec, response.json())
+
+
+def test_an_arena_game_replays_move_by_move(client, tmp_path):
+    import json
+
+    from parlour.games import load_game
+    from parlour.training.arena import play_match
+    from parlour.training.report import summarize, write_report
+
+    game = load_game("goofspiel", num_cards=4)
+    result = play_match(game, ["random", "rudimentary"], 2, seed=5, progress=False)
+    write_report(result, summarize(result), tmp_path / "arena", plot=False)
+    arena = json.loads((tmp_path / "arena" / "arena.json").read_text())
+    record = result.records[1]
+    created = client.post("/api/sessions/replay", json={"arena": arena, "index": record.index})
+    assert created.status_code == 201
+    key, view = created.json()["id"], created.json()["view"]
+    assert view["seats"] == [result.labels[a] for a in record.agents] and view["log"] == []
+    while not view["over"]:
+        view = client.post(f"/api/sessions/{key}/step").json()
+    assert len(view["log"]) == record.length and view["returns"] == list(record.returns)
+    assert "not an arena game" in client.post("/api/sessions/replay", json={"arena": {"game": "sticks"}}).json()["error"]
+    broken = dict(arena, games_played=[dict(row, moves="0:99/1:99") for row in arena["games_played"]])
+    key = client.post("/api/sessions/replay", json={"arena": broken, "index": record.index}).json()["id"]
+    assert "does not replay" in client.post(f"/api/sessions/{key}/step").json()["error"]

@@ -201,6 +201,28 @@ $("load").addEventListener("change", async (event) => {
   } catch (error) { $("setup-error").textContent = `not loaded: ${error.message}`; }
 });
 
+let arena = null;
+$("arena").addEventListener("change", async (event) => {
+  const file = event.target.files[0];
+  if (!file) return;
+  try {
+    arena = JSON.parse(await file.text());
+    const select = $("arena-game"); select.innerHTML = "";
+    for (const row of arena.games_played || []) {
+      const seats = Object.keys(row).filter((k) => k.startsWith("seat_")).map((k) => row[k]).join(" vs ");
+      select.appendChild(option(row.game, `game ${row.game}: ${seats} (${row.length} moves)`));
+    }
+    select.hidden = false; $("replay").hidden = false;
+  } catch (error) { $("setup-error").textContent = `not an arena file: ${error.message}`; }
+});
+
+$("replay").addEventListener("click", async () => {
+  try {
+    const created = await api("POST", "/api/sessions/replay", { arena, index: parseInt($("arena-game").value, 10) });
+    begin(created, true);
+  } catch (error) { $("setup-error").textContent = error.message; }
+});
+
 $("new").addEventListener("click", () => {
   clearTimeout(game.timer); game.watching = false;
   $("table").hidden = true; $("setup").hidden = false;
