@@ -4,7 +4,10 @@ PettingZoo's SB3 action-mask tutorial pattern under Gymnasium 1.x."""
 
 from __future__ import annotations
 
-import gymnasium
+import importlib.util
+from pathlib import Path
+from typing import Any
+
 import numpy as np
 import pettingzoo.utils
 import pytest
@@ -65,30 +68,14 @@ def test_supersuits_vector_env_path_into_stable_baselines3():
     assert model.num_timesteps >= 192
 
 
-class _MaskedSeatEnv(pettingzoo.utils.BaseWrapper, gymnasium.Env):
-    """The pattern of PettingZoo's SB3 action-mask tutorial: the AEC env seen by one
-    policy that plays every seat (observation without the mask, reward of the seat that
-    just moved), with the mask on the side for ``ActionMasker``.  The tutorial's class
-    derives from ``BaseWrapper`` only; under Gymnasium 1.x ``ActionMasker`` asserts that
-    it wraps a ``gymnasium.Env``, so the one change is ``gymnasium.Env`` as a second base."""
-
-    def reset(self, seed=None, options=None):
-        super().reset(seed, options)
-        self.observation_space = super().observation_space(self.possible_agents[0])["observation"]
-        self.action_space = super().action_space(self.possible_agents[0])
-        return self.observe(self.agent_selection), {}
-
-    def step(self, action):
-        mover = self.agent_selection
-        super().step(action)
-        return (self.observe(self.agent_selection), self._cumulative_rewards[mover], self.terminations[mover],
-                self.truncations[mover], self.infos[mover])
-
-    def observe(self, agent):
-        return super().observe(agent)["observation"]
-
-    def action_mask(self):
-        return super().observe(self.agent_selection)["action_mask"]
+def tutorial() -> Any:
+    """benchmarks/training.py, which reproduces PettingZoo's SB3 action-mask tutorial
+    wrapper (with ``gymnasium.Env`` as its second base) and builds it around parlour's
+    envs: loaded from its file, the benchmarks not being a package."""
+    spec = importlib.util.spec_from_file_location("training_benchmark", Path(__file__).resolve().parents[2] / "benchmarks" / "training.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def test_the_sb3_action_mask_tutorial_pattern_needs_one_change_under_gymnasium_1():
@@ -101,8 +88,7 @@ def test_the_sb3_action_mask_tutorial_pattern_needs_one_change_under_gymnasium_1
 
     with pytest.raises(AssertionError, match="Expected env to be a `gymnasium.Env`"):
         ActionMasker(WithoutGymnasiumEnv(sticks_v0.env()), lambda env: env.action_mask())
-    env = _MaskedSeatEnv(sticks_v0.env())
-    env.reset(seed=0)
-    model = MaskablePPO("MlpPolicy", ActionMasker(env, lambda e: e.action_mask()), n_steps=64, batch_size=32, seed=0, device="cpu")
+    env = tutorial().same_game_env("sticks")  # the tutorial's wrapper with the one change, on parlour's sticks
+    model = MaskablePPO("MlpPolicy", env, n_steps=64, batch_size=32, seed=0, device="cpu")
     model.learn(128)
     assert model.num_timesteps >= 128
