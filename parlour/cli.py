@@ -166,17 +166,11 @@ def _game(name: str, options: dict[str, Any]) -> Game:
         raise UsageError(f"bad game option for {name}: {error}") from None
 
 
-def _playable(game: Game) -> list[str]:
-    """The names of the policies that can play ``game``."""
-    from parlour.baselines.policy import playable
-
-    return playable(game)
-
-
 def _check_spec(spec: str, game: Game) -> None:
     """Build the policy once; ``UsageError`` (one line) with the policy's parameters, or
     the policies that can play the game, if the spec is bad."""
     from parlour.baselines import REGISTRY, lookup, make_from_spec
+    from parlour.baselines.policy import playable
 
     try:
         make_from_spec(spec, game)
@@ -186,13 +180,13 @@ def _check_spec(spec: str, game: Game) -> None:
     except ValueError as error:
         problem = str(error)
     name = spec.partition(":")[0].strip()
-    if name in REGISTRY and name in _playable(game):
+    if name in REGISTRY and name in playable(game):
         params = lookup(name, game).param_text()
         hint = "" if params in problem else f"; {name} takes these parameters: {params}"
     else:
         if name not in REGISTRY:
             problem = f"unknown policy {name!r}"
-        hint = f"; policies that can play {game.name}: {', '.join(_playable(game)) or 'none'}"
+        hint = f"; policies that can play {game.name}: {', '.join(playable(game)) or 'none'}"
     raise UsageError(f"bad agent {spec!r}: {problem}{hint} (`parlour policies --game {game.name}` describes them)")
 
 

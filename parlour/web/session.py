@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from parlour.baselines import Policy, make_from_spec, parse_spec, references
+from parlour.baselines.learned.ppo import read_model_meta
 from parlour.baselines.playout import joint_action, policy_act
 from parlour.baselines.policy import POSITIONAL
 from parlour.errors import IllegalActionError
@@ -62,14 +63,18 @@ def resolve_spec(spec: str, runs_dir: Path | None) -> str:
 
 
 def find_models(runs_dir: Path | None) -> list[str]:
-    """Specs of the trained models under ``runs_dir`` (paths relative to it)."""
+    """Specs of the trained models under ``runs_dir`` (paths relative to it), each as the
+    player its file says it is (``ppo:`` or ``az:``); damaged or foreign files are left out."""
     if runs_dir is None or not runs_dir.is_dir():
         return []
     found = []
     for path in sorted(runs_dir.rglob("best.zip")):
-        relative = path.relative_to(runs_dir).as_posix()
-        kind = "az" if (path.parent / "config.toml").exists() and "alphazero" in (path.parent / "config.toml").read_text() else "ppo"
-        found.append(f"{kind}:{relative}")
+        try:
+            kind = read_model_meta(path).get("kind", "ppo")
+        except ValueError:
+            continue
+        player = {"alphazero": "az"}.get(kind, kind)  # the file's kind -> the player that loads it
+        found.append(f"{player}:{path.relative_to(runs_dir).as_posix()}")
     return found
 
 

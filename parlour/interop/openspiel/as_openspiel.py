@@ -57,9 +57,9 @@ _T = pyspiel.GameType
 
 def _parameters(game_cls: type[Game]) -> dict[str, Any]:
     """The scalar options of ``game_cls`` with their defaults, as OpenSpiel parameters."""
-    config = game_cls().config
-    parameters = {key: value for key, value in config.items() if isinstance(value, (bool, int, float, str))}
-    if _sampled(game_cls()):
+    default = game_cls()
+    parameters = {key: value for key, value in default.config.items() if isinstance(value, (bool, int, float, str))}
+    if _sampled(default):
         parameters["rng_seed"] = 0
     return parameters
 
@@ -291,8 +291,7 @@ def register_parlour_games() -> list[str]:
         short_name = PREFIX + name
         if short_name not in registered:
             bridged = type(f"Bridged{cls.__name__}", (_BridgedGame,), {"parlour_class": cls, "__doc__": f"parlour's {name} as a pyspiel game."})
-            default = cls()
-            pyspiel.register_game(_game_type(default, _parameters(cls)), bridged)
+            pyspiel.register_game(_game_type(cls(), _parameters(cls)), bridged)
         names.append(short_name)
     return names
 
