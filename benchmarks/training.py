@@ -64,10 +64,7 @@ import parlour
 from parlour.training.config import PPO_DEFAULTS
 from parlour.training.single_agent import SingleAgentEnv
 
-with warnings.catch_warnings():
-    warnings.simplefilter("ignore")
-    import pettingzoo.utils
-    from pettingzoo.classic import tictactoe_v3
+import pettingzoo.utils
 
 GAMES: dict[str, tuple[str, dict[str, Any]]] = {
     "sticks": ("sticks", {}),
@@ -130,6 +127,9 @@ def tutorial_env(seed: int = 0) -> gym.Env:
     """The tutorial's construction (``train_action_mask``) on ``tictactoe_v3``."""
     from sb3_contrib.common.wrappers import ActionMasker
 
+    with warnings.catch_warnings():  # tictactoe_v3 needs pygame (the bench extra), so imported here
+        warnings.simplefilter("ignore")
+        from pettingzoo.classic import tictactoe_v3
     env = SB3ActionMaskWrapper(tictactoe_v3.env())
     env.reset(seed=seed)  # Must call reset() in order to re-define the spaces
     return ActionMasker(env, mask_fn)
