@@ -1,4 +1,5 @@
-"""The ``parlour`` command: ``--version``, ``list``, ``demo``, ``policies``, ``arena``, ``play``, ``train``.
+"""The ``parlour`` command: ``--version``, ``list``, ``demo``, ``policies``, ``arena``, ``play``, ``serve``,
+``train``, ``bench`` (in :mod:`parlour.bench.cli`).
 
 Errors are one line on stderr, ``parlour COMMAND: error: ...``, with exit status 2 for
 bad command-line input (``UsageError``; argparse's own errors print the usage first) and
@@ -641,6 +642,10 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--workers", type=int, default=1, help="worker processes for the final arena (default 1)")
     train.add_argument("--quiet", action="store_true", help="no progress bars")
     train.set_defaults(run=_train)
+
+    from parlour.bench.cli import add_parser as add_bench_parser
+
+    add_bench_parser(sub, common)
     return parser
 
 

@@ -34,6 +34,7 @@ LAYERS = {
     "parlour.training": 4,
     "parlour.play": 5,
     "parlour.web": 5,
+    "parlour.bench": 5,  # the benchmark: ladders and cards on top of the arena
     "parlour.cli": 5,
 }
 NAMES = {0: "foundation", 1: "games", 2: "envs", 3: "baselines", 4: "training", 5: "command line"}

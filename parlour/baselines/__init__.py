@@ -12,13 +12,15 @@ Layout (one job per folder):
 - ``players/``: everything one game knows, a module per game (its original AI, its
   heuristics, its own solver, its reference opponents), registered with the generic
   registries when imported;
-- ``learned/``: players backed by trained models (``ppo:``) and their file format.
+- ``learned/``: players backed by trained models (``ppo:``) and their file format;
+- ``external``: players from outside parlour (a Python function, an SB3 model file, a
+  TorchScript policy), for the arena and the benchmark.
 
 Importing this package imports every module of those folders, so every name is
 registered; torch and Stable-Baselines3 are only imported when a model is loaded.
 """
 
-from parlour.baselines import engines, learned, players  # noqa: F401  (registers every policy)
+from parlour.baselines import engines, external, learned, players  # noqa: F401  (registers every policy)
 from parlour.baselines.policy import (
     REGISTRY,
     Param,

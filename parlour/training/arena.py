@@ -88,6 +88,14 @@ class GameSpec:
     """The agent (index into the agent list) at each seat."""
     game_seed: int
     seat_seeds: tuple[int, ...]
+    opening: int = 0
+    """Moves played uniformly at random, from ``game_seed``, before the agents take over
+    (the benchmark's openings for games without chance; 0 in an ordinary arena)."""
+
+
+def opening_rng(game_seed: int) -> np.random.Generator:
+    """The generator of a game's random opening: a child of its game seed."""
+    return np.random.default_rng(np.random.SeedSequence(game_seed, spawn_key=(1,)))
 
 
 @dataclass(frozen=True)
@@ -188,6 +196,12 @@ def play_game(game: Game, policies: Sequence[Policy], spec: GameSpec, timing: np
         return action
 
     moves: list[int | tuple[tuple[int, int], ...]] = []
+    if spec.opening:
+        rng = opening_rng(spec.game_seed)
+        while len(moves) < spec.opening and not state.is_terminal():
+            action = joint_action(state, lambda seat: int(rng.choice(state.legal_actions(seat))))
+            state.apply(action)
+            moves.append(tuple(sorted(action.items())) if isinstance(action, dict) else action)
     while not state.is_terminal():
         if len(moves) >= limit:
             raise RuntimeError(f"{game.name}: game {spec.index} did not end within max_game_length={limit} steps")
@@ -326,15 +340,46 @@ def play_match(
     ``agents``: specs such as ``"mcts:simulations=400"`` or ``Policy`` objects (these
     are pickled to the workers, so with ``workers > 1`` they must be importable there).
     """
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise ValueError(f"workers must be a positive integer, got {workers!r}")
-    if backend not in BACKENDS:
-        raise ValueError(f"backend must be one of {list(BACKENDS)}, got {backend!r}")
     policies = build_agents(game, agents)  # fail early, in this process, on bad specs
     labels = agent_labels(agents)
     schedule = make_schedule(len(policies), game.num_players, games, seed)
     specs = [schedule.game(i) for i in range(schedule.num_games)]
-    bar = _Progress(len(specs), progress, f"{game.name} arena")
+    records, seconds, seconds_per_move, workers = play_specs(
+        game, agents, specs, workers=workers, progress=progress, backend=backend, address=address, policies=policies
+    )
+    return MatchResult(
+        game=game,
+        labels=labels,
+        schedule=schedule,
+        records=records,
+        seconds=seconds,
+        seconds_per_move=seconds_per_move,
+        workers=workers,
+    )
+
+
+def play_specs(
+    game: Game,
+    agents: Sequence[AgentLike],
+    specs: Sequence[GameSpec],
+    workers: int = 1,
+    progress: bool = True,
+    backend: str = "local",
+    address: str = "",
+    policies: Sequence[Policy] | None = None,
+    description: str = "",
+) -> tuple[list[GameRecord], float, list[float], int]:
+    """Play the given games (any specs, e.g. a benchmark's chosen pairings) among
+    ``agents``: ``(records sorted by index, seconds, seconds per move of each agent,
+    workers used)``.  The records depend only on the specs, not on ``workers``."""
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise ValueError(f"workers must be a positive integer, got {workers!r}")
+    if backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {list(BACKENDS)}, got {backend!r}")
+    if policies is None:
+        policies = build_agents(game, agents)
+    labels = agent_labels(agents)
+    bar = _Progress(len(specs), progress, description or f"{game.name} arena")
     timing = np.zeros((len(policies), 2))
     start = time.perf_counter()
     records: list[GameRecord] = []
@@ -354,15 +399,7 @@ def play_match(
         bar.close()
     records.sort(key=lambda r: r.index)
     moves = np.maximum(timing[:, 1], 1)
-    return MatchResult(
-        game=game,
-        labels=labels,
-        schedule=schedule,
-        records=records,
-        seconds=time.perf_counter() - start,
-        seconds_per_move=(timing[:, 0] / moves).tolist(),
-        workers=workers,
-    )
+    return records, time.perf_counter() - start, (timing[:, 0] / moves).tolist(), workers
 
 
 @contextlib.contextmanager

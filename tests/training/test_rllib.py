@@ -19,6 +19,7 @@ from parlour.baselines import make_from_spec
 from parlour.baselines.learned.rllib import RLlibPolicy, checkpoint_dir
 from parlour.baselines.learned.rllib_module import MaskedPPOModule, model_settings
 from helpers import SMALL_GAMES
+from parlour.bench.run import bench
 from parlour.cli import main
 from parlour.errors import DamagedFileError, IllegalActionError
 from parlour.games import load_game
@@ -199,6 +200,8 @@ def test_a_run_saves_evaluates_resumes_and_plays(local_ray, tmp_path):
     assert meta["game"] == "sticks" and meta["modules"] == ["shared"]
     match = play_match(load_game("sticks"), [f"rllib:{out}", "random"], 4, seed=0)
     assert len(match.records) == 4
+    card = bench("sticks", str(out), games_per_rung=4, progress=False)  # the run directory as a benchmark candidate
+    assert card["player"] == f"rllib:{out}" and card["games"] == 4 * len(card["rungs"])
     transcript = io.StringIO()  # a person plays it in the terminal (parlour play)
     assert play(load_game("sticks"), f"rllib:{out}", seat=0, seed=0, stdin=io.StringIO("1\n" * 30), stdout=transcript) == 0
     assert f"player_1 (rllib:{out}) plays" in transcript.getvalue() and "result:" in transcript.getvalue()
