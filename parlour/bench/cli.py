@@ -15,7 +15,7 @@ def add_parser(sub: argparse._SubParsersAction, common: argparse.ArgumentParser)
         help="rate an agent on a game's calibrated ladder of baselines (the standard benchmark)",
         description="Play an agent against the fixed ladder of baseline players of a game (protocol "
         "parlour-bench/v1: fixed seeds, every seat equally often, duplicate deals) and print one rating on "
-        "the ladder's scale (random = 0) with its 95%% interval; write the JSON card. See docs/benchmark.md.",
+        "the ladder's scale (random = 0) with its 95% interval; write the JSON card. See docs/benchmark.md.",
         epilog="--agent: a player spec (mcts:simulations=400, ppo:runs/x/best.zip, ...), a model file (.zip of SB3 or "
         "sb3-contrib, .pt TorchScript), an RLlib checkpoint directory, or MODULE:FUNCTION / FILE.py:FUNCTION taking "
         "(observation, action_mask). {game} in it is replaced by each game's name.",

@@ -48,8 +48,8 @@ class LadderSpec:
     """Games per pair of rungs in the calibration (per direction in three-seat games)."""
     opening: int = 0
     """Uniformly random moves from the game seed before the players take over: the
-    game's only chance where it has none of its own (Double Card), so that
-    deterministic searchers do not replay one game."""
+    game's only chance where it has none of its own (sticks, Double Card), so that
+    deterministic players do not replay one game."""
     move_budget_ms: float = 1000.0
     """The per-move time a searching candidate is expected to stay within (the card
     states whether it did)."""
@@ -83,8 +83,12 @@ LADDERS: dict[str, LadderSpec] = {
             rungs=("random", "mcts:simulations=4", "mcts:simulations=16", "mcts:simulations=64", "optimal"),
             games_per_rung=100,
             calibration_games=400,
+            opening=1,
             move_budget_ms=100.0,
-            notes="optimal plays perfectly; the first mover wins with perfect play, so a perfect player scores 50% against it",
+            notes=(
+                "no chance of its own: every game opens with one uniformly random move from its seed; "
+                "optimal plays perfectly, so a perfect player scores 50% against it (whoever the opening leaves to move in a won position wins)"
+            ),
         ),
         LadderSpec(
             game="goofspiel",
