@@ -10,9 +10,9 @@ library plays in the arena and on the benchmark ladders without a wrapper:
   MaskablePPO, QRDQN...), trained on a Box observation (the tensor) or a Dict one with
   ``observation``/``action_mask`` keys; the legal action of highest probability (or
   value) is played, so a model trained without masks never plays an illegal move;
-* ``torchscript:PATH``: a ``torch.jit`` module whose ``forward(observation)`` or
-  ``forward(observation, action_mask)`` returns one score (logit, value) per action for
-  a batch of one; the best legal one is played.
+* ``torchscript:PATH``: a ``torch.jit`` module (or a ``.pt2`` file of ``torch.export``)
+  whose ``forward(observation)`` or ``forward(observation, action_mask)`` returns one
+  score (logit, value) per action for a batch of one; the best legal one is played.
 
 Sampling (``deterministic=false``) draws from the masked distribution with the player's
 own seeded generator.  A function that returns an illegal action raises an error naming
@@ -232,7 +232,7 @@ class TorchScriptPolicy(Policy):
     source = "the user (torch.jit.save)"
     positional = "path"
     params = {
-        "path": Param(None, "the file written by torch.jit.save", type=str),
+        "path": Param(None, "the file written by torch.jit.save (or torch.export.save, .pt2)", type=str),
         "deterministic": Param(True, "play the best legal action (false: sample from the softmax of the legal scores)"),
     }
 
@@ -245,15 +245,20 @@ class TorchScriptPolicy(Policy):
         if not path or not Path(path).is_file():
             raise ValueError(f"policy 'torchscript' needs an existing file, got {path!r}")
         try:
-            with warnings.catch_warnings():  # torch 2.10+ calls TorchScript deprecated; it still loads
-                warnings.simplefilter("ignore", DeprecationWarning)
-                self.module = torch.jit.load(path, map_location="cpu")
+            if path.endswith(".pt2"):  # torch.export's format, TorchScript's successor
+                program = torch.export.load(path)
+                self.module = program.module()
+                arguments = len(program.graph_signature.user_inputs)
+            else:
+                with warnings.catch_warnings():  # torch 2.10+ calls TorchScript deprecated; it still loads
+                    warnings.simplefilter("ignore", DeprecationWarning)
+                    self.module = torch.jit.load(path, map_location="cpu")
+                self.module.eval()
+                arguments = len(self.module.forward.schema.arguments) - 1  # without self
         except Exception as error:  # torch raises RuntimeError and others for a bad file
-            raise DamagedFileError(f"TorchScript file {path!r} cannot be loaded: {error}") from None
-        self.module.eval()
-        arguments = len(self.module.forward.schema.arguments) - 1  # without self
+            raise DamagedFileError(f"policy file {path!r} cannot be loaded: {error}") from None
         if arguments not in (1, 2):
-            raise ValueError(f"TorchScript file {path!r}: forward takes {arguments} inputs; expected (observation) or (observation, action_mask)")
+            raise ValueError(f"policy file {path!r}: forward takes {arguments} inputs; expected (observation) or (observation, action_mask)")
         self.with_mask = arguments == 2
         self._torch = torch
 

@@ -22,6 +22,7 @@ from parlour.bench.machine import machine_info
 from parlour.bench.matches import CALIBRATION_SEED, Match, block_scores, copies, match_schedule, match_specs
 from parlour.bench.statistics import calibrate
 from parlour.atomic import write_atomic
+from parlour.registration import env_id
 from parlour.training.arena import play_specs
 from parlour.training.ratings import wilson_interval
 
@@ -103,6 +104,7 @@ def calibrate_ladder(spec: LadderSpec, games: int | None = None, workers: int = 
     record = {
         "definition": spec.definition(),
         "parlour_version": __version__,
+        "rules": env_id(spec.game),
         "made": time.strftime("%Y-%m-%d", time.gmtime(started)),
         "games_per_pair": played["games_per_pair"],
         "seed": played["seed"],

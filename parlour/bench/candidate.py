@@ -6,7 +6,7 @@ Besides every parlour spec (``mcts:simulations=400``, ``ppo:runs/x/best.zip``,
 * ``MODULE:FUNCTION`` or ``path/to/file.py:FUNCTION`` (a Python callable) -> ``python:...``;
 * a ``.zip`` file: parlour's own model files (``ppo``/``az``, recognised by their
   metadata) or any other Stable-Baselines3 zip -> ``sb3:...``;
-* a ``.pt``/``.pth``/``.ts`` file -> ``torchscript:...``;
+* a ``.pt``/``.pth``/``.ts`` file (TorchScript) or ``.pt2`` (``torch.export``) -> ``torchscript:...``;
 * a directory holding an RLlib checkpoint -> ``rllib:...``.
 
 ``{game}`` in the text is replaced by the game's name (for ``--all-games``).
@@ -21,7 +21,7 @@ from pathlib import Path
 from parlour.baselines.policy import REGISTRY, parse_spec
 
 CALLABLE = re.compile(r"^(?:[A-Za-z_][\w.]*|.+\.py):[A-Za-z_][\w.]*$")
-TORCHSCRIPT_SUFFIXES = (".pt", ".pth", ".ts")
+TORCHSCRIPT_SUFFIXES = (".pt", ".pth", ".ts", ".pt2")
 
 
 def candidate_spec(text: str, game: str) -> str:

@@ -111,7 +111,7 @@ LADDERS: dict[str, LadderSpec] = {
             options={},
             rungs=("random", "greedy", "paranoid:depth=2", "original-strategy", "paranoid:depth=3", "paranoid:depth=4"),
             games_per_rung=48,
-            calibration_games=24,
+            calibration_games=60,
             notes="three seats: the candidate plays against two copies of each rung",
         ),
         LadderSpec(
@@ -126,7 +126,7 @@ LADDERS: dict[str, LadderSpec] = {
                 "double-card-best:depth=3,time_limit=none",
             ),
             games_per_rung=100,
-            calibration_games=100,
+            calibration_games=200,
             opening=2,
             notes="no chance of its own: every game opens with two uniformly random moves (one per player) from its seed",
         ),

@@ -32,7 +32,7 @@ def ladders_markdown() -> str:
         opening = f"; every game opens with {spec.opening} random moves" if spec.opening else ""
         parts.append(f"### {spec.version} ({_options(game, spec.options)})\n")
         parts.append(
-            f"Calibrated {record['made']} with parlour {record['parlour_version']}: {per_pair}, seed {record['seed']}{opening}; "
+            f"Calibrated {record['made']} with parlour {record['parlour_version']} (rules `{record['rules']}`): {per_pair}, seed {record['seed']}{opening}; "
             f"a candidate plays {spec.games_per_rung} games against each rung; move budget {spec.move_budget_ms:.0f} ms."
             + (f" {spec.notes[0].upper()}{spec.notes[1:]}." if spec.notes else "")
             + "\n"

@@ -118,3 +118,19 @@ def test_bad_benchmark_input_is_named():
         bench("sticks", "mcts:bogus=1", progress=False)
     with pytest.raises(ValueError, match="target must be"):
         bench("sticks", "random", target=0, progress=False)
+
+
+def test_a_three_seat_game_scores_the_mean_of_the_heros_comparisons_once():
+    from parlour.bench.matches import Match, block_scores, hero_score
+    from parlour.training.arena import GameRecord
+
+    def record(index, agents, returns):
+        return GameRecord(index=index, agents=agents, returns=returns, length=1, game_seed=0)
+
+    assert hero_score(record(0, (1, 0, 2), (-1.0, 1.0, -1.0)), 0) == 1.0
+    assert hero_score(record(0, (0, 1, 2), (0.5, 0.5, -1.0)), 0) == 0.75
+    assert hero_score(record(0, (2, 1, 0), (1.0, -1.0, -1.0)), 0) == 0.25
+    matches = [Match(block=0, hero=0, opponents=(1, 2)), Match(block=1, hero=0, opponents=(3, 4))]
+    records = [record(0, (0, 1, 2), (1.0, -1.0, -1.0)), record(7, (3, 0, 4), (0.0, 0.0, 0.0)), record(6, (0, 3, 4), (-1.0, 1.0, -1.0))]
+    score, games = block_scores(records, matches, block_size=6)
+    assert score.tolist() == [1.0, 0.75] and games.tolist() == [1, 2]

@@ -121,6 +121,13 @@ def test_a_torchscript_policy_with_or_without_the_mask_plays(tmp_path):
     state.apply(2)
     state.apply(2)  # one stick left: only "take 1" is legal
     assert make_from_spec(f"torchscript:{tmp_path / 'scores.pt'}", STICKS).act(state.info_state(state.current_players()[0])) == 0
+    network = torch.nn.Sequential(torch.nn.Linear(13, 3))
+    with torch.no_grad():
+        network[0].weight.zero_()
+        network[0].bias.copy_(torch.tensor([0.0, 5.0, 1.0]))
+    torch.export.save(torch.export.export(network, (torch.zeros(1, 13),)), str(tmp_path / "exported.pt2"))
+    assert candidate_spec(str(tmp_path / "exported.pt2"), "sticks") == f"torchscript:{tmp_path / 'exported.pt2'}"
+    assert make_from_spec(f"torchscript:{tmp_path / 'exported.pt2'}", STICKS).act(STICKS.new_initial_state(0).info_state(0)) == 1
     (tmp_path / "junk.pt").write_bytes(b"junk")
     with pytest.raises(ValueError, match="cannot be loaded"):
         make_from_spec(f"torchscript:{tmp_path / 'junk.pt'}", STICKS)
