@@ -19,7 +19,7 @@ from typing import Any
 from parlour._version import __version__
 from parlour.bench.ladders import ANCHOR, LadderSpec, ladder_from_record
 from parlour.bench.machine import machine_info
-from parlour.bench.matches import CALIBRATION_SEED, Match, block_scores, copies, match_schedule, match_specs
+from parlour.bench.matches import CALIBRATION_SEED, Match, block_scores, both_ways, copies, match_schedule, match_specs
 from parlour.bench.statistics import calibrate
 from parlour.atomic import write_atomic
 from parlour.registration import env_id
@@ -34,7 +34,7 @@ def pair_matches(spec: LadderSpec, num_seats: int, pairs: Sequence[tuple[int, in
     base = [k * n_copies for k in range(len(spec.rungs))]
     if pairs is None:
         pairs = list(itertools.combinations(range(len(spec.rungs)), 2))
-    directed = [p for pair in pairs for p in ((pair,) if num_seats == 2 else (pair, pair[::-1]))]
+    directed = [p for pair in pairs for p in ((pair, pair[::-1]) if both_ways(num_seats) else (pair,))]
     matches = [
         Match(block=b, hero=base[i], opponents=tuple(base[j] + c for c in range(n_copies)))
         for b, (i, j) in enumerate(directed)

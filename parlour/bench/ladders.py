@@ -43,7 +43,8 @@ class LadderSpec:
     options: dict[str, Any]
     rungs: tuple[str, ...]
     games_per_rung: int
-    """A candidate's games against each rung (a whole number of seat rotations)."""
+    """A candidate's games against each rung (whole seat rotations; in games of more than
+    two seats, half in each format, see ``parlour.bench.matches.both_ways``)."""
     calibration_games: int
     """Games per pair of rungs in the calibration (per direction in three-seat games)."""
     opening: int = 0
@@ -112,7 +113,7 @@ LADDERS: dict[str, LadderSpec] = {
             rungs=("random", "greedy", "paranoid:depth=2", "original-strategy", "paranoid:depth=3", "paranoid:depth=4"),
             games_per_rung=48,
             calibration_games=60,
-            notes="three seats: the candidate plays against two copies of each rung",
+            notes="three seats: in half the games the candidate plays alone against two copies of a rung, in the other half two copies of it play against the rung",
         ),
         LadderSpec(
             game="double_card",

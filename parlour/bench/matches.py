@@ -1,9 +1,9 @@
 """The benchmark's games: who sits where, with which seeds, and what each game scores.
 
-A *match* is one player (the "hero": a candidate, or a rung during calibration) against
-one rung.  In a two-seat game the two swap seats every other game; in Tribolo the hero
-plays against two copies of the rung, in every seat equally often (the arena's six
-seatings of three agents).  Every match of a ladder uses the same arena schedule (one
+A *match* is one player (the "hero") alone against copies of another.  In a two-seat
+game the two swap seats every other game; in Tribolo the hero plays against two copies
+of the other, in every seat equally often (the arena's six seatings of three agents),
+and every pair plays two matches, each of the two as the hero (see ``both_ways``).  Every match of a ladder uses the same arena schedule (one
 seed per protocol), so the hero meets the same deals and openings, seat for seat,
 against every rung ("duplicate" play across the ladder), and a game's seeds depend only
 on its number: the cards are the same for any number of workers.
@@ -34,6 +34,18 @@ rung benchmarked as a candidate plays games the calibration never saw)."""
 def copies(num_seats: int) -> int:
     """How many copies of the opponent sit at one game: all seats but the hero's."""
     return num_seats - 1
+
+
+def both_ways(num_seats: int) -> bool:
+    """Whether a pair plays in both formats, each alone against copies of the other.
+
+    In games of more than two seats the two formats are not mirror images: two copies of
+    a strong player fight each other, and a weak player between them scores more than
+    its share (in Tribolo, random alone against two copies of paranoid:depth=4 scores
+    about 27%, against two copies of greedy about 33%).  The calibration fits one
+    rating gap to both formats together, so a candidate must play both too, or its
+    rating is biased (random, playing only the first format, rated +70 [+17, +123])."""
+    return num_seats > 2
 
 
 @dataclass(frozen=True)
@@ -75,6 +87,14 @@ def hero_score(record: GameRecord, hero: int) -> float:
     mine = record.returns[seat]
     others = [r for s, r in enumerate(record.returns) if s != seat]
     return float(np.mean([1.0 if mine > r else 0.5 if mine == r else 0.0 for r in others]))
+
+
+def candidate_scores(score: np.ndarray, games: np.ndarray, flipped: Sequence[bool], num_rungs: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per rung, the candidate's score and games from the matches' hero scores: a
+    flipped match's hero is the rung, so the candidate scores the rest."""
+    directions = len(flipped) // num_rungs
+    mine = np.where(flipped, games - score, score)
+    return mine.reshape(num_rungs, directions).sum(axis=1), games.reshape(num_rungs, directions).sum(axis=1)
 
 
 def block_scores(records: Sequence[GameRecord], matches: Sequence[Match], block_size: int) -> tuple[np.ndarray, np.ndarray]:

@@ -1,7 +1,8 @@
 """Rating one agent on a ladder: the fixed protocol, the adaptive mode and the card.
 
 Protocol ``parlour-bench/v1``: the candidate plays ``games_per_rung`` games against every
-rung (each seat equally often; in Tribolo against two copies of the rung), from the
+rung (each seat equally often; in Tribolo half of them alone against two copies of the
+rung and half as two copies against the rung, as the calibration plays), from the
 master seed :data:`parlour.bench.matches.BENCH_SEED`, with the ladder's openings; its
 rating is fitted with the rungs' calibrated ratings held fixed
 (:func:`parlour.bench.statistics.rate_candidate`).  The games depend only on their
@@ -21,10 +22,12 @@ import time
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from parlour.bench.candidate import candidate_spec
 from parlour.bench.ladders import PROTOCOL, Ladder, load_ladder
 from parlour.bench.machine import machine_info
-from parlour.bench.matches import BENCH_SEED, Match, block_scores, copies, match_schedule, match_specs
+from parlour.bench.matches import BENCH_SEED, Match, block_scores, both_ways, candidate_scores, copies, match_schedule, match_specs
 from parlour.bench.statistics import rate_candidate
 from parlour.training.arena import build_agents, play_specs
 from parlour.training.ratings import wilson_interval
@@ -52,13 +55,23 @@ def bench(
     spec = ladder.spec
     the_game = spec.make_game()
     agent_spec = candidate_spec(agent, game)
-    n_copies = copies(the_game.num_players)
-    agents = [agent_spec] + [rung for rung in spec.rungs for _ in range(n_copies)]
+    seats = the_game.num_players
+    n_copies = copies(seats)
+    both = both_ways(seats)
+    mine = list(range(n_copies)) if both else [0]  # the candidate's own instances
+    agents = [agent_spec] * len(mine) + [rung for rung in spec.rungs for _ in range(n_copies)]
     policies = build_agents(the_game, agents)  # bad specs fail here, before any game
     per_rung = spec.games_per_rung if games_per_rung is None else games_per_rung
-    schedule = match_schedule(the_game.num_players, per_rung, BENCH_SEED)
+    schedule = match_schedule(seats, per_rung // 2 if both else per_rung, BENCH_SEED)
     size = schedule.num_games
-    matches = [Match(block=k, hero=0, opponents=tuple(1 + k * n_copies + c for c in range(n_copies))) for k in range(len(spec.rungs))]
+    matches, flipped = [], []
+    for k in range(len(spec.rungs)):
+        theirs = tuple(len(mine) + k * n_copies + c for c in range(n_copies))
+        matches.append(Match(block=len(matches), hero=mine[0], opponents=theirs))
+        flipped.append(False)
+        if both:  # the rung alone against copies of the candidate
+            matches.append(Match(block=len(matches), hero=theirs[0], opponents=tuple(mine)))
+            flipped.append(True)
     rotation = len(schedule.seatings)
     step = max(rotation, math.ceil(size / ROUNDS / rotation) * rotation) if adaptive else size
     records, seconds, moves_timing = [], 0.0, [0.0] * len(agents)
@@ -75,12 +88,13 @@ def bench(
         records += new
         seconds += took
         played = chunk.stop
-        score, games = block_scores(records, matches, size)
+        score, games = candidate_scores(*block_scores(records, matches, size), flipped, len(spec.rungs))
         rating = rate_candidate(score, games, ladder.calibration)
         low, high = rating.interval
         if adaptive and (high - low) / 2 <= target:
             break
-    return _card(ladder, agent, agent_spec, rating, score, games, played < size, adaptive, target, per_rung, seconds, moves_timing, workers, n_copies)
+    per_move = [float(np.mean(moves_timing[: len(mine)]))] + moves_timing[len(mine) :]
+    return _card(ladder, agent, agent_spec, rating, score, games, played < size, adaptive, target, per_rung, seconds, per_move, workers, n_copies)
 
 
 def _card(ladder, agent, agent_spec, rating, score, games, stopped_early, adaptive, target, per_rung, seconds, per_move, workers, n_copies) -> dict[str, Any]:
