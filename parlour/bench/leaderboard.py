@@ -52,16 +52,18 @@ def read_cards(folder: str | Path) -> list[dict[str, Any]]:
 def leaderboard_markdown(cards: Iterable[dict[str, Any]]) -> str:
     rows = sorted(cards, key=lambda c: (c["game"], -c["rating"]))
     lines = [
-        "| game | agent | rating | 95% interval | games | ms per move | card |",
-        "|---|---|---:|---|---:|---:|---|",
+        "| game | agent | rating | 95% interval | against the strongest rung | games | ms per move | card |",
+        "|---|---|---:|---|---|---:|---:|---|",
     ]
     for card in rows:
         low, high = card["interval"]
         off = f" ({card['off_scale']} the ladder)" if card["off_scale"] else ""
         name = card.get("card_file", "")
         link = f"[{name}](benchmark/{name})" if name else ""
+        top = card["rungs"][-1]
         lines.append(
-            f"| {card['ladder']} | `{card['agent']}` | {card['rating']:+.0f}{off} | [{low:+.0f}, {high:+.0f}] | {card['games']} | "
+            f"| {card['ladder']} | `{card['agent']}` | {card['rating']:+.0f}{off} | [{low:+.0f}, {high:+.0f}] | "
+            f"{100 * top['score']:.1f}% against `{top['rung']}` | {card['games']} | "
             f"{card['timing']['ms_per_move']:.2f} | {link} |"
         )
     return "\n".join(lines) + "\n"

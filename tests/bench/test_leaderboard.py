@@ -27,12 +27,14 @@ def test_every_published_card_is_a_protocol_card_of_a_known_ladder():
 def test_the_leaderboard_orders_each_game_by_rating_and_marks_off_scale_agents():
     def card(game, agent, rating, off=None):
         return {"game": game, "ladder": f"{game}/v1", "agent": agent, "rating": rating, "interval": [rating - 10, rating + 10],
-                "off_scale": off, "games": 500, "timing": {"ms_per_move": 1.0}}
+                "off_scale": off, "games": 500, "timing": {"ms_per_move": 1.0},
+                "rungs": [{"rung": "random", "score": 0.9}, {"rung": "best", "score": 0.25}]}
 
     text = leaderboard_markdown([card("sticks", "a", 10), card("sticks", "b", 900, "above"), card("goofspiel", "c", 5)])
     rows = [line for line in text.splitlines() if line.startswith("| ") and "/v1" in line]
     assert [row.split("`")[1] for row in rows] == ["c", "b", "a"]
     assert "(above the ladder)" in rows[1]
+    assert "25.0% against `best`" in rows[0]
 
 
 def test_a_page_without_the_markers_is_refused():
