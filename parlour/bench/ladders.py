@@ -87,8 +87,8 @@ LADDERS: dict[str, LadderSpec] = {
             opening=1,
             move_budget_ms=100.0,
             notes=(
-                "no chance of its own: every game opens with one uniformly random move from its seed; "
-                "optimal plays perfectly, so a perfect player scores 50% against it (whoever the opening leaves to move in a won position wins)"
+                "the opening stands in for the chance the game lacks; optimal plays perfectly, so a perfect player "
+                "scores 50% against it (whoever the opening leaves to move in a won position wins)"
             ),
         ),
         LadderSpec(
@@ -129,7 +129,7 @@ LADDERS: dict[str, LadderSpec] = {
             games_per_rung=100,
             calibration_games=200,
             opening=2,
-            notes="no chance of its own: every game opens with two uniformly random moves (one per player) from its seed",
+            notes="the opening (one move per player) stands in for the chance the game lacks, against which deterministic searchers would replay one game",
         ),
     )
 }

@@ -29,7 +29,7 @@ def ladders_markdown() -> str:
         spec, record = ladder.spec, ladder.record
         seats = load_game(game, **spec.options).num_players
         per_pair = f"{record['games_per_pair']} games per pair" + (" and direction" if seats > 2 else "")
-        opening = f"; every game opens with {spec.opening} random moves" if spec.opening else ""
+        opening = f"; every game opens with {spec.opening} random move{'s' if spec.opening > 1 else ''}" if spec.opening else ""
         parts.append(f"### {spec.version} ({_options(game, spec.options)})\n")
         parts.append(
             f"Calibrated {record['made']} with parlour {record['parlour_version']} (rules `{record['rules']}`): {per_pair}, seed {record['seed']}{opening}; "
