@@ -61,9 +61,11 @@ def leaderboard_markdown(cards: Iterable[dict[str, Any]]) -> str:
         name = card.get("card_file", "")
         link = f"[{name}](benchmark/{name})" if name else ""
         top = card["rungs"][-1]
+        adaptive = card.get("adaptive") or {}
+        games = f"{card['games']} (adaptive, +-{adaptive['target']:.0f})" if adaptive.get("stopped_early") else str(card["games"])
         lines.append(
             f"| {card['ladder']} | `{card['agent']}` | {card['rating']:+.0f}{off} | [{low:+.0f}, {high:+.0f}] | "
-            f"{100 * top['score']:.1f}% against `{top['rung']}` | {card['games']} | "
+            f"{100 * top['score']:.1f}% against `{top['rung']}` | {games} | "
             f"{card['timing']['ms_per_move']:.2f} | {link} |"
         )
     return "\n".join(lines) + "\n"

@@ -37,6 +37,15 @@ def test_the_leaderboard_orders_each_game_by_rating_and_marks_off_scale_agents()
     assert "25.0% against `best`" in rows[0]
 
 
+def test_the_leaderboard_says_when_a_card_stopped_early():
+    card = {"game": "tribolo", "ladder": "tribolo/v1", "agent": "a", "rating": 200.0, "interval": [130.0, 270.0],
+            "off_scale": None, "games": 144, "timing": {"ms_per_move": 1.0}, "rungs": [{"rung": "best", "score": 0.4}],
+            "adaptive": {"on": True, "target": 75.0, "stopped_early": True}}
+    assert "| 144 (adaptive, +-75) |" in leaderboard_markdown([card])
+    card["adaptive"] = {"on": True, "target": 75.0, "stopped_early": False}
+    assert "| 144 |" in leaderboard_markdown([card])
+
+
 def test_a_page_without_the_markers_is_refused():
     with pytest.raises(ValueError, match="ladders:begin"):
         replace_section("no markers here", "ladders", "x")
