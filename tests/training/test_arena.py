@@ -232,7 +232,10 @@ def test_ctrl_c_stops_a_multi_worker_arena_at_once(tmp_path):
     command = [sys.executable, "-m", "parlour.cli", "arena", "--game", "double_card", "--agents", "original-tournament",
                "original-tournament:time_limit=0.5", "--games", "200", "--workers", "2", "--quiet"]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
-    time.sleep(6)  # the workers are up and playing
+    # The workers must be up and playing (past ignoring SIGINT) before the signal: under the
+    # load of the parallel suite 6 s was not always enough, and a worker killed while still
+    # starting left the pool hanging in two CI runs.
+    time.sleep(15)
     os.killpg(process.pid, signal.SIGINT)
     start = time.perf_counter()
     _, err = process.communicate(timeout=60)
