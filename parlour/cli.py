@@ -15,6 +15,7 @@ import importlib.util
 import json
 import os
 import shlex
+import signal
 import sys
 import time
 import traceback
@@ -100,6 +101,17 @@ class Failure(Exception):
 
 class Interrupted(Exception):
     """Ctrl-C, with what the user should know (where a run stands, how to continue): exit code 130."""
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (``kill``, a job scheduler, ``docker stop``) raised in the main thread, so that
+    the command stops as on Ctrl-C: worker pools are stopped and a run keeps its last
+    checkpoint. Python's default would end the process at once and leave its workers
+    playing their current games to the end. Exit code 143."""
+
+
+def _raise_terminated(signum: int, frame: Any) -> None:
+    raise Terminated()
 
 
 def _check_out(path: str | os.PathLike[str]) -> None:
@@ -657,6 +669,7 @@ def debug_wanted(args: argparse.Namespace) -> bool:
 
 def error_line(error: BaseException) -> tuple[int, str]:
     """The exit status and the one line that reports ``error`` (after ``parlour COMMAND: ``)."""
+    terminated = isinstance(error, Terminated) or isinstance(error.__cause__, Terminated)
     if isinstance(error, Interrupted):
         code, text = 130, f"interrupted; {error}"
     elif isinstance(error, KeyboardInterrupt):
@@ -667,6 +680,8 @@ def error_line(error: BaseException) -> tuple[int, str]:
         code, text = 1, f"error: {error}"
     else:
         code, text = 1, f"error: {type(error).__name__}: {error} (unexpected; --debug or PARLOUR_DEBUG=1 shows the traceback)"
+    if terminated and text.startswith("interrupted"):
+        code, text = 143, "terminated" + text[len("interrupted"):]
     return code, " ".join(line.strip() for line in text.splitlines() if line.strip())
 
 
@@ -678,6 +693,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     if getattr(args, "games", 1) < 1:
         parser.error(f"--games must be at least 1, got {args.games}")
+    handled = _in_main_thread()
+    previous = signal.signal(signal.SIGTERM, _raise_terminated) if handled else None
     try:
         return args.run(args)
     except (Exception, KeyboardInterrupt) as error:
@@ -688,6 +705,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(file=sys.stderr)  # off the line that the prompt, a progress bar or ^C left open
         print(f"parlour {args.command}: {line}", file=sys.stderr)
         return code
+    finally:
+        if handled:
+            signal.signal(signal.SIGTERM, previous if previous is not None else signal.SIG_DFL)
+
+
+def _in_main_thread() -> bool:
+    import threading
+
+    return threading.current_thread() is threading.main_thread()
 
 
 if __name__ == "__main__":

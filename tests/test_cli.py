@@ -203,3 +203,18 @@ def test_errors_in_a_real_process():
 def test_console_script_entry_point():
     result = subprocess.run([sys.executable, "-m", "parlour.cli", "--version"], capture_output=True, text=True, check=True)
     assert parlour.__version__ in result.stdout
+
+
+def test_sigterm_reads_as_terminated_with_status_143():
+    from parlour.cli import Interrupted, Terminated
+    from parlour.cli import error_line as cli_error_line
+
+    assert cli_error_line(Terminated()) == (143, "terminated")
+    try:
+        try:
+            raise Terminated()
+        except KeyboardInterrupt as interrupt:
+            raise Interrupted("at step 512; to continue: parlour train --resume") from interrupt
+    except Interrupted as error:
+        assert cli_error_line(error) == (143, "terminated; at step 512; to continue: parlour train --resume")
+    assert cli_error_line(KeyboardInterrupt()) == (130, "interrupted")

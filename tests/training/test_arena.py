@@ -7,6 +7,7 @@ import subprocess
 import sys
 import time
 from collections import Counter
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -245,6 +246,38 @@ def test_ctrl_c_stops_a_multi_worker_arena_at_once(tmp_path):
     assert time.perf_counter() - start < 15
     assert process.returncode == 130, err
     assert "Traceback" not in err and err.strip().splitlines()[-1] == "parlour arena: interrupted"
+
+
+def _children(pid: int) -> set[int]:
+    return {int(child) for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()}
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split(") ")[1][0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not Path(f"/proc/{os.getpid()}/task/{os.getpid()}/children").exists(), reason="needs Linux's /proc children lists")
+def test_sigterm_to_the_parent_alone_stops_its_workers_too():
+    """``kill PID`` (a scheduler, ``docker stop``) reaches the parent only: it stops as on
+    Ctrl-C, terminating its pool, instead of dying and leaving the workers to play on."""
+    command = [sys.executable, "-m", "parlour.cli", "arena", "--game", "double_card", "--agents", "original-tournament",
+               "original-tournament:time_limit=0.5", "--games", "200", "--workers", "2", "--quiet"]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    time.sleep(6)  # the workers are up and playing
+    workers = _children(process.pid)
+    assert len(workers) >= 2, workers
+    process.send_signal(signal.SIGTERM)
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 143, err
+    assert "Traceback" not in err and err.strip().splitlines()[-1] == "parlour arena: terminated"
+    deadline = time.monotonic() + 30
+    while any(_alive(pid) for pid in workers) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not [pid for pid in workers if _alive(pid)]
 
 
 def test_progress_goes_to_stderr_only_when_asked(capsys):
