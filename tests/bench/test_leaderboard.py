@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -22,6 +23,14 @@ def test_every_published_card_is_a_protocol_card_of_a_known_ladder():
     for path in sorted((ROOT / "docs" / "benchmark").glob("*.json")):
         card = json.loads(path.read_text())
         assert card["protocol"] == "parlour-bench/v1" and card["protocol_games"], path
+
+
+def test_every_agent_trained_in_the_results_has_a_card():
+    """The leaderboard lists every model that docs/results.md trains (each ``--out runs/results/NAME``)."""
+    trained = set(re.findall(r"--out (runs/results/\w+)", (ROOT / "docs" / "results.md").read_text()))
+    carded = {re.search(r"(runs/results/\w+)/best\.zip", json.loads(path.read_text())["agent"]).group(1)
+              for path in (ROOT / "docs" / "benchmark").glob("*.json")}
+    assert len(trained) == 12 and trained <= carded, sorted(trained - carded)
 
 
 def test_the_leaderboard_orders_each_game_by_rating_and_marks_off_scale_agents():
