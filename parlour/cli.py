@@ -17,6 +17,7 @@ import os
 import shlex
 import signal
 import sys
+import threading
 import time
 import traceback
 from collections.abc import Sequence
@@ -670,18 +671,17 @@ def debug_wanted(args: argparse.Namespace) -> bool:
 def error_line(error: BaseException) -> tuple[int, str]:
     """The exit status and the one line that reports ``error`` (after ``parlour COMMAND: ``)."""
     terminated = isinstance(error, Terminated) or isinstance(error.__cause__, Terminated)
+    stopped, stop_code = ("terminated", 143) if terminated else ("interrupted", 130)
     if isinstance(error, Interrupted):
-        code, text = 130, f"interrupted; {error}"
+        code, text = stop_code, f"{stopped}; {error}"
     elif isinstance(error, KeyboardInterrupt):
-        code, text = 130, "interrupted"
+        code, text = stop_code, stopped
     elif isinstance(error, UsageError):
         code, text = 2, f"error: {error}"
     elif isinstance(error, (Failure, DamagedFileError, ImportError, OSError)):
         code, text = 1, f"error: {error}"
     else:
         code, text = 1, f"error: {type(error).__name__}: {error} (unexpected; --debug or PARLOUR_DEBUG=1 shows the traceback)"
-    if terminated and text.startswith("interrupted"):
-        code, text = 143, "terminated" + text[len("interrupted"):]
     return code, " ".join(line.strip() for line in text.splitlines() if line.strip())
 
 
@@ -693,7 +693,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     if getattr(args, "games", 1) < 1:
         parser.error(f"--games must be at least 1, got {args.games}")
-    handled = _in_main_thread()
+    handled = threading.current_thread() is threading.main_thread()  # signal handlers belong to the main thread
     previous = signal.signal(signal.SIGTERM, _raise_terminated) if handled else None
     try:
         return args.run(args)
@@ -708,12 +708,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     finally:
         if handled:
             signal.signal(signal.SIGTERM, previous if previous is not None else signal.SIG_DFL)
-
-
-def _in_main_thread() -> bool:
-    import threading
-
-    return threading.current_thread() is threading.main_thread()
 
 
 if __name__ == "__main__":

@@ -225,18 +225,21 @@ def test_a_failing_policy_is_named_from_a_worker_too():
         play_match(STICKS, [Illegal(STICKS), "random"], 40, seed=0, workers=2, progress=False)
 
 
+LONG_ARENA = ["arena", "--game", "double_card", "--agents", "original-tournament", "original-tournament:time_limit=0.5",
+              "--games", "200", "--workers", "2", "--quiet"]
+"""A two-worker arena that plays for minutes: the signal tests stop it a few seconds in."""
+
+
 @pytest.mark.slow
 def test_ctrl_c_stops_a_multi_worker_arena_at_once(tmp_path):
     """A real SIGINT to the process group (what Ctrl-C in a terminal sends): the workers
     ignore it and are stopped by the parent, which prints one line and exits 130 without
     waiting for the games still queued."""
-    arena = ["arena", "--game", "double_card", "--agents", "original-tournament", "original-tournament:time_limit=0.5",
-             "--games", "200", "--workers", "2", "--quiet"]
     # Python's own Ctrl-C handling in the child even when this process ignores SIGINT (as a
     # shell's background job `... &` does, and its children inherit): a terminal's Ctrl-C
     # reaches a foreground command, whose handling is what is tested.
     code = ("import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
-            f"from parlour.cli import main; sys.exit(main({arena!r}))")
+            f"from parlour.cli import main; sys.exit(main({LONG_ARENA!r}))")
     process = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                start_new_session=True)
     time.sleep(6)  # the workers are up and playing
@@ -264,9 +267,7 @@ def _alive(pid: int) -> bool:
 def test_sigterm_to_the_parent_alone_stops_its_workers_too():
     """``kill PID`` (a scheduler, ``docker stop``) reaches the parent only: it stops as on
     Ctrl-C, terminating its pool, instead of dying and leaving the workers to play on."""
-    command = [sys.executable, "-m", "parlour.cli", "arena", "--game", "double_card", "--agents", "original-tournament",
-               "original-tournament:time_limit=0.5", "--games", "200", "--workers", "2", "--quiet"]
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    process = subprocess.Popen([sys.executable, "-m", "parlour.cli", *LONG_ARENA], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
     time.sleep(6)  # the workers are up and playing
     workers = _children(process.pid)
     assert len(workers) >= 2, workers
