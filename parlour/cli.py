@@ -38,7 +38,7 @@ def _list(_args: argparse.Namespace) -> int:
         print(f"{name}: {env_id(name)}, {kind}")
         print(f"  {cls.summary}")
         for option, spec in cls.options.items():
-            print(f"  {option}={spec.default!r}: {spec.help}")
+            print(f"  {option}={spec.default!r}: {spec.help} [{spec.allowed_text()}]")
         for option, text in cls.start_options.items():
             print(f"  reset option {option!r}: {text}")
         print()
@@ -237,6 +237,8 @@ def _arena(args: argparse.Namespace) -> int:
         name, options, agents = DEFAULT_ARENA["game"], dict(DEFAULT_ARENA["options"]), list(DEFAULT_ARENA["agents"])
         print(f"no --game/--agents given: the default arena ({name}, agents {' '.join(agents)})", file=sys.stderr)
     elif args.game is None or args.agents is None:
+        if args.game is not None:
+            _game(args.game, parse_options(args.option))  # a bad option is the first thing to say
         raise UsageError("give both --game and --agents (or neither, for the default arena)")
     else:
         name, options, agents = args.game, parse_options(args.option), args.agents

@@ -90,7 +90,7 @@ ERRORS = [  # (arguments, exit status, text of the error line); {file}: a regula
     (["play", "goofspiel", "--opponent", "alphabeta"], 2, "cannot play goofspiel"),
     (["play", "sticks", "--seat", "2"], 2, "--seat must be 0..1 for sticks, got 2"),
     (["play", "sticks", "--seed", "-1"], 2, "--seed must be a non-negative integer"),
-    (["play", "sticks", "--option", "num_sticks=0"], 2, "num_sticks must be >= 1"),
+    (["play", "sticks", "--option", "num_sticks=0"], 2, "num_sticks must be between 1 and 1000, got 0"),
     (["train", "--resume"], 2, "--resume needs --out"),
     (["train", "--resume", "--out", "{dir}/nothing"], 2, "there is no run directory"),
     (["train", "--resume", "--out", "{dir}"], 2, "is not a training run (no config.toml)"),

@@ -46,17 +46,55 @@ class GameInfo:
 
 @dataclass(frozen=True)
 class Option:
-    """One configuration option of a game: its default and what it means."""
+    """One configuration option of a game: its default, what it means, and the values
+    it may take.
+
+    Every option is bounded, so that no configuration makes one state, observation,
+    picture or game too large to hold or too long to play (each game's docs page states
+    its bounds and why).  An integer option has ``low`` and ``high``; a choice has
+    ``choices`` (``(False, True)`` for a flag); an option of another shape (a list of
+    cards, say) has neither and is checked by its game, which says what is allowed in
+    ``allowed``.  :meth:`check` refuses a value with a one-line ``ValueError`` naming the
+    option, the value and what is allowed, the same for every front end (the CLI, the
+    envs, the web and the OpenSpiel bridge all build games here).
+    """
 
     default: Any
     help: str
+    low: int | None = None
+    high: int | None = None
+    choices: tuple[Any, ...] | None = None
+    allowed: str = ""
+    """The allowed values in words, where the bounds alone do not say it."""
+
+    def check(self, name: str, value: object) -> Any:
+        """``value`` checked against the bounds (normalised: a numpy integer becomes an
+        ``int``); ``ValueError`` if it is out of them."""
+        if self.choices == (False, True):
+            return check_bool(name, value)
+        if self.choices is not None:
+            return check_choice(name, value, self.choices)
+        if self.low is not None:
+            return check_int(name, value, self.low, self.high)
+        return value
+
+    def allowed_text(self) -> str:
+        """What the option may be, in words (``parlour list``, the catalog, the docs)."""
+        if self.allowed:
+            return self.allowed
+        if self.choices == (False, True):
+            return "True or False"
+        if self.choices is not None:
+            return "one of " + ", ".join(repr(c) for c in self.choices)
+        return f"an integer from {self.low} to {self.high}"
 
 
 class Game(abc.ABC):
     """A configured game.  Subclasses declare ``name`` and ``options``.
 
     The constructor accepts exactly the declared options (an unknown name is an error
-    that lists the known ones); ``_configure`` validates the values.
+    that lists the known ones) and checks each value against its :class:`Option`'s
+    bounds; ``_configure`` checks what depends on several options and normalises.
     """
 
     name: ClassVar[str]
@@ -81,11 +119,14 @@ class Game(abc.ABC):
         unknown = sorted(set(config) - set(self.options))
         if unknown:
             raise ValueError(
-                f"unknown option(s) {unknown} for {self.name}; "
+                f"unknown option(s) {shown(unknown)} for {self.name}; "
                 f"options are {sorted(self.options)}"
             )
         values = {key: opt.default for key, opt in self.options.items()}
         values.update(config)
+        for key, option in self.options.items():
+            if values[key] is not None or option.default is not None:  # a None default: the game works it out
+                values[key] = option.check(key, values[key])
         self.config: dict[str, Any] = self._configure(values)
         self.info = self._info()
 
@@ -386,23 +427,39 @@ class PerfectInfoState:
         return self._state.view_text(self.player)
 
 
-def check_choice(name: str, value: object, allowed: tuple[str, ...]) -> str:
-    if value not in allowed:
-        raise ValueError(f"{name} must be one of {list(allowed)}, got {value!r}")
-    return value  # type: ignore[return-value]
+def shown(value: object, limit: int = 60) -> str:
+    """``repr(value)`` cut to ``limit`` characters, for one-line error messages (a value
+    sent by a client may be a megabyte long, or an integer too long to print)."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 128:
+        return f"an integer of {value.bit_length()} bits"
+    try:
+        text = repr(value)
+    except ValueError:  # e.g. an integer too long for repr deep inside a list
+        text = f"<{type(value).__name__}>"
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def check_choice(name: str, value: object, allowed: tuple[Any, ...]) -> Any:
+    # ``True in (1, 3)`` and ``[1] == ...`` must not pass: only values of the choices' kinds
+    kinds = {type(choice) for choice in allowed}
+    if isinstance(value, np.integer):
+        value = int(value)
+    if type(value) not in kinds or value not in allowed:
+        raise ValueError(f"{name} must be one of {list(allowed)}, got {shown(value)}")
+    return value
 
 
 def check_int(name: str, value: object, low: int, high: int | None = None) -> int:
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise ValueError(f"{name} must be an integer, got {value!r}")
+        raise ValueError(f"{name} must be an integer, got {shown(value)}")
     value = int(value)
     if value < low or (high is not None and value > high):
         bound = f">= {low}" if high is None else f"between {low} and {high}"
-        raise ValueError(f"{name} must be {bound}, got {value}")
+        raise ValueError(f"{name} must be {bound}, got {shown(value)}")
     return value
 
 
 def check_bool(name: str, value: object) -> bool:
     if not isinstance(value, (bool, np.bool_)):
-        raise ValueError(f"{name} must be True or False, got {value!r}")
+        raise ValueError(f"{name} must be True or False, got {shown(value)}")
     return bool(value)

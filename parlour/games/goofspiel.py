@@ -30,9 +30,9 @@ from parlour.games.base import (
     Option,
     State,
     as_action,
-    check_bool,
     check_choice,
     check_int,
+    shown,
     make_rng,
 )
 from parlour.games.bitmask import (  # _BITS: read directly on the hot path
@@ -45,10 +45,12 @@ from parlour.games.bitmask import (  # _BITS: read directly on the hot path
 PRIZE_ORDERS = ("random", "descending", "ascending")
 TIE_RULES = ("carry", "discard")
 RETURN_TYPES = ("win_loss", "point_difference", "total_points")
-MAX_PLAYERS = 64
+MAX_PLAYERS = 10
 MAX_CARD = 1000
-"""The most players, and the highest card (so the most cards per hand): a game must stay
-small enough to build (the seats of ``current_players`` are precomputed up to 64)."""
+"""The most players, and the highest card (so the most cards per hand; the seed plays
+200).  The observation, the picture and a game's time grow with players x cards: at
+10 x 1000, 34,012 floats, a 2.4 MB picture and a random game in under a second; at the
+former limit of 64 players, 196,066 floats, a 15 MB picture and 6 s (docs/goofspiel.md)."""
 
 _VECTORS: dict[tuple[int, int, type], np.ndarray] = {}
 _PRIZE_VECTORS: dict[tuple[tuple[int, ...], int], np.ndarray] = {}
@@ -92,13 +94,16 @@ class GoofspielGame(Game):
     simultaneous = True
     observation_is_information_state = True  # the history block: docs/goofspiel.md
     options = {
-        "num_cards": Option(None, f"cards per hand and prizes 1..N, N <= {MAX_CARD} (default 13, or the size of custom hands)"),
-        "num_players": Option(None, f"players, 2..{MAX_PLAYERS} (default 2, or the number of custom hands)"),
-        "prize_order": Option("random", "random | descending | ascending | an explicit order of 1..N"),
-        "tie_rule": Option("carry", "carry: a tied prize joins the next one's pot | discard: it is lost"),
-        "returns": Option("win_loss", "win_loss | point_difference | total_points"),
-        "imperfect_info": Option(False, "True: a player sees only its own bids and who won each round"),
-        "hands": Option(None, f"custom starting hands: one list of N distinct cards in 1..{MAX_CARD} per player"),
+        "num_cards": Option(None, f"cards per hand and prizes 1..N, N <= {MAX_CARD} (default 13, or the size of custom hands)",
+                            low=1, high=MAX_CARD),
+        "num_players": Option(None, f"players, 2..{MAX_PLAYERS} (default 2, or the number of custom hands)", low=2, high=MAX_PLAYERS),
+        "prize_order": Option("random", "random | descending | ascending | an explicit order of 1..N",
+                              allowed="'random', 'descending', 'ascending', or a permutation of 1..N"),
+        "tie_rule": Option("carry", "carry: a tied prize joins the next one's pot | discard: it is lost", choices=TIE_RULES),
+        "returns": Option("win_loss", "win_loss | point_difference | total_points", choices=RETURN_TYPES),
+        "imperfect_info": Option(False, "True: a player sees only its own bids and who won each round", choices=(False, True)),
+        "hands": Option(None, f"custom starting hands: one list of N distinct cards in 1..{MAX_CARD} per player",
+                        allowed=f"one list of N distinct cards in 1..{MAX_CARD} per player (2..{MAX_PLAYERS} players)"),
     }
     notation = (
         "a move is the card you bid, written as its value (e.g. '5'), one of the cards in your "
@@ -114,19 +119,16 @@ class GoofspielGame(Game):
         n, players = values["num_cards"], values["num_players"]
         if hands is not None:
             if isinstance(hands, (str, bytes)) or not isinstance(hands, Sequence) or not hands:
-                raise ValueError(f"hands must be a list of lists of cards, got {hands!r}")
+                raise ValueError(f"hands must be a list of lists of cards, got {shown(hands)}")
             if n is None:
                 n = len(hands[0]) if isinstance(hands[0], Sequence) else None
             if players is None:
                 players = len(hands)
-        n = check_int("num_cards", 13 if n is None else n, 1)
-        players = check_int("num_players", 2 if players is None else players, 2)
+        # Counted from custom hands, the sizes are checked against the same bounds.
+        n = self.options["num_cards"].check("num_cards", 13 if n is None else n)
+        players = self.options["num_players"].check("num_players", 2 if players is None else players)
         if hands is not None:
-            hands = _check_hands(hands, players, n, None)
-        top = n if hands is None else max(max(hand) for hand in hands)
-        for what, value, high in (("num_cards", n, MAX_CARD), ("num_players", players, MAX_PLAYERS), ("a card in hands", top, MAX_CARD)):
-            if value > high:
-                raise ValueError(f"{what} must be at most {high}, got {value}")
+            hands = _check_hands(hands, players, n, MAX_CARD)
         order = values["prize_order"]
         if isinstance(order, str):
             order = check_choice("prize_order", order, PRIZE_ORDERS)
@@ -136,9 +138,9 @@ class GoofspielGame(Game):
             "num_cards": n,
             "num_players": players,
             "prize_order": order,
-            "tie_rule": check_choice("tie_rule", values["tie_rule"], TIE_RULES),
-            "returns": check_choice("returns", values["returns"], RETURN_TYPES),
-            "imperfect_info": check_bool("imperfect_info", values["imperfect_info"]),
+            "tie_rule": values["tie_rule"],
+            "returns": values["returns"],
+            "imperfect_info": values["imperfect_info"],
             "hands": hands,
         }
 
@@ -246,28 +248,28 @@ class GoofspielGame(Game):
 
 def _check_prizes(order: object, n: int, what: str) -> tuple[int, ...]:
     if isinstance(order, (str, bytes)) or not isinstance(order, (Sequence, np.ndarray)) or getattr(order, "ndim", 1) == 0:
-        raise ValueError(f"{what} must be a permutation of 1..{n}, got {order!r}")
+        raise ValueError(f"{what} must be a permutation of 1..{n}, got {shown(order)}")
     try:
         values = tuple(check_int(what, v, 1) for v in order)
     except ValueError:
-        raise ValueError(f"{what} must be a permutation of 1..{n}, got {list(order)!r}") from None
+        raise ValueError(f"{what} must be a permutation of 1..{n}, got {shown(list(order))}") from None
     if sorted(values) != list(range(1, n + 1)):
-        raise ValueError(f"{what} must be a permutation of 1..{n}, got {list(values)}")
+        raise ValueError(f"{what} must be a permutation of 1..{n}, got {shown(list(values))}")
     return values
 
 
 def _check_hands(hands: object, players: int, n: int, max_card: int | None) -> tuple[tuple[int, ...], ...]:
     what = "hands"
     if isinstance(hands, (str, bytes)) or not isinstance(hands, (Sequence, np.ndarray)) or getattr(hands, "ndim", 1) == 0 or len(hands) != players:
-        raise ValueError(f"{what} must hold one list of cards per player ({players}), got {hands!r}")
+        raise ValueError(f"{what} must hold one list of cards per player ({players}), got {shown(hands)}")
     result = []
     for seat, hand in enumerate(hands):
         if isinstance(hand, (str, bytes)) or not isinstance(hand, (Sequence, np.ndarray)) or getattr(hand, "ndim", 1) == 0:
-            raise ValueError(f"hand of player_{seat} must be a list of cards, got {hand!r}")
+            raise ValueError(f"hand of player_{seat} must be a list of cards, got {shown(hand)}")
         cards = tuple(sorted(check_int(f"card in hand of player_{seat}", c, 1, max_card) for c in hand))
         if len(cards) != n or len(set(cards)) != n:
             raise ValueError(
-                f"hand of player_{seat} must hold {n} distinct cards, got {list(hand)!r}"
+                f"hand of player_{seat} must hold {n} distinct cards, got {shown(list(hand))}"
             )
         result.append(cards)
     return tuple(result)
@@ -570,7 +572,7 @@ class GoofspielState(State):
     def text_to_action(self, text: str) -> int:
         text = text.strip()
         if not text.isdigit() or not 1 <= int(text) <= self.game.num_actions:
-            raise ValueError(f"a goofspiel move is a card value 1..{self.game.num_actions}; got {text!r}")
+            raise ValueError(f"a goofspiel move is a card value 1..{self.game.num_actions}; got {shown(text)}")
         return int(text) - 1
 
     def to_text(self) -> str:
@@ -716,14 +718,14 @@ class GoofspielInfoState:
         if self.bids:
             lines.append("rounds played:")
         for r, (prize_r, stake, bids, winner) in enumerate(self.rounds()):
-            shown = ", ".join(f"{name(s)} {'?' if b is None else b + 1}" for s, b in enumerate(bids))
+            bid_text = ", ".join(f"{name(s)} {'?' if b is None else b + 1}" for s, b in enumerate(bids))
             if winner >= 0:
                 outcome = f"{name(winner)} {'take' if winner == me else 'takes'} {stake}"
             elif game.discard_ties:
                 outcome = "tie: prize discarded"
             else:
                 outcome = f"tie: {stake} carried over" if r + 1 < n else f"tie: {stake} lost (no round left)"
-            lines.append(f"  {r + 1}. prize {prize_r}: bids {shown} -> {outcome}")
+            lines.append(f"  {r + 1}. prize {prize_r}: bids {bid_text} -> {outcome}")
         return "\n".join(lines)
 
     def sample(self, rng: np.random.Generator | int | None = None) -> GoofspielState:
@@ -849,7 +851,7 @@ def _parse(game: GoofspielGame, text: str) -> GoofspielState:
     """Read ``GoofspielState.to_text``: rebuild the start and replay the bids."""
     lines = [line.strip() for line in text.strip().splitlines()]
     example = game.new_initial_state(seed=0).to_text()
-    bad = f"malformed goofspiel position {text!r}; expected lines like:\n{example}"
+    bad = f"malformed goofspiel position {shown(text)}; expected lines like:\n{example}"
     if len(lines) != 3 + game.num_players or not _HEADER.fullmatch(lines[0]):
         raise ValueError(bad)
     if not lines[1].startswith("prizes: ") or not lines[2].startswith("pot: "):
@@ -876,6 +878,6 @@ def _parse(game: GoofspielGame, text: str) -> GoofspielState:
     canonical = state.to_text()
     if canonical != "\n".join(lines):
         raise ValueError(
-            f"inconsistent goofspiel position {text!r}: replaying its bids gives\n{canonical}"
+            f"inconsistent goofspiel position {shown(text)}: replaying its bids gives\n{canonical}"
         )
     return state

@@ -24,18 +24,24 @@ from parlour.games.base import (
     Option,
     PerfectInfoState,
     State,
-    check_bool,
     check_int,
+    shown,
 )
+
+
+MAX_STICKS = 1000
+"""The largest pile and the most one move may take: the observation holds a one-hot of the
+pile (``num_sticks + 1`` entries), the picture draws every stick, the action space has
+``max_take`` actions and a game lasts up to ``num_sticks`` moves (docs/sticks.md)."""
 
 
 class SticksGame(Game):
     name = "sticks"
     summary = "Pick-up sticks: two players take 1 to max_take sticks from one pile; under misère, whoever takes the last stick loses."
     options = {
-        "num_sticks": Option(10, "sticks in the pile at the start (>= 1)"),
-        "max_take": Option(3, "most sticks one move may take (>= 1)"),
-        "misere": Option(True, "True: taking the last stick loses; False: it wins"),
+        "num_sticks": Option(10, f"sticks in the pile at the start, 1..{MAX_STICKS}", low=1, high=MAX_STICKS),
+        "max_take": Option(3, f"most sticks one move may take, 1..{MAX_STICKS} (it may exceed num_sticks)", low=1, high=MAX_STICKS),
+        "misere": Option(True, "True: taking the last stick loses; False: it wins", choices=(False, True)),
     }
     start_options = {"sticks": "pile size to start from, 1..num_sticks"}
     notation = (
@@ -48,11 +54,7 @@ class SticksGame(Game):
         return f"{super().notation_help()}. Whoever takes the last stick {last}."
 
     def _configure(self, values: dict[str, Any]) -> dict[str, Any]:
-        return {
-            "num_sticks": check_int("num_sticks", values["num_sticks"], 1),
-            "max_take": check_int("max_take", values["max_take"], 1),
-            "misere": check_bool("misere", values["misere"]),
-        }
+        return dict(values)  # each option stands alone: Game checked them against their bounds
 
     def _info(self) -> GameInfo:
         return self._game_info(
@@ -102,25 +104,25 @@ class SticksGame(Game):
         match = _TEXT.fullmatch(text.strip())
         if not match:
             raise ValueError(
-                f"malformed sticks position {text!r}; expected e.g. "
+                f"malformed sticks position {shown(text)}; expected e.g. "
                 f"'7 sticks | player_1 to move', '1 stick | player_0 to move' or "
                 f"'0 sticks | player_0 took the last stick'"
             )
         sticks, seat, verb = int(match["sticks"]), int(match["seat"]), match["verb"]
         if sticks > self.num_sticks or seat > 1:
             raise ValueError(
-                f"position {text!r} does not fit this game: at most {self.num_sticks} "
+                f"position {shown(text)} does not fit this game: at most {self.num_sticks} "
                 f"sticks and seats player_0, player_1"
             )
         if (sticks == 0) != (verb == "took the last stick"):
             raise ValueError(
-                f"malformed sticks position {text!r}: 'to move' needs sticks left, "
+                f"malformed sticks position {shown(text)}: 'to move' needs sticks left, "
                 f"'took the last stick' needs 0 sticks"
             )
         to_move = seat if sticks else 1 - seat
         state = SticksState(self, sticks, to_move)
         if state.to_text() not in (text.strip(), _OLD_ONE.sub("1 stick ", text.strip())):
-            raise ValueError(f"malformed sticks position {text!r}; did you mean {state.to_text()!r}?")
+            raise ValueError(f"malformed sticks position {shown(text)}; did you mean {state.to_text()!r}?")
         return state
 
 
@@ -211,7 +213,7 @@ class SticksState(State):
         text = text.strip()
         if not text.isdigit() or not 1 <= int(text) <= self.game.max_take:
             raise ValueError(
-                f"a sticks move is how many to take, 1..{self.game.max_take}; got {text!r}"
+                f"a sticks move is how many to take, 1..{self.game.max_take}; got {shown(text)}"
             )
         return int(text) - 1
 

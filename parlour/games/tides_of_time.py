@@ -37,9 +37,9 @@ from parlour.games.base import (
     State,
     as_action,
     check_bool,
-    check_choice,
     check_int,
     make_rng,
+    shown,
 )
 from parlour.games.bitmask import cards_of, mask_of
 from parlour.games.bitmask import set_bits as bits
@@ -276,10 +276,12 @@ class TidesOfTimeGame(Game):
     summary = "Tides of Time: two players draft cards by simultaneous picks, passing hands, and score their kingdoms over one or three rounds."
     simultaneous = True
     options = {
-        "rounds": Option(3, "3: the full game with relics; 1: the one-round game of the C# article"),
-        "returns": Option("win_loss", "win_loss (+1/-1/0 on the total) | score_difference (own total minus opponent's)"),
-        "zero_ties_win": Option(True, "a tie at 0 vs 0 is a tie the King's Nest wins (False: it is not)"),
-        "maze_counts_sets": Option(False, "the Maze scores 13 per set of five suits (as the C# article's code does) instead of 13 once"),
+        "rounds": Option(3, "3: the full game with relics; 1: the one-round game of the C# article", choices=(1, 3)),
+        "returns": Option("win_loss", "win_loss (+1/-1/0 on the total) | score_difference (own total minus opponent's)",
+                          choices=RETURN_TYPES),
+        "zero_ties_win": Option(True, "a tie at 0 vs 0 is a tie the King's Nest wins (False: it is not)", choices=(False, True)),
+        "maze_counts_sets": Option(False, "the Maze scores 13 per set of five suits (as the C# article's code does) instead of 13 once",
+                                   choices=(False, True)),
     }
     notation = (
         "a move is a card, written as its number 1..18 or its full name in any case, e.g. '16' or "
@@ -297,15 +299,7 @@ class TidesOfTimeGame(Game):
     }
 
     def _configure(self, values: dict[str, Any]) -> dict[str, Any]:
-        rounds = check_int("rounds", values["rounds"], 1, 3)
-        if rounds == 2:
-            raise ValueError("rounds must be 1 or 3, got 2")
-        return {
-            "rounds": rounds,
-            "returns": check_choice("returns", values["returns"], RETURN_TYPES),
-            "zero_ties_win": check_bool("zero_ties_win", values["zero_ties_win"]),
-            "maze_counts_sets": check_bool("maze_counts_sets", values["maze_counts_sets"]),
-        }
+        return dict(values)  # each option stands alone: Game checked them against their bounds
 
     def _info(self) -> GameInfo:
         rounds = self.config["rounds"]
@@ -597,7 +591,7 @@ def text_to_action(text: str) -> int:
     for card in CARDS:
         if card.name.lower() == t.lower():
             return card.number - 1
-    raise ValueError(f"a tides_of_time move is a card number 1..18 or a card name; got {text!r}")
+    raise ValueError(f"a tides_of_time move is a card number 1..18 or a card name; got {shown(text)}")
 
 
 # --- information states -------------------------------------------------------------------
@@ -892,7 +886,7 @@ def _parse(game: TidesOfTimeGame, text: str) -> TidesOfTimeState:
     is what the replay gives."""
     lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
     example = game.new_initial_state(seed=0).to_text()
-    bad = f"malformed tides_of_time position {text!r}; expected lines like:\n{example}"
+    bad = f"malformed tides_of_time position {shown(text)}; expected lines like:\n{example}"
     if len(lines) < 2 or not _HEAD.fullmatch(lines[0]):
         raise ValueError(f"{bad}\n(the first line must be 'tides_of_time: round R/N, pick K/5' or similar)")
     deal = _DEAL.fullmatch(lines[1])
@@ -922,5 +916,5 @@ def _parse(game: TidesOfTimeGame, text: str) -> TidesOfTimeState:
             raise ValueError(f"inconsistent tides_of_time position: {line!r}: {error}") from None
     canonical = state.to_text()
     if canonical != "\n".join(lines):
-        raise ValueError(f"inconsistent tides_of_time position {text!r}: replaying its deal and moves gives\n{canonical}")
+        raise ValueError(f"inconsistent tides_of_time position {shown(text)}: replaying its deal and moves gives\n{canonical}")
     return state

@@ -31,6 +31,7 @@ tied: 0) or ``cell_share`` (own cells / all owned cells, minus 1/3).  Both are z
 from __future__ import annotations
 
 import re
+from collections import OrderedDict
 from typing import Any
 
 import numpy as np
@@ -42,9 +43,8 @@ from parlour.games.base import (
     Option,
     PerfectInfoState,
     State,
-    check_choice,
-    check_int,
     make_rng,
+    shown,
 )
 from parlour.games.bitmask import bits_list
 
@@ -54,7 +54,11 @@ EMPTY, WALL = 3, 4
 """Owner codes in ``TriboloState.board``: 0, 1, 2 are the seats."""
 SYMBOLS = "BRG.#"
 """Text symbol of each owner code: Blue, Red, Green, empty, wall."""
-MAX_WIDTH, MAX_HEIGHT = 26, 64
+MAX_WIDTH, MAX_HEIGHT, MAX_CELLS = 26, 26, 400
+"""The largest board: columns are lettered a..z in the notation, and the move tables
+precomputed for one board size (:class:`Geometry`) grow with the cells to the power of
+about 2.5: 1 MB at the original 16 x 11, 6.6 MB at 400 cells (20 x 20), 23 MB at 26 x 26
+and 200 MB at the former 26 x 64 (docs/tribolo.md)."""
 SETUP_ATTEMPTS = 1000
 """Random setups drawn before giving up on a configuration where nobody can ever move."""
 
@@ -145,7 +149,9 @@ class Geometry:
     generator compiled for this size (:func:`_compile_moves`).
     """
 
-    _cache: dict[tuple[int, int], Geometry] = {}
+    _cache: OrderedDict[tuple[int, int], Geometry] = OrderedDict()
+    _CACHED = 8
+    """Geometries kept for sizes no game holds any more (each game holds its own)."""
 
     def __init__(self, width: int, height: int) -> None:
         self.width, self.height = width, height
@@ -181,6 +187,10 @@ class Geometry:
         geo = cls._cache.get((width, height))
         if geo is None:
             geo = cls._cache[(width, height)] = cls(width, height)
+            while len(cls._cache) > cls._CACHED:
+                cls._cache.popitem(last=False)
+        else:
+            cls._cache.move_to_end((width, height))
         return geo
 
     def turn(self, board: int) -> int:
@@ -242,11 +252,12 @@ class TriboloGame(Game):
     name = "tribolo"
     summary = "Tribolo: three players flank and capture cells Othello-style on a board with walls; a player who cannot move is skipped."
     options = {
-        "width": Option(16, f"columns (x = 0..width-1), 1..{MAX_WIDTH}"),
-        "height": Option(11, f"rows (y = 0..height-1), 1..{MAX_HEIGHT}"),
-        "walls": Option(12, "walls placed at random at the start (>= 0)"),
-        "start_cells": Option(12, "cells each player owns at the start, placed at random (>= 1)"),
-        "returns": Option("win_loss", "win_loss: leaders share +1, the others share -1 | cell_share: own/owned - 1/3"),
+        "width": Option(16, f"columns (x = 0..width-1), 1..{MAX_WIDTH}", low=1, high=MAX_WIDTH),
+        "height": Option(11, f"rows (y = 0..height-1), 1..{MAX_HEIGHT}", low=1, high=MAX_HEIGHT),
+        "walls": Option(12, "walls placed at random at the start (3 * start_cells + walls < width * height)", low=0, high=MAX_CELLS - 4),
+        "start_cells": Option(12, "cells each player owns at the start, placed at random", low=1, high=(MAX_CELLS - 1) // 3),
+        "returns": Option("win_loss", "win_loss: leaders share +1, the others share -1 | cell_share: own/owned - 1/3",
+                          choices=RETURN_TYPES),
     }
     notation = (
         "a move is an empty cell, written as its column letter and row number as the board "
@@ -257,11 +268,10 @@ class TriboloGame(Game):
     )
 
     def _configure(self, values: dict[str, Any]) -> dict[str, Any]:
-        width = check_int("width", values["width"], 1, MAX_WIDTH)
-        height = check_int("height", values["height"], 1, MAX_HEIGHT)
-        walls = check_int("walls", values["walls"], 0)
-        start = check_int("start_cells", values["start_cells"], 1)
+        width, height, walls, start = values["width"], values["height"], values["walls"], values["start_cells"]
         cells = width * height
+        if cells > MAX_CELLS:
+            raise ValueError(f"a {width} x {height} board has {cells} cells: width * height must be at most {MAX_CELLS}")
         if 3 * start + walls >= cells:
             raise ValueError(
                 f"a {width} x {height} board has {cells} cells: 3 * start_cells + walls "
@@ -272,7 +282,7 @@ class TriboloGame(Game):
             "height": height,
             "walls": walls,
             "start_cells": start,
-            "returns": check_choice("returns", values["returns"], RETURN_TYPES),
+            "returns": values["returns"],
         }
 
     def _info(self) -> GameInfo:
@@ -384,7 +394,7 @@ class TriboloGame(Game):
 
     def state_from_text(self, text: str) -> TriboloState:
         if not isinstance(text, str):
-            raise ValueError(f"a tribolo position is text, got {text!r}")
+            raise ValueError(f"a tribolo position is text, got {shown(text)}")
         lines = [line.strip() for line in text.strip().splitlines()]
         example = "player_0 to move | B 12 R 12 G 12  (or: game over | B 20 R 15 G 9)"
         if not lines:
@@ -687,7 +697,7 @@ class TriboloState(State):
         """``c2`` (column letter, row from 1) or ``x,y`` / ``(x,y)`` (from 0)."""
         geo = self.geo
         if not isinstance(text, str):
-            raise ValueError(f"a tribolo move is text like 'c2' or '2,1', got {text!r}")
+            raise ValueError(f"a tribolo move is text like 'c2' or '2,1', got {shown(text)}")
         t = text.strip().lower()
         m = re.fullmatch(r"([a-z])(\d+)", t)
         if m:
@@ -697,11 +707,11 @@ class TriboloState(State):
             if not m:
                 raise ValueError(
                     f"a tribolo move is a cell like 'c2' (column a-{chr(96 + geo.width)}, row 1-{geo.height}) "
-                    f"or 'x,y' (from 0); got {text!r}"
+                    f"or 'x,y' (from 0); got {shown(text)}"
                 )
             x, y = int(m[1]), int(m[2])
         if not (0 <= x < geo.width and 0 <= y < geo.height):
-            raise ValueError(f"cell {text!r} is off the {geo.width} x {geo.height} board")
+            raise ValueError(f"cell {shown(text)} is off the {geo.width} x {geo.height} board")
         return y * geo.width + x
 
     def to_text(self) -> str:

@@ -78,7 +78,7 @@ def create_app(runs_dir: str | Path | None = None, max_sessions: int = 500) -> S
             game = cls()
             games.append({
                 "name": name, "summary": cls.summary, "players": game.num_players, "simultaneous": cls.simultaneous,
-                "options": {k: {"default": v.default, "help": v.help} for k, v in cls.options.items()},
+                "options": {k: {"default": v.default, "help": v.help, "allowed": v.allowed_text()} for k, v in cls.options.items()},
                 "notation": game.notation_help(), "policies": playable(game),
             })
         return JSONResponse({"games": games, "models": find_models(runs)})

@@ -209,7 +209,7 @@ def test_env_failed_reset_then_step():
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ({"num_cards": 0}, "num_cards must be >= 1"),
+        ({"num_cards": 0}, "num_cards must be between 1 and 1000"),
         ({"tie_rule": "split"}, "tie_rule must be one of"),
         ({"render_mode": "video"}, "render_mode must be one of"),
         ({"colour": "red"}, "unknown option"),

@@ -87,7 +87,8 @@ MATRICES: dict[str, list[dict[str, Any]]] = {
         dict(width=4, height=1, walls=0, start_cells=1, returns="cell_share"),
         dict(width=1, height=12, walls=2, start_cells=2),
         dict(width=26, height=5, walls=20, start_cells=10),
-        dict(width=26, height=64, walls=1500, start_cells=40),  # the largest board, walled to ~40 moves
+        dict(width=20, height=20, walls=300, start_cells=20),  # the most cells, walled to ~40 moves
+        dict(width=26, height=15, walls=300, start_cells=20),  # the widest board
     ],
     "double_card": [
         dict(max_moves=m, recycle_rule=r, first_player=f)
@@ -117,8 +118,8 @@ STARTS: dict[str, list[tuple[dict[str, Any], dict[str, Any]]]] = {
 }
 """Configurations played from ``reset(options=start)``."""
 
-SLOW = {"tribolo": [dict(width=26, height=64, walls=100, start_cells=40)]}
-"""The largest board: about 1,440 moves a game."""
+SLOW = {"tribolo": [dict(width=20, height=20, walls=10, start_cells=10)]}
+"""The largest board: about 360 moves a game."""
 
 
 @dataclass(frozen=True)

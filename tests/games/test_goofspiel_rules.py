@@ -125,9 +125,9 @@ def test_large_game_works():
 @pytest.mark.parametrize(
     ("config", "message"),
     [
-        ({"num_cards": 0}, "num_cards must be >= 1"),
+        ({"num_cards": 0}, "num_cards must be between 1 and 1000, got 0"),
         ({"num_cards": 2.5}, "num_cards must be an integer"),
-        ({"num_players": 1}, "num_players must be >= 1|num_players must be >= 2"),
+        ({"num_players": 1}, "num_players must be between 2 and 10"),
         ({"prize_order": "shuffled"}, "prize_order must be one of"),
         ({"num_cards": 3, "prize_order": [1, 2]}, "permutation of 1..3"),
         ({"tie_rule": "split"}, "tie_rule must be one of"),
@@ -136,7 +136,7 @@ def test_large_game_works():
         ({"hands": [[1, 2], [1, 2, 3]]}, "distinct cards"),
         ({"hands": [[1, 2, 3]], "num_players": 2}, "one list of cards per player"),
         ({"hands": "123"}, "hands must be a list"),
-        ({"hands": [[0, 1, 2], [1, 2, 3]]}, "must be >= 1"),
+        ({"hands": [[0, 1, 2], [1, 2, 3]]}, "must be between 1 and 1000"),
         ({"num_card": 3}, r"unknown option\(s\) \['num_card'\]"),
     ],
 )

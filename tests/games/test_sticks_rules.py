@@ -106,8 +106,8 @@ def test_text_form_round_trip_and_malformed():
 @pytest.mark.parametrize(
     ("config", "message"),
     [
-        ({"num_sticks": 0}, "num_sticks must be >= 1"),
-        ({"max_take": 0}, "max_take must be >= 1"),
+        ({"num_sticks": 0}, "num_sticks must be between 1 and 1000, got 0"),
+        ({"max_take": 0}, "max_take must be between 1 and 1000, got 0"),
         ({"max_take": "3"}, "max_take must be an integer"),
         ({"misere": 1}, "misere must be True or False"),
         ({"pile": 3}, "unknown option"),

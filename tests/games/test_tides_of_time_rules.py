@@ -279,7 +279,7 @@ def test_returns_win_loss_and_score_difference():
 
 
 def test_bad_options():
-    with pytest.raises(ValueError, match="rounds must be 1 or 3, got 2"):
+    with pytest.raises(ValueError, match=r"rounds must be one of \[1, 3\], got 2"):
         TidesOfTimeGame(rounds=2)
     with pytest.raises(ValueError, match=r"returns must be one of \['win_loss', 'score_difference'\]"):
         TidesOfTimeGame(returns="points")

@@ -264,7 +264,7 @@ def test_bad_actions_change_nothing(phase, actions, error, message) -> None:
 
 def test_bad_options_and_names() -> None:
     assert ENGINES["tides_of_time"] is TidesOfTimeBatch
-    with pytest.raises(ValueError, match="rounds must be 1 or 3"):
+    with pytest.raises(ValueError, match=r"rounds must be one of \[1, 3\]"):
         TidesOfTimeBatch(2, rounds=2)
     with pytest.raises(ValueError, match="returns must be one of"):
         TidesOfTimeBatch(2, returns="points")

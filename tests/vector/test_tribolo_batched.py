@@ -161,7 +161,7 @@ def test_where_steps_against_single_games() -> None:
 
 
 def test_largest_board_and_odd_widths() -> None:
-    for opts in ({"width": 26, "height": 64, "walls": 100, "start_cells": 40}, {"width": 9, "height": 3, "walls": 1, "start_cells": 2}, {"width": 17, "height": 5}):
+    for opts in ({"width": 26, "height": 15, "walls": 100, "start_cells": 40}, {"width": 20, "height": 20, "walls": 60, "start_cells": 30}, {"width": 9, "height": 3, "walls": 1, "start_cells": 2}, {"width": 17, "height": 5}):
         run_against_singles(opts, 2, 1, 30, True)
 
 

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from parlour.games.base import shown
 from parlour.games.double_card.board import (
     CARDS,
     CELLS,
@@ -53,13 +54,13 @@ _HELP = "expected '0 P C R' (regular, e.g. '0 5 A 2') or 'C1 R1 C2 R2 P C R' (re
 def _cell(text: str, col: str, row: str) -> int:
     r = int(row)
     if not 1 <= r <= ROWS:
-        raise ValueError(f"malformed move {text!r}: row {row} is not 1..{ROWS}")
+        raise ValueError(f"malformed move {shown(text)}: row {row} is not 1..{ROWS}")
     return (r - 1) * COLS + COLUMN_LETTERS.index(col.upper())
 
 
 def _placement(text: str, p: str) -> int:
     if not 1 <= int(p) <= 8:
-        raise ValueError(f"malformed move {text!r}: placement {p} is not 1..8")
+        raise ValueError(f"malformed move {shown(text)}: placement {p} is not 1..8")
     return int(p)
 
 
@@ -72,7 +73,7 @@ def parse_notation(text: str, expected: str = _HELP) -> tuple[str, tuple]:
     of its phase, with examples that are legal now).
     """
     if not isinstance(text, str):
-        raise ValueError(f"a move must be a string in notation; {expected}; got {text!r}")
+        raise ValueError(f"a move must be a string in notation; {expected}; got {shown(text)}")
     s = " ".join(text.split())
     if m := _REGULAR.fullmatch(s):
         return "regular", (_placement(text, m[1]), _cell(text, m[2], m[3]))
@@ -83,7 +84,7 @@ def parse_notation(text: str, expected: str = _HELP) -> tuple[str, tuple]:
         return "take", ((_cell(text, m[1], m[2]), _cell(text, m[3], m[4])),)
     if m := _PLACE.fullmatch(s):
         return "place", (_placement(text, m[1]), _cell(text, m[2], m[3]))
-    raise ValueError(f"malformed move {text!r}; {expected}")
+    raise ValueError(f"malformed move {shown(text)}; {expected}")
 
 
 def _taken_cells(state: DoubleCardState) -> tuple[int, int]:
@@ -165,27 +166,27 @@ def action_from_text(state: DoubleCardState, text: str) -> int:
         kind, parts = parse_notation(text, expected_forms(state))
     phase = state.phase
     if phase == "over":
-        raise ValueError(f"the game is over; no move {text!r} can be played")
+        raise ValueError(f"the game is over; no move {shown(text)} can be played")
     if kind == "regular":
         if phase != "regular":
             raise ValueError(
-                f"{text!r} is a regular move, but all {CARDS} cards are on the board: "
+                f"{shown(text)} is a regular move, but all {CARDS} cards are on the board: "
                 f"recycle with 'C1 R1 C2 R2 P C R', e.g. {example_moves(state)['move']!r}"
                 if phase == "pick" else
-                f"{text!r} is a regular move, but a card was taken: place it with 'P C R', "
+                f"{shown(text)} is a regular move, but a card was taken: place it with 'P C R', "
                 f"e.g. {example_moves(state)['place']!r}, or the whole recycling move"
             )
         p, anchor = parts
         return (p - 1) * CELLS + anchor
     if phase == "regular":
         raise ValueError(
-            f"{text!r} is a recycling move, but only {state.cards} of {CARDS} cards are on the board: "
+            f"{shown(text)} is a recycling move, but only {state.cards} of {CARDS} cards are on the board: "
             f"play a regular move '0 P C R', e.g. {example_moves(state)['move']!r}"
         )
     if kind == "place":
         if phase != "place":
             raise ValueError(
-                f"{text!r} places a card, but none was taken: start with the card's cells "
+                f"{shown(text)} places a card, but none was taken: start with the card's cells "
                 f"'C1 R1 C2 R2', e.g. {example_moves(state)['take']!r}, or type the whole "
                 f"recycling move, e.g. {example_moves(state)['move']!r}"
             )
@@ -194,17 +195,17 @@ def action_from_text(state: DoubleCardState, text: str) -> int:
     cells = parts[0]
     if phase == "pick":
         if state.partner(cells[0]) != cells[1]:
-            raise ValueError(f"{text!r}: cells {cell_name(cells[0])} and {cell_name(cells[1])} do not hold one card; "
+            raise ValueError(f"{shown(text)}: cells {cell_name(cells[0])} and {cell_name(cells[1])} do not hold one card; "
                              f"a card that may be taken now: e.g. {example_moves(state)['take']!r}")
         return PICK_BASE + min(cells)
     t_anchor, t_other = _taken_cells(state)
     if kind == "take":
         raise ValueError(
-            f"{text!r} takes a card, but the card from {cell_name(t_anchor)} {cell_name(t_other)} "
+            f"{shown(text)} takes a card, but the card from {cell_name(t_anchor)} {cell_name(t_other)} "
             f"was already taken: place it with 'P C R', e.g. {example_moves(state)['place']!r}"
         )
     if sorted(cells) != [t_anchor, t_other]:
-        raise ValueError(f"{text!r}: the card being recycled came from {cell_name(t_anchor)} {cell_name(t_other)}")
+        raise ValueError(f"{shown(text)}: the card being recycled came from {cell_name(t_anchor)} {cell_name(t_other)}")
     p, anchor = parts[1], parts[2]
     return (p - 1) * CELLS + anchor
 
@@ -367,7 +368,7 @@ def parse_position(game: DoubleCardGame, text: str, from_board: Callable[..., An
     segment, an impossible face, a hanging cell, a card count that does not fit the move
     number, a line on the board of a game in progress, the wrong player to move)."""
     if not isinstance(text, str):
-        raise ValueError(f"a double_card position must be text, got {text!r}")
+        raise ValueError(f"a double_card position must be text, got {shown(text)}")
     lines = text.strip("\n").split("\n")
     if len(lines) != ROWS + 2:
         raise ValueError(f"malformed double_card position: expected a header, {ROWS} rows and the column line; got {len(lines)} lines")

@@ -25,8 +25,6 @@ from parlour.games.base import (
     Option,
     PerfectInfoState,
     State,
-    check_choice,
-    check_int,
 )
 from parlour.games.bitmask import bits_list, iter_bits
 from parlour.games.double_card import notation
@@ -66,13 +64,20 @@ _NOT_LAST_COLUMN = FULL & ~LAST_COLUMN
 _BELOW_TOP_ROW = FULL & ~TOP_ROW
 
 
+MAX_MOVES = 1000
+"""The longest game allowed: after the 24 regular moves every move recycles a card, and
+a recycling move is two steps, so a game lasts at most 1,976 steps (docs/double_card.md)."""
+
+
 class DoubleCardGame(Game):
     name = "double_card"
     summary = "Double Card: two players place two-cell cards on an 8 x 12 board, then recycle them; four in a row of a colour or of a dot kind wins."
     options = {
-        "max_moves": Option(40, "moves (regular + recycling) before a draw: 40 (the original report's tournament) or 60 (the course assignment)"),
-        "recycle_rule": Option("same_cells", "what a recycled card may not do: same_cells (not back onto its two cells), same_placement, none"),
-        "first_player": Option("colors", "objective of the first mover (player_0): colors or dots"),
+        "max_moves": Option(40, "moves (regular + recycling) before a draw: 40 (the original report's tournament) or 60 (the course assignment)",
+                            low=1, high=MAX_MOVES),
+        "recycle_rule": Option("same_cells", "what a recycled card may not do: same_cells (not back onto its two cells), same_placement, none",
+                               choices=RECYCLE_RULES),
+        "first_player": Option("colors", "objective of the first mover (player_0): colors or dots", choices=OBJECTIVES),
     }
     notation = (
         "a regular move (the first 24) is '0 P C R': a card with placement P (1-8) on cell C R, "
@@ -98,11 +103,7 @@ class DoubleCardGame(Game):
         return self.notation.format(where=where)
 
     def _configure(self, values: dict[str, Any]) -> dict[str, Any]:
-        return {
-            "max_moves": check_int("max_moves", values["max_moves"], 1, 1000),
-            "recycle_rule": check_choice("recycle_rule", values["recycle_rule"], RECYCLE_RULES),
-            "first_player": check_choice("first_player", values["first_player"], OBJECTIVES),
-        }
+        return dict(values)  # each option stands alone: Game checked them against their bounds
 
     def _info(self) -> GameInfo:
         max_moves = self.config["max_moves"]
