@@ -29,11 +29,12 @@ from __future__ import annotations
 
 import sys
 import textwrap
-from typing import Any, TextIO
+from typing import TextIO
 
 import numpy as np
 
 from parlour.baselines import Policy, make_from_spec, references
+from parlour.baselines.explain import evaluation
 from parlour.baselines.playout import joint_action, policy_act
 from parlour.games.base import Game, State
 
@@ -50,37 +51,6 @@ def view(state: State, seat: int) -> str:
     """The text a person at ``seat`` may see: the information state's own text, which
     holds only what the seat knows (for a perfect-information game, the position)."""
     return str(state.info_state(seat))
-
-
-def evaluation(policy: Policy, state: State, action: int) -> str:
-    """What ``policy`` said about its last choice ``action``, from ``policy.stats`` and
-    ``root_values`` where it fills them in; plain words when it says nothing."""
-    stats: dict[str, Any] = policy.stats or {}
-    parts = []
-    if stats.get("forced"):
-        parts.append("the only legal move")
-    value = stats.get("value")
-    if isinstance(value, (int, float, np.number)) and not isinstance(value, bool):
-        parts.append(f"value {float(value):+.3g} for you")
-    visits = stats.get("visits")
-    if isinstance(visits, dict) and visits.get(action) is not None and not stats.get("forced"):
-        parts.append(f"{visits[action]} of {sum(visits.values())} visits")
-    strategy = stats.get("strategy")
-    if isinstance(strategy, dict) and action in strategy:
-        parts.append(f"played with probability {float(strategy[action]):.2f}")
-    if isinstance(stats.get("depth"), int):
-        parts.append(f"searched {stats['depth']} steps deep")
-    votes = stats.get("votes")
-    if isinstance(votes, dict) and action in votes:
-        parts.append(f"{votes[action]} of {sum(votes.values())} votes")
-    # the values of the other moves, where they are exact (alpha-beta's are only bounds)
-    others = getattr(policy, "root_values", None) or stats.get("root_values")
-    if isinstance(others, dict) and len(others) > 1 and getattr(policy, "exact_root_values", True):
-        ranked = sorted(((a, v) for a, v in others.items() if a != action), key=lambda item: -item[1])[:3]
-        parts.append("other moves " + ", ".join(f"{state.action_to_text(a)} {float(v):+.3g}" for a, v in ranked))
-    if not parts:
-        return f"no evaluation: {policy!r} does not rate its moves"
-    return "; ".join(parts)
 
 
 class _Session:

@@ -1,19 +1,26 @@
 """``parlour serve``: the games in the browser, a Starlette app over :mod:`.session`.
 
 The page (``static/``: plain HTML, CSS and JavaScript, no build step) asks the JSON API
-below for everything; the server keeps the games in memory and checks every move with
-the rules (an illegal move is refused with the reason and changes nothing).  A bad
-request gets a JSON error with a 4xx status.  Trained models load only from the runs
-directory given at start (:func:`.session.resolve_spec`).
+below for everything; the server keeps the games (:mod:`.store`) and checks every move
+with the rules (an illegal move is refused with the reason and changes nothing).
+
+Every request is treated as hostile (docs/web.md says what that covers): bodies are read
+up to a size and must be one JSON object (:mod:`.guard`); a bad request of any kind is a
+4xx with ``{"error": ...}``; a request may name only parlour's own players and the models
+in the runs directory, and every search thinks within the per-move limit
+(:mod:`.specs`); policies think in worker processes, never on the event loop
+(:mod:`.thinking`), and everything else a request does (rules, pictures, files) runs in
+a thread, so one slow game never delays another client.
 
 | method and path | body / query | answer |
 |---|---|---|
-| ``GET /api/catalog`` | | the games (options, seats), the players that can play each, the models found |
+| ``GET /api/catalog`` | | the games (options, seats), the players that can play each, the models found, the limits |
+| ``GET /api/sessions`` | | the games in play, the most recent first |
 | ``POST /api/sessions`` | ``{"game", "options", "seats": ["person", "mcts", ...], "seed"}`` | ``{"id", "view"}`` (201) |
 | ``GET /api/sessions/{id}`` | ``?seat=N`` (none: a spectator) | the view: picture (SVG), moves, log, status |
 | ``POST /api/sessions/{id}/move`` | ``{"seat", "action"}`` | the view after the policies replied |
 | ``POST /api/sessions/{id}/undo`` | ``{"seat"}`` | the view before that seat's last move |
-| ``POST /api/sessions/{id}/step`` | | one step of the policies (watch mode) |
+| ``POST /api/sessions/{id}/step`` | | one step of the policies (watch mode, or a reply that took too long) |
 | ``GET /api/sessions/{id}/hint`` | ``?seat=N&spec=...`` | a policy's move and evaluation |
 | ``GET /api/sessions/{id}/record`` | | the game as data, to save |
 | ``POST /api/sessions/load`` | a saved record | ``{"id", "view"}`` (201) |
@@ -22,152 +29,202 @@ directory given at start (:func:`.session.resolve_spec`).
 
 from __future__ import annotations
 
-import secrets
+import contextlib
+import logging
 import threading
 import time
-from collections import OrderedDict
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
+import anyio
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse
+from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from parlour.baselines.policy import playable
 from parlour.games import GAMES, load_game
-from parlour.web.session import PERSON, GameSession, SessionError, find_models, from_arena
+from parlour.games.base import shown
+from parlour.web.errors import Busy, SessionError
+from parlour.web.guard import MAX_BODY, Guard, parse_object, read_body
+from parlour.web.session import DEFAULT_MOVE_SECONDS, PERSON, GameSession, from_arena
+from parlour.web.specs import find_models, web_players
+from parlour.web.store import Sessions
+from parlour.web.thinking import LocalThinker, Thinkers
 
 STATIC = Path(__file__).parent / "static"
+LOG = logging.getLogger("parlour.web")
+BUSY_WAIT = 1.0
+"""How long a request waits for a game busy with another one before a 409."""
+THREADS = 64
+"""Requests worked on at once (each in a thread); more wait their turn on the event loop."""
 
 
-class Sessions:
-    """The games in play, at most ``limit`` (the oldest is dropped to make room)."""
-
-    def __init__(self, limit: int = 500) -> None:
-        self.limit = limit
-        self.items: OrderedDict[str, GameSession] = OrderedDict()
-        self.lock = threading.Lock()
-
-    def add(self, session: GameSession) -> str:
-        key = secrets.token_urlsafe(12)
-        with self.lock:
-            self.items[key] = session
-            while len(self.items) > self.limit:
-                self.items.popitem(last=False)
-        return key
-
-    def get(self, key: str) -> GameSession:
-        with self.lock:
-            session = self.items.get(key)
-        if session is None:
-            raise HTTPException(404, f"no game {key!r} (finished games are kept until {self.limit} newer ones start)")
-        return session
-
-
-def create_app(runs_dir: str | Path | None = None, max_sessions: int = 500) -> Starlette:
-    """The app; ``runs_dir``: where trained models may be loaded from (none: no models)."""
+def create_app(runs_dir: str | Path | None = None, max_sessions: int = 500, *, idle_seconds: float = 3600.0,
+               state_dir: str | Path | None = None, move_seconds: float = DEFAULT_MOVE_SECONDS,
+               thinker: Thinkers | LocalThinker | None = None, workers: int = 2, token: str | None = None,
+               hosts: tuple[str, ...] | None = None) -> Starlette:
+    """The app.  ``runs_dir``: where trained models may be loaded from (none: no models);
+    ``max_sessions`` games kept, each dropped after ``idle_seconds`` without a request;
+    ``state_dir``: where the games are kept across restarts; ``move_seconds``: how long a
+    policy may think per move; ``thinker``: where policies think (default ``workers``
+    processes of its own); ``token``: the token every API request must carry;
+    ``hosts``: the only names the server answers to (``Guard``)."""
+    if not 0 < move_seconds <= 600:
+        raise ValueError(f"move_seconds must be more than 0 and at most 600, got {move_seconds}")
     runs = Path(runs_dir) if runs_dir is not None else None
-    sessions = Sessions(max_sessions)
+    thinker = thinker if thinker is not None else Thinkers(workers)
+    sessions = Sessions(max_sessions, idle_seconds, Path(state_dir) if state_dir is not None else None)
+    settings = {"runs_dir": runs, "thinker": thinker, "move_seconds": move_seconds}
+    limiter = anyio.CapacityLimiter(THREADS)
+    games_catalog = _games_catalog()
 
-    def catalog(request: Request) -> JSONResponse:
-        games = []
-        for name, cls in GAMES.items():
-            game = cls()
-            games.append({
-                "name": name, "summary": cls.summary, "players": game.num_players, "simultaneous": cls.simultaneous,
-                "options": {k: {"default": v.default, "help": v.help, "allowed": v.allowed_text()} for k, v in cls.options.items()},
-                "notation": game.notation_help(), "policies": playable(game),
-            })
-        return JSONResponse({"games": games, "models": find_models(runs)})
+    async def work(function: Callable[[], Any]) -> Any:
+        """``function()`` in a thread: nothing but I/O on the event loop."""
+        return await anyio.to_thread.run_sync(function, limiter=limiter)
+
+    def with_session(key: str, change: Callable[[GameSession], Any], save: bool = False) -> Any:
+        session = sessions.get(key)
+        if not session.lock.acquire(timeout=BUSY_WAIT):
+            raise Busy("this game is busy with another request (a policy may be thinking); ask again")
+        try:
+            result = change(session)
+            if save:
+                sessions.save(key, session)
+            return result
+        finally:
+            session.lock.release()
+
+    async def catalog(request: Request) -> JSONResponse:
+        models = await work(lambda: find_models(runs))
+        return JSONResponse({"games": games_catalog, "models": models,
+                             "limits": {"move_seconds": move_seconds, "games_kept": max_sessions, "idle_seconds": idle_seconds,
+                                        "body_bytes": MAX_BODY}})
+
+    async def listing(request: Request) -> JSONResponse:
+        return JSONResponse({"games": await work(sessions.listing)})
 
     async def create(request: Request) -> JSONResponse:
-        body = await _json(request)
-        name = body.get("game")
-        if name not in GAMES:
-            raise SessionError(f"unknown game {name!r}; games are {sorted(GAMES)}")
-        options = body.get("options") or {}
-        if not isinstance(options, dict):
-            raise SessionError(f"options must be an object, got {options!r}")
-        try:
-            game = load_game(name, **options)
-        except ValueError as error:
-            raise SessionError(str(error)) from None
-        seats = body.get("seats") or [PERSON] + ["random"] * (game.num_players - 1)
-        if not isinstance(seats, list) or not all(isinstance(s, str) for s in seats):
-            raise SessionError(f"seats must be a list of 'person' or policy specs, got {seats!r}")
-        seed = body.get("seed", 0)
-        if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-            raise SessionError(f"seed must be a non-negative integer, got {seed!r}")
-        session = GameSession(game, seats, seed=seed, runs_dir=runs)
-        key = sessions.add(session)
-        return JSONResponse({"id": key, "view": session.view(_first_person(session))}, status_code=201)
+        body = await read_body(request)
 
-    def show(request: Request) -> JSONResponse:
-        session = sessions.get(request.path_params["key"])
-        with session.lock:
-            return JSONResponse(session.view(_seat(request.query_params.get("seat"))))
+        def make() -> JSONResponse:
+            data = parse_object(body)
+            name = data.get("game")
+            if not isinstance(name, str) or name not in GAMES:
+                raise SessionError(f"unknown game {shown(name)}; games are {sorted(GAMES)}")
+            options = data.get("options") or {}
+            if not isinstance(options, dict):
+                raise SessionError(f"options must be an object, got {shown(options)}")
+            try:
+                game = load_game(name, **options)
+            except (ValueError, TypeError) as error:
+                raise SessionError(str(error)) from None
+            seats = data.get("seats") or [PERSON] + ["random"] * (game.num_players - 1)
+            if not isinstance(seats, list) or not all(isinstance(s, str) for s in seats):
+                raise SessionError(f"seats must be a list of 'person' or policy specs, got {shown(seats)}")
+            session = GameSession(game, seats, seed=data.get("seed", 0), **settings)
+            key = sessions.add(session)
+            return JSONResponse({"id": key, "view": session.view(_first_person(session))}, status_code=201)
+
+        return await work(make)
+
+    async def show(request: Request) -> JSONResponse:
+        seat = _seat(request.query_params.get("seat"))
+        return await work(lambda: JSONResponse(with_session(request.path_params["key"], lambda s: s.view(seat))))
 
     async def move(request: Request) -> JSONResponse:
-        session = sessions.get(request.path_params["key"])
-        body = await _json(request)
-        seat, action = _seat(body.get("seat")), body.get("action")
-        with session.lock:
-            session.move(seat, action)
-            return JSONResponse(session.view(seat))
+        body = await read_body(request)
+
+        def play(session: GameSession) -> dict[str, Any]:
+            data = parse_object(body)
+            seat = _seat(data.get("seat"))
+            session.move(seat, data.get("action"))
+            return session.view(seat)
+
+        return await work(lambda: JSONResponse(with_session(request.path_params["key"], play, save=True)))
 
     async def undo(request: Request) -> JSONResponse:
-        session = sessions.get(request.path_params["key"])
-        body = await _json(request)
-        seat = _seat(body.get("seat"))
-        with session.lock:
-            session.undo()
-            return JSONResponse(session.view(seat))
+        body = await read_body(request)
 
-    def step(request: Request) -> JSONResponse:
-        session = sessions.get(request.path_params["key"])
-        with session.lock:
+        def back(session: GameSession) -> dict[str, Any]:
+            seat = _seat(parse_object(body).get("seat"))
+            if seat is not None and not 0 <= seat < session.game.num_players:
+                raise SessionError(f"no seat {seat}; seats are 0..{session.game.num_players - 1}")
+            session.undo()
+            return session.view(seat)
+
+        return await work(lambda: JSONResponse(with_session(request.path_params["key"], back, save=True)))
+
+    async def step(request: Request) -> JSONResponse:
+        body = await read_body(request, optional=True)
+
+        def advance(session: GameSession) -> dict[str, Any]:
+            parse_object(body, empty=True)
             if session.to_act():
                 raise SessionError("a person is to move: the policies wait")
+            if not session.policies_to_move():
+                raise SessionError("the game is over")
             session.advance(limit=1)
-            return JSONResponse(session.view(None))
+            return session.view(_first_person(session) if session.people and session.script is None else None)
 
-    def hint(request: Request) -> JSONResponse:
-        session = sessions.get(request.path_params["key"])
+        return await work(lambda: JSONResponse(with_session(request.path_params["key"], advance, save=True)))
+
+    async def hint(request: Request) -> JSONResponse:
         seat = _seat(request.query_params.get("seat"))
-        with session.lock:
-            return JSONResponse(session.hint(seat, request.query_params.get("spec") or None))
+        spec = request.query_params.get("spec") or None
+        return await work(lambda: JSONResponse(with_session(request.path_params["key"], lambda s: s.hint(seat, spec), save=True)))
 
-    def record(request: Request) -> JSONResponse:
-        session = sessions.get(request.path_params["key"])
-        with session.lock:
-            return JSONResponse(session.record())
+    async def record(request: Request) -> JSONResponse:
+        return await work(lambda: JSONResponse(with_session(request.path_params["key"], lambda s: s.record())))
 
     async def load(request: Request) -> JSONResponse:
-        session = GameSession.load(await _json(request), runs_dir=runs)
-        key = sessions.add(session)
-        return JSONResponse({"id": key, "view": session.view(0)}, status_code=201)
+        body = await read_body(request)
+
+        def make() -> JSONResponse:
+            session = GameSession.load(parse_object(body), **settings)
+            key = sessions.add(session)
+            return JSONResponse({"id": key, "view": session.view(0)}, status_code=201)
+
+        return await work(make)
 
     async def replay(request: Request) -> JSONResponse:
-        body = await _json(request)
-        session = from_arena(body.get("arena"), body.get("index", 0), runs_dir=runs)
-        key = sessions.add(session)
-        return JSONResponse({"id": key, "view": session.view(None)}, status_code=201)
+        body = await read_body(request)
+
+        def make() -> JSONResponse:
+            data = parse_object(body)
+            session = from_arena(data.get("arena"), data.get("index", 0), **settings)
+            key = sessions.add(session)
+            return JSONResponse({"id": key, "view": session.view(None)}, status_code=201)
+
+        return await work(make)
 
     def index(request: Request) -> FileResponse:
         return FileResponse(STATIC / "index.html")
 
-    async def refused(request: Request, error: Exception) -> JSONResponse:
-        return JSONResponse({"error": str(error)}, status_code=400)
+    async def refused(request: Request, error: SessionError) -> JSONResponse:
+        return JSONResponse({"error": str(error)}, status_code=error.status)
 
-    async def http_error(request: Request, error: HTTPException) -> JSONResponse:
-        return JSONResponse({"error": error.detail}, status_code=error.status_code)
+    async def http_error(request: Request, error: HTTPException) -> Response:
+        return JSONResponse({"error": error.detail}, status_code=error.status_code, headers=error.headers)
+
+    async def failed(request: Request, error: Exception) -> JSONResponse:
+        LOG.exception("an unexpected error in %s %s", request.method, request.url.path)
+        return JSONResponse({"error": f"the server failed: {type(error).__name__} (a bug: please report it)"}, status_code=500)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        if isinstance(thinker, Thinkers):
+            await work(thinker.start)
+        yield
+        thinker.close()
 
     routes = [
         Route("/", index),
         Route("/api/catalog", catalog),
+        Route("/api/sessions", listing, methods=["GET"]),
         Route("/api/sessions", create, methods=["POST"]),
         Route("/api/sessions/load", load, methods=["POST"]),
         Route("/api/sessions/replay", replay, methods=["POST"]),
@@ -179,9 +236,24 @@ def create_app(runs_dir: str | Path | None = None, max_sessions: int = 500) -> S
         Route("/api/sessions/{key}/record", record),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
-    app = Starlette(routes=routes, exception_handlers={SessionError: refused, HTTPException: http_error})
+    app = Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(Guard, token=token, hosts=hosts)],
+                    exception_handlers={SessionError: refused, HTTPException: http_error, Exception: failed})
     app.state.sessions = sessions
+    app.state.thinker = thinker
+    app.state.restored = sessions.restore(lambda data: GameSession.restore(data, **settings)) if state_dir is not None else (0, [])
     return app
+
+
+def _games_catalog() -> list[dict[str, Any]]:
+    games = []
+    for name, cls in GAMES.items():
+        game = cls()
+        games.append({
+            "name": name, "summary": cls.summary, "players": game.num_players, "simultaneous": cls.simultaneous,
+            "options": {k: {"default": v.default, "help": v.help, "allowed": v.allowed_text()} for k, v in cls.options.items()},
+            "notation": game.notation_help(), "policies": web_players(game),
+        })
+    return games
 
 
 class BackgroundServer:
@@ -207,25 +279,17 @@ class BackgroundServer:
         self.thread.join(10)
 
 
-async def _json(request: Request) -> dict[str, Any]:
-    try:
-        body = await request.json()
-    except ValueError:
-        raise SessionError("the request body must be JSON") from None
-    if not isinstance(body, dict):
-        raise SessionError(f"the request body must be a JSON object, got {type(body).__name__}")
-    return body
-
-
 def _seat(value: Any) -> int | None:
     if value is None or value == "":
         return None
+    if isinstance(value, bool) or not isinstance(value, (int, str)):
+        raise SessionError(f"seat must be an integer, got {shown(value)}")
     try:
         seat = int(value)
-    except (TypeError, ValueError):
-        raise SessionError(f"seat must be an integer, got {value!r}") from None
-    if isinstance(value, bool) or seat < 0:
-        raise SessionError(f"seat must be a non-negative integer, got {value!r}")
+    except ValueError:
+        raise SessionError(f"seat must be an integer, got {shown(value)}") from None
+    if seat < 0 or seat > 1000:
+        raise SessionError(f"seat must be a non-negative integer, got {shown(value)}")
     return seat
 
 

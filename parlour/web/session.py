@@ -6,109 +6,91 @@ they drive a game.  What a person sees is drawn for their seat: the picture
 (``parlour.render.picture(state, seat)``: hidden cards face down), the legal moves with
 the picture's click targets, and a move log in the game's notation in which the moves of
 other seats are written out only where the game shows them to everyone
-(``Game.actions_public``); elsewhere the picture shows what is public.  Policies choose from their
-own information states, at a simultaneous step before anyone's choice is applied.
+(``Game.actions_public``); elsewhere the picture shows what is public.
 
-Model files are pickles, so a seat played by a trained model (``ppo:``, ``az:``,
-``rllib:``) names a path *inside the runs directory the server was started with*, never
-anywhere else (:func:`resolve_spec`).
+Policies choose through a *thinker* (:mod:`parlour.web.thinking`): the server's worker
+processes, or this process for a program that uses a session directly.  Each policy
+move is a fresh choice from the seat's information state, seeded by the game's seed,
+the seat and the step, so the same seed plays the same game whichever process thinks,
+and a game restored after a restart goes on as it would have.  A policy that does not
+choose within the server's per-move limit *stalls* the game: the view says so, nothing
+is applied, and ``advance`` (the page's next step) asks it again.
+
+Which players a request may name, and the time limit they get: :mod:`parlour.web.specs`.
 """
 
 from __future__ import annotations
 
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from parlour.baselines import Policy, make_from_spec, parse_spec, references
-from parlour.baselines.learned.ppo import read_model_meta
-from parlour.baselines.playout import joint_action, policy_act
-from parlour.baselines.policy import POSITIONAL
-from parlour.errors import IllegalActionError
+from parlour.baselines import references
+from parlour.baselines.explain import describe
 from parlour.games import GAMES, Game, load_game
-from parlour.games.base import State
+from parlour.games.base import State, shown
 from parlour.render import move_targets, picture
+from parlour.web.errors import SessionError
+from parlour.web.specs import find_models, web_spec
+from parlour.web.thinking import Job, LocalThinker, NoThinker, Overrun
+
+__all__ = ["PERSON", "RECORD_FORMAT", "GameSession", "SessionError", "find_models", "from_arena"]
 
 PERSON = "person"
 RECORD_FORMAT = "parlour-game/1"
-MODEL_POLICIES = ("ppo", "az", "rllib")
-"""Policies that load a file given by their ``path`` parameter."""
-
-
-class SessionError(ValueError):
-    """A request the session refuses, with the reason (the web layer answers 4xx)."""
-
-
-def resolve_spec(spec: str, runs_dir: Path | None) -> str:
-    """``spec`` with a model's path resolved inside ``runs_dir``; an error for a path
-    outside it, or for any model when the server has no runs directory."""
-    name, params = parse_spec(spec)
-    if name not in MODEL_POLICIES:
-        return spec
-    key = POSITIONAL if POSITIONAL in params else "path"
-    if runs_dir is None:
-        raise SessionError(f"{spec!r}: this server loads no models (start it with --runs DIR)")
-    raw = params.get(key, "")
-    root = runs_dir.resolve()
-    target = (root / raw).resolve()
-    if not raw or Path(raw).is_absolute() or (target != root and root not in target.parents):
-        raise SessionError(f"{spec!r}: a model must be a path inside the runs directory {str(runs_dir)!r}, got {raw!r}")
-    if not target.exists():
-        raise SessionError(f"{spec!r}: no model at {raw!r} in the runs directory")
-    params[key] = str(target)
-    rest = ",".join(f"{k}={v}" if k != POSITIONAL else v for k, v in sorted(params.items(), key=lambda kv: kv[0] != POSITIONAL))
-    return f"{name}:{rest}"
-
-
-def find_models(runs_dir: Path | None) -> list[str]:
-    """Specs of the trained models under ``runs_dir`` (paths relative to it), each as the
-    player its file says it is (``ppo:`` or ``az:``); damaged or foreign files are left out."""
-    if runs_dir is None or not runs_dir.is_dir():
-        return []
-    found = []
-    for path in sorted(runs_dir.rglob("best.zip")):
-        try:
-            kind = read_model_meta(path).get("kind", "ppo")
-        except ValueError:
-            continue
-        player = {"alphazero": "az"}.get(kind, kind)  # the file's kind -> the player that loads it
-        found.append(f"{player}:{path.relative_to(runs_dir).as_posix()}")
-    return found
+DEFAULT_MOVE_SECONDS = 3.0
+"""How long a policy may think over one move, unless the server says otherwise."""
+HINTS = 2**31
+"""Seeds of hints are drawn apart from the seats' (``SeedSequence([seed, HINTS, n])``)."""
 
 
 class GameSession:
-    """A game with ``seats`` (``"person"`` or a policy spec, one per seat) from ``seed``."""
+    """A game with ``seats`` (``"person"`` or a policy spec, one per seat) from ``seed``.
 
-    def __init__(self, game: Game, seats: list[str], seed: int = 0, runs_dir: Path | None = None, start: State | None = None) -> None:
-        if len(seats) != game.num_players:
-            raise SessionError(f"{game.name} has {game.num_players} seats: give {game.num_players} players, got {len(seats)}")
+    ``thinker``: where the policies choose (default: in this process); ``runs_dir``: where
+    models may be loaded from; ``move_seconds``: how long a policy may think per move;
+    ``play``: let the policies move at once until a person is to choose."""
+
+    def __init__(self, game: Game, seats: list[str], seed: int = 0, runs_dir: Path | None = None, start: State | None = None, *,
+                 thinker: Any = None, move_seconds: float = DEFAULT_MOVE_SECONDS, play: bool = True) -> None:
+        if not isinstance(seats, list) or len(seats) != game.num_players:
+            raise SessionError(f"{game.name} has {game.num_players} seats: give {game.num_players} players, got {shown(seats)}")
+        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**63:
+            raise SessionError(f"seed must be an integer from 0 to 2**63 - 1, got {shown(seed)}")
         self.game, self.seed, self.runs_dir = game, int(seed), runs_dir
         self.seats = list(seats)
-        seeds = np.random.SeedSequence(self.seed).spawn(game.num_players + 1)
-        self.policies: dict[int, Policy] = {}
+        self.thinker = thinker if thinker is not None else LocalThinker()
+        self.move_seconds = move_seconds
+        self.specs: dict[int, str] = {}  # the seats played by policies: the spec each plays
+        self.notes: dict[int, str] = {}  # what the server's time limit means for a seat
         for seat, spec in enumerate(seats):
             if spec == PERSON:
                 continue
+            played, note = web_spec(spec, game, runs_dir, move_seconds)
             try:
-                self.policies[seat] = make_from_spec(resolve_spec(spec, runs_dir), game, seed=int(seeds[seat].generate_state(1)[0]))
-            except SessionError:
-                raise
-            except (ValueError, ImportError, OSError) as error:
-                raise SessionError(f"seat {seat}: {error}") from None
-        self.hint_seeds = seeds[-1]
-        self.state = start if start is not None else game.new_initial_state(self.seed)
-        self.start_text = self.state.to_text()
+                self.thinker.check(played, game)
+            except (ValueError, ImportError, OSError, NoThinker) as error:
+                raise SessionError(f"seat {seat} ({spec}): {error}") from None
+            self.specs[seat] = played
+            if note:
+                self.notes[seat] = note
+        self.start = (start if start is not None else game.new_initial_state(self.seed)).clone()
+        self.start_text = self.start.to_text()
+        self.state = self.start.clone()
         self.steps: list[int | dict[int, int]] = []  # what was applied, step by step (the record)
         self.log: list[dict[str, Any]] = []
-        self.undo_stack: list[tuple[State, int]] = []  # (position, steps so far) before each person's move
+        self.undo_stack: list[int] = []  # the number of steps before each of the people's moves
         self.pending: dict[int, int] = {}  # people's choices at a simultaneous step, waiting for the others
         self.last: Any = None
+        self.stalled: str | None = None  # why the policies stopped short of their move, if they did
+        self.hints = 0
         self.script: list[int | dict[int, int]] | None = None  # a replay's steps (from_arena)
         self.lock = threading.Lock()
-        if self.people:  # the policies move until a person must choose; a game of policies
-            self.advance()  # only (watch mode) goes a step at a time
+        if play and self.people:  # the policies move until a person must choose; a game of policies
+            self.advance(seconds=move_seconds)  # only (watch mode) goes a step at a time
 
     # ----- who acts ---------------------------------------------------------------------
 
@@ -120,13 +102,17 @@ class GameSession:
         """The people who must choose now (not yet chosen at a simultaneous step)."""
         if self.script is not None:
             return []
-        return [s for s in self.state.current_players() if s not in self.policies and s not in self.pending]
+        return [s for s in self.state.current_players() if s not in self.specs and s not in self.pending]
+
+    def policies_to_move(self) -> bool:
+        """True when the game waits for its policies (or a replay's next step), not for a person."""
+        return not self.state.is_terminal() and not self.to_act()
 
     # ----- moves ------------------------------------------------------------------------
 
-    def move(self, seat: int, action: int) -> None:
+    def move(self, seat: int, action: Any) -> None:
         """The person at ``seat`` plays ``action``; then the policies play until a person
-        must choose again (or the game ends)."""
+        must choose again (or the game ends, or they have thought ``move_seconds``)."""
         state = self.state
         if seat not in self.people:
             raise SessionError(f"seat {seat} is not played by a person here; people sit at {self.people}")
@@ -135,27 +121,26 @@ class GameSession:
                 raise SessionError("the game is over")
             raise SessionError(f"it is not player_{seat}'s turn; to act: {', '.join(f'player_{s}' for s in state.current_players())}")
         if isinstance(action, bool) or not isinstance(action, int):
-            raise SessionError(f"an action is an integer, got {action!r}")
+            raise SessionError(f"an action is an integer, got {shown(action)}")
         legal = state.legal_actions(seat)
         if action not in legal:
             texts = ", ".join(state.action_to_text(a) for a in legal[:12])
             raise SessionError(f"action {action} is not a legal move for player_{seat} now; legal moves: {texts}"
                                + (" ..." if len(legal) > 12 else ""))
         if not self.pending:
-            self.undo_stack.append((state.clone(), len(self.steps)))
+            self.undo_stack.append(len(self.steps))
         self.pending[seat] = action
-        if self.to_act():
-            return  # other people still choose at this simultaneous step
-        fixed, self.pending = self.pending, {}
-        self._apply(joint_action(state, policy_act(state, self.policies), fixed=fixed))
-        self.advance()
+        self.advance(seconds=self.move_seconds)
 
-    def advance(self, limit: int | None = None) -> int:
-        """Let the policies play while no person is to act (at most ``limit`` steps: the
-        watch mode steps one at a time); returns the steps played."""
-        played = 0
-        act = policy_act(self.state, self.policies)
-        while not self.state.is_terminal() and not self.to_act() and (limit is None or played < limit):
+    def advance(self, limit: int | None = None, seconds: float | None = None) -> int:
+        """Let the policies play while no person is to act: at most ``limit`` steps (the
+        watch mode steps one at a time), and no new step after ``seconds``; returns the
+        steps played.  A policy that cannot choose stalls the game (:attr:`stalled`)."""
+        played, start = 0, time.monotonic()
+        self.stalled = None
+        while self.policies_to_move() and (limit is None or played < limit):
+            if played and seconds is not None and time.monotonic() - start >= seconds:
+                break
             if self.script is not None:  # a replay: the recorded step, checked by the rules
                 if len(self.steps) >= len(self.script):
                     break
@@ -164,9 +149,45 @@ class GameSession:
                 except ValueError as error:
                     raise SessionError(f"step {len(self.steps)} of the arena game does not replay: {error}") from None
             else:
-                self._apply(joint_action(self.state, act))
+                chosen = self._policy_choices()
+                if chosen is None:
+                    break
+                players = self.state.current_players()
+                self.pending = {}
+                self._apply(chosen if len(players) > 1 else chosen[players[0]])
             played += 1
         return played
+
+    def _policy_choices(self) -> dict[int, int] | None:
+        """Every current seat's choice (the people's are pending), or ``None`` with
+        :attr:`stalled` set when a policy fails to choose."""
+        state, step = self.state, len(self.steps)
+        chosen = dict(self.pending)
+        for seat in state.current_players():
+            if seat in chosen:
+                continue
+            spec = self.specs[seat]
+            job = Job(spec, self.game, state.info_state(seat), self._seed(seat, step), self.move_seconds)
+            try:
+                action = self.thinker.think(job).action
+            except Overrun:
+                self.stalled = (f"player_{seat} ({self.seats[seat]}) did not choose within this server's "
+                                f"{self.move_seconds:g} s per move; step to ask it again, or undo")
+                return None
+            except NoThinker as error:
+                self.stalled = f"player_{seat} ({self.seats[seat]}) could not think now ({error}); step to ask it again"
+                return None
+            except (ValueError, ImportError, OSError) as error:
+                self.stalled = f"player_{seat} ({self.seats[seat]}) failed: {error}"
+                return None
+            if action not in state.legal_actions(seat):
+                self.stalled = f"player_{seat} ({self.seats[seat]}) chose action {action}, which is not legal here"
+                return None
+            chosen[seat] = action
+        return chosen
+
+    def _seed(self, seat: int, step: int) -> int:
+        return int(np.random.SeedSequence([self.seed, seat, step]).generate_state(1)[0])
 
     def _apply(self, action: int | dict[int, int]) -> None:
         state = self.state
@@ -180,33 +201,41 @@ class GameSession:
         self.last = action if isinstance(action, dict) else (players[0], action)
 
     def undo(self) -> None:
-        """Back to the position before the people's last move."""
+        """Back to the position before the people's last move (replayed from the start)."""
         if not self.undo_stack:
             raise SessionError("nothing to undo yet")
-        self.state, steps = self.undo_stack.pop()
+        steps = self.undo_stack.pop()
+        state = self.start.clone()
+        for action in self.steps[:steps]:
+            state.apply(action)
+        self.state = state
         del self.steps[steps:]
         del self.log[steps:]
-        self.pending = {}
-        self.last = None
+        self.pending, self.last, self.stalled = {}, None, None
 
-    def hint(self, seat: int, spec: str | None = None) -> dict[str, Any]:
+    def hint(self, seat: int, spec: Any = None) -> dict[str, Any]:
         """What ``spec`` (default: the game's quick reference player) would play at ``seat``,
-        chosen by a fresh policy from the seat's information state."""
-        from parlour.play import evaluation
-
+        chosen from the seat's information state within the server's per-move limit."""
         if seat not in self.to_act():
             raise SessionError(f"player_{seat} has no move to choose now")
         spec = spec or references(self.game).quick
         try:
-            policy = make_from_spec(resolve_spec(spec, self.runs_dir), self.game)
-        except SessionError:
-            raise
+            played, _ = web_spec(spec, self.game, self.runs_dir, self.move_seconds)
+        except SessionError as error:
+            raise SessionError(f"no hint: {error}") from None
+        seed = int(np.random.SeedSequence([self.seed, HINTS, self.hints + 1]).generate_state(1)[0])
+        job = Job(played, self.game, self.state.info_state(seat), seed, self.move_seconds, explain=True)
+        try:
+            choice = self.thinker.think(job)
+        except Overrun:
+            raise SessionError(f"no hint from {spec!r} within this server's {self.move_seconds:g} s per move; ask a quicker player") from None
+        except NoThinker as error:
+            raise SessionError(f"no hint now: {error}; ask again") from None
         except (ValueError, ImportError, OSError) as error:
             raise SessionError(f"no hint from {spec!r}: {error}") from None
-        policy.reset(int(self.hint_seeds.spawn(1)[0].generate_state(1)[0]))
-        action = int(policy.act(self.state.info_state(seat)))
-        return {"spec": spec, "action": action, "text": self.state.action_to_text(action),
-                "evaluation": evaluation(policy, self.state, action)}
+        self.hints += 1
+        return {"spec": spec, "action": choice.action, "text": self.state.action_to_text(choice.action),
+                "evaluation": describe(choice.facts, self.state, choice.action)}
 
     # ----- what a person sees -------------------------------------------------------------
 
@@ -228,6 +257,9 @@ class GameSession:
             "to_act": list(state.current_players()), "waiting_for": self.to_act(), "chosen": seat in self.pending if seat is not None else False,
             "picture": drawing.svg(), "moves": moves, "log": self._log_for(seat), "can_undo": bool(self.undo_stack),
             "text": state.view_text(seat) if seat is not None else state.to_text(),
+            "policies_to_move": self.policies_to_move() and self.script is None and bool(self.people),
+            "stalled": self.stalled,
+            "limits": {"move_seconds": self.move_seconds, "notes": {f"player_{s}": n for s, n in self.notes.items()}},
         }
 
     def _status(self, seat: int | None) -> str:
@@ -240,6 +272,8 @@ class GameSession:
                 return "game over: a draw"
             names = " and ".join("you" if s == seat else f"player_{s}" for s in winners)
             return f"game over: {names} win{'s' if len(winners) == 1 and winners[0] != seat else ''}"
+        if self.stalled:
+            return self.stalled
         if seat is not None and seat in self.pending:
             return "your choice is in; waiting for the others"
         if seat is not None and seat in self.to_act():
@@ -254,6 +288,11 @@ class GameSession:
             out.append({"step": entry["step"], "moves": {f"player_{s}": text for s, text in moves.items()}})
         return out
 
+    def summary(self) -> dict[str, Any]:
+        """A line of the list of games in play."""
+        return {"game": self.game.name, "seats": self.seats, "steps": len(self.steps), "over": self.state.is_terminal(),
+                "status": self._status(None)}
+
     # ----- the record ---------------------------------------------------------------------
 
     def record(self) -> dict[str, Any]:
@@ -263,59 +302,109 @@ class GameSession:
                 "seed": self.seed, "start": self.start_text,
                 "steps": [{str(k): v for k, v in s.items()} if isinstance(s, dict) else s for s in self.steps]}
 
+    def snapshot(self) -> dict[str, Any]:
+        """:meth:`record` with what a restarted server needs to go on with the game as it
+        was: the undo points, the people's pending choices, a replay's script, the hints."""
+        data = self.record()
+        data.update(undo=list(self.undo_stack), pending={str(k): v for k, v in self.pending.items()}, hints=self.hints,
+                    script=None if self.script is None else [{str(k): v for k, v in s.items()} if isinstance(s, dict) else s
+                                                             for s in self.script])
+        return data
+
     @classmethod
-    def load(cls, record: Any, runs_dir: Path | None = None) -> GameSession:
+    def load(cls, record: Any, runs_dir: Path | None = None, *, thinker: Any = None,
+             move_seconds: float = DEFAULT_MOVE_SECONDS, people: bool = True) -> GameSession:
         """A session from :meth:`record`'s data, every step replayed and checked (a record
-        that does not replay is an error naming the step).  All its seats are people, so
-        the game can be looked at, undone and played on."""
+        that does not replay is an error naming the step).  With ``people`` (a saved game
+        loaded by a person) all its seats are people, so the game can be looked at, undone
+        and played on; without, the seats are as recorded (a server's restart)."""
         if not isinstance(record, dict) or record.get("format") != RECORD_FORMAT:
             raise SessionError(f"not a saved parlour game (format {RECORD_FORMAT!r} expected)")
         try:
             name = record["game"]
             if name not in GAMES:
-                raise SessionError(f"unknown game {name!r} in the record")
-            game = load_game(name, **record.get("options", {}))
+                raise SessionError(f"unknown game {shown(name)} in the record")
+            options = record.get("options", {})
+            if not isinstance(options, dict):
+                raise SessionError(f"the record's options must be an object, got {shown(options)}")
+            game = load_game(name, **options)
+            if not isinstance(record["start"], str):
+                raise SessionError(f"the record's start must be a position's text, got {shown(record['start'])}")
             start = game.state_from_text(record["start"])
-            session = cls(game, [PERSON] * game.num_players, seed=int(record.get("seed", 0)), runs_dir=runs_dir, start=start)
-            for index, step in enumerate(record["steps"]):
-                action = {int(k): int(v) for k, v in step.items()} if isinstance(step, dict) else int(step)
+            steps = record["steps"]
+            if not isinstance(steps, list) or len(steps) > game.info.max_game_length:
+                raise SessionError(f"the record's steps must be a list of at most {game.info.max_game_length} steps")
+            seats = [PERSON] * game.num_players if people else record["seats"]
+            session = cls(game, seats, seed=record.get("seed", 0), runs_dir=runs_dir, start=start, thinker=thinker,
+                          move_seconds=move_seconds, play=False)
+            if not people:
+                session.seats = list(record["seats"])
+            for index, step in enumerate(steps):
                 try:
-                    session.undo_stack.append((session.state.clone(), len(session.steps)))
+                    action = {int(k): int(v) for k, v in step.items()} if isinstance(step, dict) else _integer(step)
+                    if people:
+                        session.undo_stack.append(len(session.steps))
                     session._apply(action)
-                except ValueError as error:  # IllegalActionError too
+                except (ValueError, TypeError) as error:  # IllegalActionError too
                     raise SessionError(f"step {index} of the record does not replay: {error}") from None
         except SessionError:
             raise
         except (KeyError, TypeError, ValueError) as error:
-            raise SessionError(f"the record is malformed: {error}") from None
+            raise SessionError(f"the record is malformed: {shown(error, 200)}") from None
+        return session
+
+    @classmethod
+    def restore(cls, data: dict[str, Any], runs_dir: Path | None = None, *, thinker: Any = None,
+                move_seconds: float = DEFAULT_MOVE_SECONDS) -> GameSession:
+        """The game of :meth:`snapshot`'s data, as it was (its seats' players too)."""
+        session = cls.load(data, runs_dir, thinker=thinker, move_seconds=move_seconds, people=False)
+        try:
+            session.undo_stack = [int(n) for n in data.get("undo", []) if 0 <= int(n) <= len(session.steps)]
+            session.pending = {int(k): int(v) for k, v in (data.get("pending") or {}).items()}
+            session.hints = int(data.get("hints", 0))
+            script = data.get("script")
+            if script is not None:
+                session.script = [{int(k): int(v) for k, v in s.items()} if isinstance(s, dict) else int(s) for s in script]
+        except (TypeError, ValueError, AttributeError) as error:
+            raise SessionError(f"the saved game is malformed: {error}") from None
         return session
 
 
-def from_arena(summary: Any, index: int, runs_dir: Path | None = None) -> GameSession:
+def from_arena(summary: Any, index: Any, runs_dir: Path | None = None, **session: Any) -> GameSession:
     """A replay of game ``index`` of an arena's ``arena.json`` (``parlour arena --out``):
     the game from its seed, its recorded moves played one at a time by :meth:`GameSession.advance`
     (the watch mode), each checked by the rules."""
     try:
+        if not isinstance(summary, dict) or not isinstance(summary.get("options", {}), dict):
+            raise TypeError("arena.json's data is an object with the game, its options and games_played")
         game = load_game(summary["game"], **summary.get("options", {}))
         rows = {int(row["game"]): row for row in summary["games_played"]}
-        row = rows[int(index)]
+        row = rows[_integer(index)]
         steps: list[int | dict[int, int]] = []
         for token in str(row.get("moves", "")).split():
             if ":" in token:
                 steps.append({int(s): int(a) for s, a in (pair.split(":") for pair in token.split("/"))})
             else:
                 steps.append(int(token))
-        start = game.new_initial_state(int(row["game_seed"]))
-        seats = [str(row[f"seat_{s}"]) for s in range(game.num_players)]
+        if len(steps) > game.info.max_game_length:
+            raise ValueError(f"{len(steps)} moves, more than the game's {game.info.max_game_length}")
+        start = game.new_initial_state(_integer(row["game_seed"]))
+        seats = [str(row[f"seat_{s}"])[:200] for s in range(game.num_players)]
     except KeyError as error:
-        raise SessionError(f"not an arena game: {error} missing (give arena.json of `parlour arena --out` and a game in it)") from None
-    except (TypeError, ValueError) as error:
-        raise SessionError(f"the arena file is malformed: {error}") from None
-    session = GameSession(game, [PERSON] * game.num_players, runs_dir=runs_dir, start=start)
-    session.seats, session.script = seats, steps
-    return session
+        raise SessionError(f"not an arena game: {shown(error)} missing (give arena.json of `parlour arena --out` and a game in it)") from None
+    except (TypeError, ValueError, AttributeError) as error:
+        raise SessionError(f"the arena file is malformed: {shown(error, 200)}") from None
+    replay = GameSession(game, [PERSON] * game.num_players, runs_dir=runs_dir, start=start, **session)
+    replay.seats, replay.script = seats, steps
+    return replay
+
+
+def _integer(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"expected an integer, got {shown(value)}")
+    return value
 
 
 def _plain(config: dict[str, Any]) -> dict[str, Any]:
     """A game's options as JSON values (tuples become lists)."""
-    return {k: list(v) if isinstance(v, tuple) else v for k, v in config.items()}
+    return {k: [list(x) if isinstance(x, tuple) else x for x in v] if isinstance(v, tuple) else v for k, v in config.items()}

@@ -26,10 +26,20 @@ class LiveServer:
 
 
 @pytest.fixture(scope="module")
-def live_server() -> Iterator[LiveServer]:
+def thinkers():
+    """Two thinking processes shared by a module's apps (each app would start its own)."""
+    from parlour.web.thinking import Thinkers
+
+    pool = Thinkers(2)
+    yield pool
+    pool.close()
+
+
+@pytest.fixture(scope="module")
+def live_server(thinkers) -> Iterator[LiveServer]:
     from parlour.web.app import BackgroundServer, create_app
 
-    app = create_app(None)
+    app = create_app(None, thinker=thinkers)
     server = BackgroundServer(app)
     assert server.url.startswith("http://127.0.0.1:")
     try:

@@ -11,11 +11,12 @@ pytest.importorskip("starlette", reason="needs the web extra")
 from starlette.testclient import TestClient  # noqa: E402
 
 from parlour.web.app import create_app  # noqa: E402
+from parlour.web.thinking import LocalThinker  # noqa: E402
 
 
 @pytest.fixture
-def client():
-    return TestClient(create_app(None))
+def client(thinkers):
+    return TestClient(create_app(None, thinker=thinkers))
 
 
 def new(client, game="sticks", seats=None, **extra):
@@ -52,7 +53,7 @@ def test_illegal_moves_and_bad_requests_are_4xx_and_change_nothing(client):
         response = client.post(f"/api/sessions/{key}/move", json=body)
         assert response.status_code == 400 and message in response.json()["error"]
     assert client.get(f"/api/sessions/{key}?seat=0").json() == before
-    assert client.post(f"/api/sessions/{key}/move", content=b"{").status_code == 400
+    assert client.post(f"/api/sessions/{key}/move", content=b"{", headers={"content-type": "application/json"}).status_code == 400
     assert client.post(f"/api/sessions/{key}/move", json=[1]).json()["error"].startswith("the request body must be a JSON object")
     assert client.get("/api/sessions/unknown").status_code == 404
     assert client.get(f"/api/sessions/{key}/move").status_code == 405
@@ -135,7 +136,7 @@ def test_models_load_only_from_the_runs_directory(tmp_path):
     model = sb3.MaskablePPO("MlpPolicy", SingleAgentEnv("sticks"), n_steps=32, batch_size=32, seed=0, device="cpu")
     save_model(model, runs / "tiny" / "best.zip", game)
     (tmp_path / "outside.zip").write_bytes((runs / "tiny" / "best.zip").read_bytes())
-    client = TestClient(create_app(runs))
+    client = TestClient(create_app(runs, thinker=LocalThinker()))
     assert client.get("/api/catalog").json()["models"] == ["ppo:tiny/best.zip"]
     key, view = new(client, "sticks", ["person", "ppo:tiny/best.zip"])
     assert view["seats"][1] == "ppo:tiny/best.zip"

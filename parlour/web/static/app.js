@@ -6,10 +6,24 @@ const $ = (id) => document.getElementById(id);
 let catalog = null;
 let game = { id: null, seat: null, view: null, watching: false, timer: null };
 
+// A server that listens beyond this machine wants its token (parlour serve prints the
+// address with ?token=...): kept for this tab, taken out of the address bar.
+const token = (() => {
+  const url = new URL(window.location.href);
+  const given = url.searchParams.get("token");
+  if (given) {
+    sessionStorage.setItem("parlour-token", given);
+    url.searchParams.delete("token");
+    history.replaceState(null, "", url.pathname + url.search + url.hash);
+  }
+  return sessionStorage.getItem("parlour-token");
+})();
+
 async function api(method, path, body) {
+  const headers = { "Content-Type": "application/json" };
+  if (token) headers.Authorization = `Bearer ${token}`;
   const response = await fetch(path, {
-    method, headers: { "Content-Type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
+    method, headers, body: body === undefined ? undefined : JSON.stringify(body),
   });
   const data = await response.json();
   if (!response.ok) throw new Error(data.error || response.statusText);
@@ -37,7 +51,7 @@ function drawSetup() {
   for (const [name, spec] of Object.entries(info.options)) {
     if (spec.default !== null && typeof spec.default === "object") continue;  // list options: the defaults
     const label = document.createElement("label");
-    label.title = spec.help;
+    label.title = `${spec.help} (${spec.allowed})`;
     label.textContent = name + " ";
     const input = document.createElement("input");
     input.name = name; input.dataset.option = name;
@@ -105,7 +119,34 @@ function begin(created, watch) {
   $("setup").hidden = true; $("table").hidden = false;
   $("watch-controls").hidden = !watch;
   show(created.view);
-  if (watch) scheduleStep();
+  if (watch) scheduleStep(); else followPolicies();
+}
+
+// The games in play on this server (they survive its restart when it keeps a state
+// directory): any of them can be taken up again.
+async function listGames() {
+  const list = $("games-in-play"); list.innerHTML = "";
+  try {
+    const { games } = await api("GET", "/api/sessions");
+    $("in-play").hidden = games.length === 0;
+    for (const g of games.slice(0, 20)) {
+      const item = document.createElement("li");
+      const button = document.createElement("button");
+      button.textContent = "Resume"; button.dataset.id = g.id;
+      button.addEventListener("click", () => resume(g.id, g.seats));
+      item.append(button, ` ${g.game}: ${g.seats.join(" vs ")}, ${g.steps} steps, ${g.status}`);
+      list.appendChild(item);
+    }
+  } catch (error) { $("in-play").hidden = true; }
+}
+
+async function resume(id, seats) {
+  const person = seats.indexOf("person");
+  const seat = person >= 0 ? person : null;
+  try {
+    const view = await api("GET", `/api/sessions/${id}` + (seat === null ? "" : `?seat=${seat}`));
+    begin({ id, view }, seat === null && !view.over);
+  } catch (error) { $("setup-error").textContent = error.message; }
 }
 
 // ----- the table ------------------------------------------------------------------------
@@ -138,6 +179,7 @@ function show(view) {
   log.scrollTop = log.scrollHeight;
   $("undo").disabled = !view.can_undo || game.watching;
   $("hint").disabled = view.moves.length === 0;
+  $("again").hidden = !view.stalled;
 }
 
 $("picture").addEventListener("click", (event) => {
@@ -159,9 +201,26 @@ $("picture").addEventListener("click", (event) => {
 async function play(action) {
   try {
     show(await api("POST", `/api/sessions/${game.id}/move`, { seat: game.seat, action }));
+    await followPolicies();
     await followPeople();
   } catch (error) { $("error").textContent = error.message; }
 }
+
+// A reply that took the policies longer than the server's per-move limit goes on step by
+// step; a policy that could not choose in time stalls the game (the status says so).
+async function followPolicies() {
+  while (!game.watching && game.view.policies_to_move && !game.view.stalled) {
+    show(await api("POST", `/api/sessions/${game.id}/step`));
+  }
+}
+
+$("again").addEventListener("click", async () => {
+  try {
+    show(await api("POST", `/api/sessions/${game.id}/step`));
+    await followPolicies();
+    await followPeople();
+  } catch (error) { $("error").textContent = error.message; }
+});
 
 // With several people at one screen, the view follows whoever must choose next.
 async function followPeople() {
@@ -172,7 +231,7 @@ async function followPeople() {
 }
 
 $("undo").addEventListener("click", async () => {
-  try { show(await api("POST", `/api/sessions/${game.id}/undo`, { seat: game.seat })); }
+  try { show(await api("POST", `/api/sessions/${game.id}/undo`, { seat: game.seat })); await followPolicies(); }
   catch (error) { $("error").textContent = error.message; }
 });
 
@@ -218,7 +277,11 @@ $("arena").addEventListener("change", async (event) => {
 
 $("replay").addEventListener("click", async () => {
   try {
-    const created = await api("POST", "/api/sessions/replay", { arena, index: parseInt($("arena-game").value, 10) });
+    // only the chosen game is sent (the server reads bodies up to a size)
+    const index = parseInt($("arena-game").value, 10);
+    const row = (arena.games_played || []).find((r) => r.game === index);
+    const chosen = { game: arena.game, options: arena.options, games_played: row ? [row] : [] };
+    const created = await api("POST", "/api/sessions/replay", { arena: chosen, index });
     begin(created, true);
   } catch (error) { $("setup-error").textContent = error.message; }
 });
@@ -226,6 +289,7 @@ $("replay").addEventListener("click", async () => {
 $("new").addEventListener("click", () => {
   clearTimeout(game.timer); game.watching = false;
   $("table").hidden = true; $("setup").hidden = false;
+  listGames();
 });
 
 // ----- watch mode: the policies play, the page follows at the chosen speed -----------------
@@ -252,5 +316,8 @@ $("game").addEventListener("change", drawSetup);
 (async () => {
   catalog = await api("GET", "/api/catalog");
   for (const info of catalog.games) $("game").appendChild(option(info.name));
+  $("limits").textContent = `On this server a player thinks at most ${catalog.limits.move_seconds} s per move; `
+    + `a game is kept ${Math.round(catalog.limits.idle_seconds / 60)} minutes after its last move.`;
   drawSetup();
+  listGames();
 })();
