@@ -136,12 +136,21 @@ class Thinkers:
         self._lock = threading.Lock()
         self._started = False
         self._closed = False
+        self._checked: OrderedDict[tuple[str, Game], bool] = OrderedDict()
         self.replaced = 0
         """Workers killed and replaced (a policy that would not stop)."""
 
     def start(self) -> None:
-        """Start the workers now (they start when first needed otherwise)."""
+        """Start the workers now and wait until they are ready (they start when first
+        needed otherwise, and the first requests wait for them)."""
         self._start()
+        workers = [self._idle.get() for _ in range(self.workers)]
+        try:
+            for worker in workers:
+                worker.wait_ready()
+        finally:
+            for worker in workers:
+                self._idle.put(worker)
 
     def _start(self) -> None:
         with self._lock:
@@ -153,10 +162,20 @@ class Thinkers:
                 self._started = True
 
     def check(self, spec: str, game: Game, wait: float = BUILD_SECONDS) -> None:
-        """Have a worker build ``spec`` for ``game``; ``ValueError`` with the reason if it cannot."""
+        """Have a worker build ``spec`` for ``game``; ``ValueError`` with the reason if it
+        cannot.  A spec that built once is not built again to be checked."""
+        key = (spec, game)
+        with self._lock:
+            if key in self._checked:
+                self._checked.move_to_end(key)
+                return
         status, payload = self._ask(("check", spec, game), BUILD_SECONDS, wait)
         if status != "ok":
             raise ValueError(payload)
+        with self._lock:
+            self._checked[key] = True
+            while len(self._checked) > 1000:
+                self._checked.popitem(last=False)
 
     def think(self, job: Job, wait: float | None = None) -> Choice:
         """The choice of ``job``'s policy; :class:`Overrun` past ``job.seconds``,
@@ -216,14 +235,23 @@ class _Worker:
         child.close()
         self.ready = False
 
+    def wait_ready(self) -> bool:
+        """Wait for the worker's imports (once); False if it did not start."""
+        if not self.ready:
+            try:
+                if not self.conn.poll(BUILD_SECONDS):
+                    return False
+                self.conn.recv()
+            except (EOFError, OSError):
+                return False
+            self.ready = True
+        return True
+
     def ask(self, message: tuple[Any, ...], seconds: float) -> tuple[str, Any, bool]:
         """Send ``message``; (status, payload, whether the worker can be used again)."""
         try:
-            if not self.ready:  # the first use waits for the worker's imports
-                if not self.conn.poll(BUILD_SECONDS):
-                    return "error", "a thinking process did not start", False
-                self.conn.recv()
-                self.ready = True
+            if not self.wait_ready():
+                return "error", "a thinking process did not start", False
             self.conn.send(message)
             if not self.conn.poll(BUILD_SECONDS):  # "built": the policy is ready, its deadline starts
                 return "overrun", "the policy could not be built in time", False
