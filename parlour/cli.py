@@ -477,24 +477,33 @@ def _train(args: argparse.Namespace) -> int:
             raise UsageError(f"cannot resume: there is no run directory {args.out!r}")
         if not files.config.exists():
             raise UsageError(f"cannot resume: {args.out!r} is not a training run (no config.toml)")
+        from parlour.locks import DirectoryLock, DirectoryLocked
+
+        try:  # before the run's files are read; the trainer takes it again
+            lock = DirectoryLock(files.root, "parlour train").acquire()
+        except DirectoryLocked as error:
+            raise Failure(str(error)) from None
         try:
-            saved = make_config(load_config(files.config))
-        except ValueError as error:
-            raise Failure(f"cannot resume {args.out!r}: {error}; repair it, or start a new run with another --out") from None
-        settings = saved.to_dict()
-        try:
-            sources = _train_settings(args, settings)
-            given = make_config(settings)
-            changes = _resume_changes(saved, given, sources)
-        except ValueError as error:
-            raise UsageError(str(error)) from None
-        if changes:
-            raise UsageError(
-                f"--resume continues the run with the settings in {str(files.config)!r}, where only --timesteps (and --address) may change: "
-                + "; ".join(changes)
-            )
-        return _run_training(None, args.out, args, timesteps=given.timesteps if "timesteps" in sources else None,
-                             address=given.rllib["address"] if "rllib.address" in sources else None)
+            try:
+                saved = make_config(load_config(files.config))
+            except ValueError as error:
+                raise Failure(f"cannot resume {args.out!r}: {error}; repair it, or start a new run with another --out") from None
+            settings = saved.to_dict()
+            try:
+                sources = _train_settings(args, settings)
+                given = make_config(settings)
+                changes = _resume_changes(saved, given, sources)
+            except ValueError as error:
+                raise UsageError(str(error)) from None
+            if changes:
+                raise UsageError(
+                    f"--resume continues the run with the settings in {str(files.config)!r}, where only --timesteps (and --address) may change: "
+                    + "; ".join(changes)
+                )
+            return _run_training(None, args.out, args, timesteps=given.timesteps if "timesteps" in sources else None,
+                                 address=given.rllib["address"] if "rllib.address" in sources else None)
+        finally:
+            lock.release()
     if args.algo == "alphazero" and (args.opponents or args.weights):
         raise UsageError("--algo alphazero learns by self-play only: --opponents and --weights are for ppo")
     settings: dict[str, Any] = {}
@@ -522,9 +531,11 @@ def _run_training(config: Any, out: str, args: argparse.Namespace, timesteps: in
     def warn(text: str) -> None:
         print(f"parlour train: warning: {text}", file=sys.stderr)
 
+    from parlour.locks import DirectoryLocked
+
     try:
         trainer = open_trainer(config, out, resume=args.resume, force=args.force, progress=not args.quiet, timesteps=timesteps, warn=warn)
-    except DamagedRun as error:
+    except (DamagedRun, DirectoryLocked) as error:
         raise Failure(str(error)) from None
     except (ValueError, FileExistsError) as error:
         raise UsageError(str(error)) from None

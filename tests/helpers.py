@@ -160,3 +160,12 @@ def assert_seeded(run: Callable[[int], list[np.ndarray]]) -> list[np.ndarray]:
     assert all(np.array_equal(x, y) for x, y in zip(first, again, strict=True))
     assert not all(np.array_equal(x, y) for x, y in zip(first, other, strict=True))
     return first
+
+
+def free_port() -> int:
+    """A port of 127.0.0.1 that nothing listens on now (for a server a test starts)."""
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]

@@ -24,6 +24,8 @@ LAYERS = {
     "parlour._version": 0,
     "parlour.errors": 0,
     "parlour.atomic": 0,
+    "parlour.processes": 0,
+    "parlour.locks": 0,
     "parlour": 1,
     "parlour.registration": 1,
     "parlour.games": 1,

@@ -49,6 +49,7 @@ import numpy as np
 
 from parlour.baselines.learned.alphazero import AlphaZeroPolicy
 from parlour.baselines.policy import make_from_spec
+from parlour.processes import die_with_parent
 from parlour.training.run_files import (
     copy_atomic,
     read_evaluations,
@@ -81,6 +82,7 @@ def _init_worker(game: Any, shape: dict[str, Any], settings: dict[str, Any], thr
 
     from parlour.baselines.learned.az_model import PolicyValueNet
 
+    die_with_parent()  # even a SIGKILL of the trainer ends its workers
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to report
     torch.set_num_threads(threads)
     shape = dict(shape)
@@ -106,7 +108,9 @@ class AlphaZeroTrainer(Trainer):
         super().__init__(*args, **kwargs)
         self.total = self.config.timesteps
         self.segment_steps = self.config.eval_every
-        if self.config.alphazero["teacher"]:  # a bad spec fails here, before anything is written
+
+    def check_settings(self) -> None:
+        if self.config.alphazero["teacher"]:  # a bad spec fails here, before anything is written or replaced
             make_from_spec(self.config.alphazero["teacher"], self.game)
 
     @property

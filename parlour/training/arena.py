@@ -43,6 +43,7 @@ import numpy as np
 from parlour.baselines import Policy, make_from_spec
 from parlour.baselines.playout import joint_action
 from parlour.games.base import Game
+from parlour.processes import die_with_parent
 
 MAX_PERMUTED_SEATS = 4
 """Up to this many seats every permutation is a seating; beyond it, the rotations."""
@@ -232,6 +233,7 @@ def _init_worker(game: Game, packed_agents: bytes | Sequence[AgentLike]) -> None
     model file gone, a policy that cannot be rebuilt) is kept and raised by the first
     task, so the parent reports it.  Unpickled by the pool itself, such a failure would
     kill every worker at start, and a pool restarts dead workers forever."""
+    die_with_parent()  # even a SIGKILL of the parent ends its workers
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         agents = pickle.loads(packed_agents) if isinstance(packed_agents, bytes) else packed_agents

@@ -16,6 +16,7 @@ frozen into ``snapshots/`` and every environment's opponent pool is told about i
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import shutil
@@ -39,6 +40,8 @@ from parlour.baselines.learned.ppo import (
 )
 from parlour.games import load_game
 from parlour.games.base import Game
+from parlour.locks import LOCK_FILE, DirectoryLock
+from parlour.processes import die_with_parent, in_child_process
 from parlour.training.config import TrainConfig, choose_network
 from parlour.training.opponents import LEAGUE, SELF, OpponentPool, parse_opponents
 from parlour.training.run_files import (
@@ -61,6 +64,8 @@ def make_env(config: dict[str, Any], snapshots: list[str], rank: int) -> Any:
     import torch
     from stable_baselines3.common.monitor import Monitor
 
+    if in_child_process():  # a SubprocVecEnv worker: it ends with the trainer, even on a SIGKILL
+        die_with_parent()
     torch.set_num_threads(config["torch_threads"])  # in SubprocVecEnv workers, for snapshot opponents
     game = load_game(config["game"], **config["game_options"])
     pool = OpponentPool(game, parse_opponents(config["opponents"], config["opponent_weights"]), snapshots, config["max_snapshots"])
@@ -128,6 +133,22 @@ class Trainer:
         root = self.files.root
         if root.exists() and not root.is_dir():
             raise ValueError(f"run directory {str(root)!r} is a file, not a directory")
+        # One job writes a run at a time: the lock is held until close() (or this process ends).
+        created = not root.exists()
+        self._lock = DirectoryLock(root, "parlour train").acquire()
+        try:
+            self._open(config, resume, force, timesteps)
+        except BaseException:
+            self.close()
+            if created:
+                (root / LOCK_FILE).unlink(missing_ok=True)
+                with contextlib.suppress(OSError):
+                    root.rmdir()
+            raise
+
+    def _open(self, config: TrainConfig | None, resume: bool, force: bool, timesteps: int | None) -> None:
+        """The rest of the constructor, with the run's lock held."""
+        root = self.files.root
         self.checkpoint: Checkpoint | None = None
         self.extended = False
         if resume:
@@ -162,13 +183,32 @@ class Trainer:
         OpponentPool(self.game, parse_opponents(self.config.opponents, self.config.opponent_weights), special=special)
         for spec in self.eval_opponents:
             make_from_spec(spec, self.game)
-        if not resume and root.exists() and any(root.iterdir()):
+        self.check_settings()
+        contents = [path for path in root.iterdir() if path.name != LOCK_FILE] if root.exists() else []
+        if not resume and contents:
             if not force:
                 raise FileExistsError(
                     f"run directory {str(root)!r} already exists and is not empty; "
                     "use --resume to continue it or --force to replace it"
                 )
-            shutil.rmtree(root)
+            for path in contents:  # all but the lock, which this run holds
+                if path.is_dir() and not path.is_symlink():
+                    shutil.rmtree(path)
+                else:
+                    path.unlink()
+
+    def check_settings(self) -> None:
+        """A backend's own checks of the configuration, made before anything is written
+        or replaced (a ``ValueError`` says what is wrong)."""
+
+    def close(self) -> None:
+        """Give back the run directory's lock (another job may then write it)."""
+        lock = getattr(self, "_lock", None)
+        if lock is not None:
+            lock.release()
+
+    def __del__(self) -> None:
+        self.close()
 
     def require_extra(self) -> None:
         """An ``ImportError`` naming the extra to install if this backend's libraries are missing."""

@@ -21,6 +21,7 @@ from parlour.baselines import make_from_spec
 from parlour.cli import main
 from parlour.errors import DamagedFileError
 from parlour.games import load_game
+from parlour.locks import LOCK_FILE
 from parlour.training.arena import play_match
 from parlour.training.config import (
     TrainConfig,
@@ -72,7 +73,8 @@ def test_short_run_saves_reloads_and_plays(tmp_path):
     assert [row["step"] for row in read_evaluations(files)] == [0, 256, 512, 768]
     assert len(list(files.snapshots.iterdir())) == 4  # step 0 and every 256 steps
     assert sorted(p.name for p in files.checkpoints.iterdir()) == ["step_000000512", "step_000000768"]
-    assert not list(run.glob(".*")) and not list(files.checkpoints.glob(".*"))  # no temporary files left
+    leftovers = [p for p in run.glob(".*") if p.name != LOCK_FILE] + list(files.checkpoints.glob(".*"))
+    assert not leftovers  # no temporary files left (the run's lock file is not one)
     game = load_game("sticks")
     agent = make_from_spec(f"ppo:{files.best}", game, seed=1)
     match = play_match(game, [agent, "random"], games=4, progress=False)
@@ -203,7 +205,8 @@ def small_run(tmp_path_factory):
 
 
 def contents(folder):
-    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+    """Every file of a run but its lock file (which names the last job that held it)."""
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file() and p.name != LOCK_FILE}
 
 
 def truncate(path):

@@ -4,13 +4,13 @@ API of a real server (uvicorn, 127.0.0.1), none of them losing a game or a move;
 
 from __future__ import annotations
 
-import socket
 import subprocess
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
+from helpers import free_port
 
 httpx = pytest.importorskip("httpx", reason="needs httpx (the dev extra)")
 
@@ -47,12 +47,6 @@ def test_fifty_concurrent_games_lose_no_game_and_no_move(live_server):
         assert len(mine) == moves  # every move the person sent is in the game, once
         replayed = type(session).load(session.record())
         assert replayed.state.to_text() == session.state.to_text()
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def test_parlour_serve_listens_on_loopback_only(tmp_path):

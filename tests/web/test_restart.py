@@ -11,6 +11,7 @@ import sys
 import time
 
 import pytest
+from helpers import free_port
 
 pytest.importorskip("starlette", reason="needs the web extra")
 httpx = pytest.importorskip("httpx", reason="needs httpx (the dev extra)")
@@ -96,8 +97,6 @@ def test_a_damaged_state_file_is_reported_and_kept(tmp_path, thinkers):
 
 def test_a_real_server_killed_and_started_again_lists_its_games(tmp_path):
     """``parlour serve --state DIR``, killed with SIGKILL mid-game, started again."""
-    from test_load import free_port
-
     state, port = tmp_path / "state", free_port()
     command = [sys.executable, "-m", "parlour.cli", "serve", "--port", str(port), "--runs", str(tmp_path), "--state", str(state)]
     url = f"http://127.0.0.1:{port}"
