@@ -90,30 +90,29 @@ class Server:
         self.stop()
 
 
-async def _client(url: str, index: int, stop: asyncio.Event, latencies: list[float], errors: list[str]) -> None:
+async def _client(client: httpx.AsyncClient, index: int, stop: asyncio.Event, latencies: list[float], errors: list[str]) -> None:
     """Create games and move in them, pausing like a person, until ``stop``."""
     rng = np.random.default_rng(index)
     await asyncio.sleep(float(rng.uniform(0, 1)))  # people arrive one by one, not all in the same millisecond
-    async with httpx.AsyncClient(base_url=url, timeout=60) as client:
 
-        async def timed(method: str, path: str, body: Any = None) -> dict[str, Any]:
-            start = time.perf_counter()
-            response = await client.request(method, path, json=body)
-            latencies.append(time.perf_counter() - start)
-            if response.status_code >= 400:
-                errors.append(f"{method} {path}: {response.status_code} {response.text[:200]}")
-            return response.json()
+    async def timed(method: str, path: str, body: Any = None) -> dict[str, Any]:
+        start = time.perf_counter()
+        response = await client.request(method, path, json=body)
+        latencies.append(time.perf_counter() - start)
+        if response.status_code >= 400:
+            errors.append(f"{method} {path}: {response.status_code} {response.text[:200]}")
+        return response.json()
 
-        game = index
-        while not stop.is_set():
-            name, options, seats = GAMES[game % 3]
-            created = await timed("POST", "/api/sessions", {"game": name, "options": options, "seats": ["person"] + ["random"] * (seats - 1),
-                                                            "seed": game})
-            key, view = created["id"], created["view"]
-            while not view["over"] and not stop.is_set():
-                await asyncio.sleep(float(rng.uniform(0.2, 0.6)))
-                view = await timed("POST", f"/api/sessions/{key}/move", {"seat": 0, "action": view["moves"][0]["action"]})
-            game += 50
+    game = index
+    while not stop.is_set():
+        name, options, seats = GAMES[game % 3]
+        created = await timed("POST", "/api/sessions", {"game": name, "options": options, "seats": ["person"] + ["random"] * (seats - 1),
+                                                        "seed": game})
+        key, view = created["id"], created["view"]
+        while not view["over"] and not stop.is_set():
+            await asyncio.sleep(float(rng.uniform(0.2, 0.6)))
+            view = await timed("POST", f"/api/sessions/{key}/move", {"seat": 0, "action": view["moves"][0]["action"]})
+        game += 50
 
 
 async def _slow_game(url: str, result: dict[str, Any]) -> None:
@@ -137,13 +136,18 @@ async def _slow_game(url: str, result: dict[str, Any]) -> None:
 
 async def _latency(url: str, clients: int, slow: bool, seconds: float) -> dict[str, Any]:
     stop, latencies, errors, slow_result = asyncio.Event(), [], [], {}
-    tasks = [asyncio.create_task(_client(url, i, stop, latencies, errors)) for i in range(clients)]
+    # Each client its own connection, made before the clock starts (making an httpx client
+    # takes tens of milliseconds of this process's event loop, which the others would count).
+    people = [httpx.AsyncClient(base_url=url, timeout=60) for _ in range(clients)]
+    tasks = [asyncio.create_task(_client(people[i], i, stop, latencies, errors)) for i in range(clients)]
     if slow:
         await _slow_game(url, slow_result)
     else:
         await asyncio.sleep(seconds)
     stop.set()
     await asyncio.gather(*tasks)
+    for person in people:
+        await person.aclose()
     ordered = sorted(latencies)
     return {"requests": len(ordered), "p50_ms": 1000 * statistics.median(ordered),
             "p95_ms": 1000 * ordered[int(0.95 * (len(ordered) - 1))], "max_ms": 1000 * ordered[-1], "errors": errors, "slow": slow_result}
