@@ -119,7 +119,8 @@ function begin(created, watch) {
   $("setup").hidden = true; $("table").hidden = false;
   $("watch-controls").hidden = !watch;
   show(created.view);
-  if (watch) scheduleStep(); else followPolicies();
+  if (watch) scheduleStep();
+  else followPolicies().catch((error) => { $("error").textContent = error.message; });
 }
 
 // The games in play on this server (they survive its restart when it keeps a state
