@@ -38,6 +38,8 @@ class DirectoryLock:
         self.root, self.job = Path(root), job
         self.key = self.root.resolve()
         self.locked = False
+        self.new_file = False
+        """Whether :meth:`acquire` made the lock file (it was not there before)."""
 
     def acquire(self) -> DirectoryLock:
         """Take the lock (creating the directory); :class:`DirectoryLocked` if another
@@ -49,12 +51,18 @@ class DirectoryLock:
                 self.locked = True
                 return self
             self.root.mkdir(parents=True, exist_ok=True)
-            stream = open(self.root / LOCK_FILE, "a+")  # noqa: SIM115 (held open as long as the lock)
-            if not _try_lock(stream):
-                stream.seek(0)
-                holder = _describe(stream.read())
-                stream.close()
-                raise DirectoryLocked(f"{str(self.root)!r} is being written by {holder}; wait for it to end, or choose another directory")
+            path = self.root / LOCK_FILE
+            while True:
+                self.new_file = not path.exists()
+                stream = open(path, "a+")  # noqa: SIM115 (held open as long as the lock)
+                if not _try_lock(stream):
+                    stream.seek(0)
+                    holder = _describe(stream.read())
+                    stream.close()
+                    raise DirectoryLocked(f"{str(self.root)!r} is being written by {holder}; wait for it to end, or choose another directory")
+                if _same_file(stream, path):
+                    break
+                stream.close()  # the holder removed the file as we opened it: the lock is on the new one
             stream.seek(0)
             stream.truncate()
             stream.write(json.dumps({"job": self.job, "pid": os.getpid(), "host": socket.gethostname(),
@@ -64,8 +72,10 @@ class DirectoryLock:
             self.locked = True
             return self
 
-    def release(self) -> None:
-        """Give the lock back (the file stays; an unheld lock file means nothing)."""
+    def release(self, remove: bool = False) -> None:
+        """Give the lock back.  The file stays (an unheld lock file means nothing), unless
+        ``remove`` and this was the last hold: then it goes first, while still locked, so
+        that no other process can take a lock on a file about to vanish."""
         if not self.locked:
             return
         self.locked = False
@@ -76,6 +86,8 @@ class DirectoryLock:
             held[1] -= 1
             if held[1] == 0:
                 del DirectoryLock._held[self.key]
+                if remove:
+                    (self.root / LOCK_FILE).unlink(missing_ok=True)
                 _unlock(held[0])
                 held[0].close()
 
@@ -84,6 +96,14 @@ class DirectoryLock:
 
     def __exit__(self, *exc: Any) -> None:
         self.release()
+
+
+def _same_file(stream: Any, path: Path) -> bool:
+    """Whether ``path`` still names the file ``stream`` has open."""
+    try:
+        return os.fstat(stream.fileno()).st_ino == os.stat(path).st_ino
+    except FileNotFoundError:
+        return False
 
 
 def _describe(text: str) -> str:

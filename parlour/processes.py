@@ -9,9 +9,8 @@ thinkers), with two guards:
 - on Linux, ``prctl(PR_SET_PDEATHSIG, SIGKILL)``: the kernel kills the worker as soon
   as the thread that started it ends (so a pool must start its workers from a thread
   that lives as long as the pool: the main thread, or the pool's own);
-- everywhere, a daemon thread that looks every second whether the parent is still the
-  process that started the worker (``os.getppid()``: an orphan is adopted by another
-  process) and ends the worker at once if not.
+- everywhere, a daemon thread that looks every second whether the parent still lives
+  and ends the worker at once if not.
 """
 
 from __future__ import annotations
@@ -23,29 +22,40 @@ import signal
 import sys
 import threading
 import time
+from collections.abc import Callable
 
 PR_SET_PDEATHSIG = 1
 WATCH_SECONDS = 1.0
 """How often the watchdog looks at the parent."""
 
-_watching: set[int] = set()
+_watching = False
 
 
 def die_with_parent(parent: int | None = None, *, kernel: bool = True) -> None:
-    """End this process when ``parent`` (default: the current parent) ends.
+    """End this process when its parent ends: the process that started it with
+    ``multiprocessing`` (watched through the pipe ``multiprocessing`` keeps to it, which
+    no reused process id can fool), else ``parent`` (default: the current parent).
 
     ``kernel=False`` keeps only the watchdog: for a worker started by a thread that may
     end before the process does (the kernel's signal follows the starting thread).
     Calling it twice in one process is harmless."""
-    parent = os.getppid() if parent is None else parent
+    import multiprocessing
+
+    starter = multiprocessing.parent_process()
+    if starter is not None and parent in (None, starter.pid):
+        alive = starter.is_alive
+    else:
+        expected = os.getppid() if parent is None else parent
+        alive = lambda: os.getppid() == expected  # noqa: E731 (an orphan is adopted by another process)
     if kernel and sys.platform.startswith("linux"):
         _set_parent_death_signal()
-    if os.getppid() != parent:  # the parent died before we could ask
+    if not alive():  # the parent died before we could ask
         os._exit(1)
-    if parent in _watching:
+    global _watching
+    if _watching:
         return
-    _watching.add(parent)
-    threading.Thread(target=_watch, args=(parent,), name="parlour-parent-watchdog", daemon=True).start()
+    _watching = True
+    threading.Thread(target=_watch, args=(alive,), name="parlour-parent-watchdog", daemon=True).start()
 
 
 def _set_parent_death_signal() -> None:
@@ -56,15 +66,8 @@ def _set_parent_death_signal() -> None:
         pass
 
 
-def _watch(parent: int) -> None:
+def _watch(alive: Callable[[], bool]) -> None:
     while True:
         time.sleep(WATCH_SECONDS)
-        if os.getppid() != parent:
+        if not alive():
             os._exit(1)
-
-
-def in_child_process() -> bool:
-    """True in a process started by ``multiprocessing`` (a pool worker)."""
-    import multiprocessing
-
-    return multiprocessing.parent_process() is not None

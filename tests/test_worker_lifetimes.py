@@ -160,3 +160,15 @@ def test_a_failed_start_leaves_no_run_directory_behind(tmp_path, capsys):
 
     assert main(["train", "--game", "sticks", "--opponents", "nobody", "--timesteps", "256", "--out", str(tmp_path / "new")]) == 2
     assert "nobody" in capsys.readouterr().err and not (tmp_path / "new").exists()
+
+
+def test_a_refused_start_in_an_existing_folder_leaves_no_lock_file(tmp_path, capsys):
+    pytest.importorskip("sb3_contrib", reason="needs the train extra")
+    from parlour.cli import main
+
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "mine.txt").write_text("kept")
+    assert main(["train", "--game", "sticks", "--timesteps", "256", "--out", str(folder)]) == 2
+    assert "already exists and is not empty" in capsys.readouterr().err
+    assert sorted(p.name for p in folder.iterdir()) == ["mine.txt"]

@@ -51,6 +51,8 @@ class Param:
             value = int(value)
         if kind is float and value is not None:
             value = float(value)
+        if kind in (int, float) and value is not None and not np.isfinite(value):
+            raise ValueError(f"parameter {name}={value!r}: expected a finite number")
         if self.choices is not None and value not in self.choices:
             raise ValueError(f"parameter {name}={value!r}: allowed values are {list(self.choices)}")
         return value

@@ -340,7 +340,7 @@ class State(abc.ABC):
             if len(action) != 1 or next(iter(action)) != players[0]:
                 raise IllegalActionError(
                     f"{self.game.name}: only seat {players[0]} acts now, got actions for "
-                    f"seats {sorted(action)}",
+                    f"seats {shown(sorted(action, key=repr))}",
                     action=action,
                     player=players[0],
                 )

@@ -386,7 +386,7 @@ class GoofspielState(State):
         if set(action) != set(seats):
             raise IllegalActionError(
                 f"goofspiel: every seat bids each round; expected actions for seats {seats}, "
-                f"got seats {sorted(action, key=repr)}",
+                f"got seats {shown(sorted(action, key=repr))}",
                 action=action,
             )
         for seat in seats:

@@ -488,7 +488,7 @@ class TidesOfTimeState(State):
         if set(action) != {0, 1}:
             raise IllegalActionError(
                 f"tides_of_time: both seats act at every step; expected actions for seats [0, 1], "
-                f"got seats {sorted(action, key=repr)}",
+                f"got seats {shown(sorted(action, key=repr))}",
                 action=action,
             )
         for seat in (0, 1):

@@ -31,6 +31,7 @@ tied: 0) or ``cell_share`` (own cells / all owned cells, minus 1/3).  Both are z
 from __future__ import annotations
 
 import re
+import threading
 from collections import OrderedDict
 from typing import Any
 
@@ -151,6 +152,7 @@ class Geometry:
 
     _cache: OrderedDict[tuple[int, int], Geometry] = OrderedDict()
     _CACHED = 8
+    _lock = threading.Lock()
     """Geometries kept for sizes no game holds any more (each game holds its own)."""
 
     def __init__(self, width: int, height: int) -> None:
@@ -184,13 +186,16 @@ class Geometry:
 
     @classmethod
     def of(cls, width: int, height: int) -> Geometry:
-        geo = cls._cache.get((width, height))
-        if geo is None:
-            geo = cls._cache[(width, height)] = cls(width, height)
+        with cls._lock:  # threads share the cache (a server's requests)
+            geo = cls._cache.get((width, height))
+            if geo is not None:
+                cls._cache.move_to_end((width, height))
+                return geo
+        geo = cls(width, height)
+        with cls._lock:
+            cls._cache[(width, height)] = geo
             while len(cls._cache) > cls._CACHED:
                 cls._cache.popitem(last=False)
-        else:
-            cls._cache.move_to_end((width, height))
         return geo
 
     def turn(self, board: int) -> int:

@@ -41,7 +41,7 @@ from parlour.baselines.learned.ppo import (
 from parlour.games import load_game
 from parlour.games.base import Game
 from parlour.locks import LOCK_FILE, DirectoryLock
-from parlour.processes import die_with_parent, in_child_process
+from parlour.processes import die_with_parent
 from parlour.training.config import TrainConfig, choose_network
 from parlour.training.opponents import LEAGUE, SELF, OpponentPool, parse_opponents
 from parlour.training.run_files import (
@@ -59,12 +59,13 @@ from parlour.training.single_agent import SingleAgentEnv
 from parlour.training.win_rates import learner_spec, quick_opponents, rates_deterministic, win_rates
 
 
-def make_env(config: dict[str, Any], snapshots: list[str], rank: int) -> Any:
-    """One learner environment (top-level, so that ``SubprocVecEnv`` can pickle it)."""
+def make_env(config: dict[str, Any], snapshots: list[str], rank: int, subprocess: bool = False) -> Any:
+    """One learner environment (top-level, so that ``SubprocVecEnv`` can pickle it);
+    ``subprocess``: it is made in a ``SubprocVecEnv`` worker, which must end with the trainer."""
     import torch
     from stable_baselines3.common.monitor import Monitor
 
-    if in_child_process():  # a SubprocVecEnv worker: it ends with the trainer, even on a SIGKILL
+    if subprocess:  # even on a SIGKILL of the trainer
         die_with_parent()
     torch.set_num_threads(config["torch_threads"])  # in SubprocVecEnv workers, for snapshot opponents
     game = load_game(config["game"], **config["game_options"])
@@ -84,8 +85,9 @@ def make_vec_env(config: TrainConfig, snapshots: list[str]) -> Any:
         return VecMonitor(BatchedSB3VecEnv(config.game, config.n_envs, opponent=config.opponents[0], seat=config.seat,
                                            seed=config.seed, **config.game_options))
 
-    fns = [functools.partial(make_env, config.to_dict(), list(snapshots), rank) for rank in range(config.n_envs)]
-    return SubprocVecEnv(fns) if config.vec_env == "subproc" else DummyVecEnv(fns)
+    subprocess = config.vec_env == "subproc"
+    fns = [functools.partial(make_env, config.to_dict(), list(snapshots), rank, subprocess) for rank in range(config.n_envs)]
+    return SubprocVecEnv(fns) if subprocess else DummyVecEnv(fns)
 
 
 def segment_seed(seed: int, segment: int) -> int:
@@ -139,11 +141,12 @@ class Trainer:
         try:
             self._open(config, resume, force, timesteps)
         except BaseException:
-            self.close()
+            # Leave the directory as it was: what this start made goes, while the lock is held.
             if created:
-                (root / LOCK_FILE).unlink(missing_ok=True)
                 with contextlib.suppress(OSError):
+                    (root / LOCK_FILE).unlink(missing_ok=True)
                     root.rmdir()
+            self._lock.release(remove=self._lock.new_file)
             raise
 
     def _open(self, config: TrainConfig | None, resume: bool, force: bool, timesteps: int | None) -> None:

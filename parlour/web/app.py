@@ -98,6 +98,12 @@ def create_app(runs_dir: str | Path | None = None, max_sessions: int = 500, *, i
         finally:
             session.lock.release()
 
+    def added(session: GameSession, seat: int | None) -> JSONResponse:
+        """A new game kept and its first view (under its lock: the list shows its id at once)."""
+        with session.lock:
+            key = sessions.add(session)
+            return JSONResponse({"id": key, "view": session.view(seat)}, status_code=201)
+
     async def catalog(request: Request) -> JSONResponse:
         models = await work(lambda: find_models(runs))
         return JSONResponse({"games": games_catalog, "models": models,
@@ -126,8 +132,7 @@ def create_app(runs_dir: str | Path | None = None, max_sessions: int = 500, *, i
             if not isinstance(seats, list) or not all(isinstance(s, str) for s in seats):
                 raise SessionError(f"seats must be a list of 'person' or policy specs, got {shown(seats)}")
             session = GameSession(game, seats, seed=data.get("seed", 0), **settings)
-            key = sessions.add(session)
-            return JSONResponse({"id": key, "view": session.view(_first_person(session))}, status_code=201)
+            return added(session, _first_person(session))
 
         return await work(make)
 
@@ -184,9 +189,7 @@ def create_app(runs_dir: str | Path | None = None, max_sessions: int = 500, *, i
         body = await read_body(request)
 
         def make() -> JSONResponse:
-            session = GameSession.load(parse_object(body), **settings)
-            key = sessions.add(session)
-            return JSONResponse({"id": key, "view": session.view(0)}, status_code=201)
+            return added(GameSession.load(parse_object(body), **settings), 0)
 
         return await work(make)
 
@@ -195,9 +198,7 @@ def create_app(runs_dir: str | Path | None = None, max_sessions: int = 500, *, i
 
         def make() -> JSONResponse:
             data = parse_object(body)
-            session = from_arena(data.get("arena"), data.get("index", 0), **settings)
-            key = sessions.add(session)
-            return JSONResponse({"id": key, "view": session.view(None)}, status_code=201)
+            return added(from_arena(data.get("arena"), data.get("index", 0), **settings), None)
 
         return await work(make)
 

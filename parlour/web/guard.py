@@ -114,19 +114,34 @@ def parse_object(body: bytes, empty: bool = False) -> dict[str, Any]:
         raise SessionError(f"the request body must be JSON: {' '.join(str(error).split())[:120]}") from None
     if not isinstance(data, dict):
         raise SessionError(f"the request body must be a JSON object, got {type(data).__name__}")
-    if _depth(data) > MAX_DEPTH:
-        raise SessionError(f"the JSON is nested too deeply (at most {MAX_DEPTH} levels)")
+    _check_tree(data)
     return data
 
 
-def _depth(value: Any) -> int:
-    """How deeply ``value`` nests (without recursion, so no depth can overflow it)."""
-    deepest, stack = 0, [(value, 1)]
+def _check_tree(value: Any) -> None:
+    """At most ``MAX_DEPTH`` levels, and text that can be sent back: no NUL, no lone
+    surrogate (JSON's ``\\ud800`` escapes allow one; UTF-8 does not).  Walked without
+    recursion, so no depth can overflow it."""
+    stack = [(value, 1)]
     while stack:
         item, level = stack.pop()
-        deepest = max(deepest, level)
-        if deepest > MAX_DEPTH:
-            return deepest
-        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else ()
-        stack.extend((child, level + 1) for child in children)
-    return deepest
+        if level > MAX_DEPTH:
+            raise SessionError(f"the JSON is nested too deeply (at most {MAX_DEPTH} levels)")
+        if isinstance(item, dict):
+            stack.extend((key, level + 1) for key in item)
+            stack.extend((child, level + 1) for child in item.values())
+        elif isinstance(item, list):
+            stack.extend((child, level + 1) for child in item)
+        elif isinstance(item, str) and not plain_text(item):
+            raise SessionError("the JSON holds text with a NUL character or a lone surrogate")
+
+
+def plain_text(text: str) -> bool:
+    """True for text that encodes as UTF-8 and holds no NUL."""
+    if "\0" in text:
+        return False
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True

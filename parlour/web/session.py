@@ -192,6 +192,8 @@ class GameSession:
     def _apply(self, action: int | dict[int, int]) -> None:
         state = self.state
         players = state.current_players()
+        if isinstance(action, dict) and len(players) == 1 and set(action) == {players[0]}:
+            action = action[players[0]]  # a step of one seat is its action (a saved game may spell it {seat: a})
         entry = {"step": len(self.steps), "moves": {}}
         for seat, chosen in (action.items() if isinstance(action, dict) else [(players[0], action)]):
             entry["moves"][seat] = {"action": int(chosen), "text": state.action_to_text(chosen)}
@@ -341,7 +343,7 @@ class GameSession:
                 session.seats = list(record["seats"])
             for index, step in enumerate(steps):
                 try:
-                    action = {int(k): int(v) for k, v in step.items()} if isinstance(step, dict) else _integer(step)
+                    action = _step(step, game.num_players)
                     if people:
                         session.undo_stack.append(len(session.steps))
                     session._apply(action)
@@ -349,7 +351,7 @@ class GameSession:
                     raise SessionError(f"step {index} of the record does not replay: {error}") from None
         except SessionError:
             raise
-        except (KeyError, TypeError, ValueError) as error:
+        except (KeyError, TypeError, ValueError, OverflowError, RecursionError) as error:
             raise SessionError(f"the record is malformed: {shown(error, 200)}") from None
         return session
 
@@ -357,16 +359,18 @@ class GameSession:
     def restore(cls, data: dict[str, Any], runs_dir: Path | None = None, *, thinker: Any = None,
                 move_seconds: float = DEFAULT_MOVE_SECONDS) -> GameSession:
         """The game of :meth:`snapshot`'s data, as it was (its seats' players too)."""
-        session = cls.load(data, runs_dir, thinker=thinker, move_seconds=move_seconds, people=False)
+        script = data.get("script") if isinstance(data, dict) else None
+        # A replay's seats are the arena's labels, not players: it is loaded as people's, then labelled.
+        session = cls.load(data, runs_dir, thinker=thinker, move_seconds=move_seconds, people=script is not None)
         try:
-            session.undo_stack = [int(n) for n in data.get("undo", []) if 0 <= int(n) <= len(session.steps)]
-            session.pending = {int(k): int(v) for k, v in (data.get("pending") or {}).items()}
-            session.hints = int(data.get("hints", 0))
-            script = data.get("script")
+            session.undo_stack = [] if script is not None else [n for n in map(_integer, data.get("undo", [])) if 0 <= n <= len(session.steps)]
+            session.pending = {int(k): _integer(v) for k, v in (data.get("pending") or {}).items()}
+            session.hints = _integer(data.get("hints", 0))
             if script is not None:
-                session.script = [{int(k): int(v) for k, v in s.items()} if isinstance(s, dict) else int(s) for s in script]
-        except (TypeError, ValueError, AttributeError) as error:
-            raise SessionError(f"the saved game is malformed: {error}") from None
+                session.seats = [_label(seat) for seat in data["seats"]][: session.game.num_players]
+                session.script = [_step(s, session.game.num_players) for s in script]
+        except (TypeError, ValueError, AttributeError, KeyError, OverflowError) as error:
+            raise SessionError(f"the saved game is malformed: {shown(error, 200)}") from None
         return session
 
 
@@ -378,21 +382,22 @@ def from_arena(summary: Any, index: Any, runs_dir: Path | None = None, **session
         if not isinstance(summary, dict) or not isinstance(summary.get("options", {}), dict):
             raise TypeError("arena.json's data is an object with the game, its options and games_played")
         game = load_game(summary["game"], **summary.get("options", {}))
-        rows = {int(row["game"]): row for row in summary["games_played"]}
+        rows = {_integer(row["game"]): row for row in summary["games_played"]}
         row = rows[_integer(index)]
+        tokens = str(row.get("moves", "")).split()
+        if len(tokens) > game.info.max_game_length:
+            raise ValueError(f"{len(tokens)} moves, more than the game's {game.info.max_game_length}")
         steps: list[int | dict[int, int]] = []
-        for token in str(row.get("moves", "")).split():
+        for token in tokens:
             if ":" in token:
-                steps.append({int(s): int(a) for s, a in (pair.split(":") for pair in token.split("/"))})
+                steps.append(_step({s: a for s, a in (pair.split(":") for pair in token.split("/"))}, game.num_players, text=True))
             else:
                 steps.append(int(token))
-        if len(steps) > game.info.max_game_length:
-            raise ValueError(f"{len(steps)} moves, more than the game's {game.info.max_game_length}")
         start = game.new_initial_state(_integer(row["game_seed"]))
-        seats = [str(row[f"seat_{s}"])[:200] for s in range(game.num_players)]
+        seats = [_label(row[f"seat_{s}"]) for s in range(game.num_players)]
     except KeyError as error:
         raise SessionError(f"not an arena game: {shown(error)} missing (give arena.json of `parlour arena --out` and a game in it)") from None
-    except (TypeError, ValueError, AttributeError) as error:
+    except (TypeError, ValueError, AttributeError, OverflowError) as error:
         raise SessionError(f"the arena file is malformed: {shown(error, 200)}") from None
     replay = GameSession(game, [PERSON] * game.num_players, runs_dir=runs_dir, start=start, **session)
     replay.seats, replay.script = seats, steps
@@ -402,6 +407,28 @@ def from_arena(summary: Any, index: Any, runs_dir: Path | None = None, **session
 def _integer(value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise TypeError(f"expected an integer, got {shown(value)}")
+    return value
+
+
+def _step(step: Any, seats: int, text: bool = False) -> int | dict[int, int]:
+    """A recorded step: an action, or ``{seat: action}`` (keys text, as JSON writes them;
+    with ``text``, the actions too) for seats ``0..seats-1``."""
+    if not isinstance(step, dict):
+        return _integer(step)
+    if not 0 < len(step) <= seats:
+        raise ValueError(f"a step holds the actions of 1 to {seats} seats, got {len(step)}")
+    moves = {}
+    for key, value in step.items():
+        if not isinstance(key, str) or not key.isdigit() or not 0 <= int(key) < seats:
+            raise ValueError(f"a step's seats are 0..{seats - 1}, got {shown(key)}")
+        moves[int(key)] = int(value) if text and isinstance(value, str) and value.lstrip("-").isdigit() else _integer(value)
+    return moves
+
+
+def _label(value: Any) -> str:
+    """A seat's label in a replay (the arena's spec of the player), as shown on the page."""
+    if not isinstance(value, str) or not value.isprintable() or len(value) > 300:
+        raise ValueError(f"a seat is a player's spec (printable text, at most 300 characters), got {shown(value)}")
     return value
 
 

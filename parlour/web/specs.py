@@ -26,6 +26,7 @@ from parlour.baselines import REGISTRY, lookup, parse_spec
 from parlour.baselines.learned.ppo import read_model_meta
 from parlour.baselines.policy import POSITIONAL, playable
 from parlour.games import Game
+from parlour.games.base import shown
 from parlour.web.errors import SessionError
 
 MODEL_POLICIES = ("ppo", "az")
@@ -46,8 +47,9 @@ def web_spec(spec: object, game: Game, runs_dir: Path | None, move_seconds: floa
     """The spec to play for a requested ``spec`` (a model's path resolved in ``runs_dir``,
     the time limit set), and a note for the page when the server limits it; a
     :class:`SessionError` naming what is allowed for anything else."""
-    if not isinstance(spec, str) or not spec.strip() or len(spec) > MAX_SPEC:
-        raise SessionError(f"a player is a spec such as 'mcts:simulations=200' (at most {MAX_SPEC} characters), got {_short(spec)}")
+    if not isinstance(spec, str) or not spec.strip() or len(spec) > MAX_SPEC or not spec.isprintable():
+        raise SessionError(f"a player is a spec such as 'mcts:simulations=200' (printable, at most {MAX_SPEC} characters), "
+                           f"got {shown(spec)}")
     try:
         name, params = parse_spec(spec)
     except ValueError as error:
@@ -98,7 +100,7 @@ def _limit_time(spec: str, name: str, cls: type, params: dict[str, str], move_se
         params["time_limit"] = f"{move_seconds:g}"
         return f"{name} thinks at most this server's {limit}" + (f" (its own default is {default:g} s)" if default else "")
     seconds = cls.params["time_limit"].parse("time_limit", asked)
-    if seconds is None or seconds > move_seconds:
+    if seconds is None or not 0 < seconds <= move_seconds:  # (a NaN is not in range either)
         raise SessionError(f"{spec!r}: time_limit={asked} is more than this server allows: at most {limit}")
     return None
 
@@ -108,7 +110,10 @@ def _model_path(spec: str, raw: str, runs_dir: Path | None) -> str:
     if runs_dir is None:
         raise SessionError(f"{spec!r}: this server loads no models (start it with --runs DIR)")
     root = runs_dir.resolve()
-    target = (root / raw).resolve()
+    try:
+        target = (root / raw).resolve()
+    except (OSError, ValueError, RuntimeError):  # a NUL, a loop of links
+        target = root
     if not raw or Path(raw).is_absolute() or (target != root and root not in target.parents):
         raise SessionError(f"{spec!r}: a model must be a path inside the runs directory {str(runs_dir)!r}, got {raw!r}")
     if not target.is_file():
@@ -133,8 +138,3 @@ def find_models(runs_dir: Path | None, most: int = 200) -> list[str]:
         if len(found) >= most:
             break
     return found
-
-
-def _short(value: object) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."

@@ -86,10 +86,20 @@ class Sessions:
     def listing(self, most: int = 100) -> list[dict[str, Any]]:
         """The games in play, the most recently used first."""
         with self.lock:
-            self._forget_files(self._trim())
+            dropped = self._trim()
             recent = list(reversed(self.items.items()))[:most]
-        now = self.clock()
-        return [{"id": key, "idle_seconds": round(now - used, 1), **session.summary()} for key, (session, used) in recent]
+        self._forget_files(dropped)
+        now, rows = self.clock(), []
+        for key, (session, used) in recent:
+            if session.lock.acquire(timeout=0.05):  # a game busy with a move is listed as busy
+                try:
+                    summary = session.summary()
+                finally:
+                    session.lock.release()
+            else:
+                summary = {"game": session.game.name, "seats": session.seats, "steps": None, "over": None, "status": "busy"}
+            rows.append({"id": key, "idle_seconds": round(now - used, 1), **summary})
+        return rows
 
     def _trim(self) -> list[str]:
         """Drop the games idle too long, and the least recently used past the limit (with
@@ -124,8 +134,8 @@ class Sessions:
                     path.unlink(missing_ok=True)
                     continue
                 loaded.append((used, key, make(data)))
-            except (OSError, ValueError, KeyError, TypeError) as error:  # SessionError too
-                problems.append(f"{path.name}: {error}")
+            except Exception as error:  # noqa: BLE001 (whatever is in a file, the server starts and names it)
+                problems.append(f"{path.name}: {type(error).__name__}: {' '.join(str(error).split())[:200]}")
         with self.lock:
             for used, key, session in sorted(loaded, key=lambda item: item[0]):
                 self.items[key] = (session, used)

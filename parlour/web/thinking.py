@@ -137,6 +137,7 @@ class Thinkers:
         self._started = False
         self._closed = False
         self._checked: OrderedDict[tuple[str, Game], bool] = OrderedDict()
+        self._missing = 0
         self.replaced = 0
         """Workers killed and replaced (a policy that would not stop)."""
 
@@ -144,10 +145,13 @@ class Thinkers:
         """Start the workers now and wait until they are ready (they start when first
         needed otherwise, and the first requests wait for them)."""
         self._start()
-        workers = [self._idle.get() for _ in range(self.workers)]
+        workers = []
         try:
-            for worker in workers:
-                worker.wait_ready()
+            for _ in range(self.workers):
+                workers.append(self._idle.get(timeout=BUILD_SECONDS))
+                workers[-1].wait_ready()
+        except queue.Empty:
+            pass  # one could not start: the first request that needs it makes it again
         finally:
             for worker in workers:
                 self._idle.put(worker)
@@ -157,9 +161,16 @@ class Thinkers:
             if self._closed:
                 raise NoThinker("the server is stopping")
             if not self._started:
-                for _ in range(self.workers):
-                    self._idle.put(_Worker())
-                self._started = True
+                self._missing, self._started = self.workers, True
+            missing, self._missing = self._missing, 0
+        for _ in range(missing):  # at the start, or workers that could not be replaced before
+            worker = self._spawn()
+            if worker is not None:
+                with self._lock:
+                    if not self._closed:
+                        self._idle.put(worker)
+                        continue
+                worker.kill()
 
     def check(self, spec: str, game: Game, wait: float = BUILD_SECONDS) -> None:
         """Have a worker build ``spec`` for ``game``; ``ValueError`` with the reason if it
@@ -202,22 +213,36 @@ class Thinkers:
             if not keep:
                 worker.kill()
                 self.replaced += 1
-            with self._lock:
-                closed = self._closed
-            if closed:
+                worker = self._spawn()
+            with self._lock:  # close() empties the queue under this lock: nothing is put back after it
+                if not self._closed and worker is not None:
+                    self._idle.put(worker)
+                    worker = None
+            if worker is not None:
                 worker.kill()
-            else:
-                self._idle.put(worker if keep else _Worker())
+
+    def _spawn(self) -> _Worker | None:
+        """A new worker to replace one that was killed (``None`` if none can start now:
+        the next request makes it)."""
+        try:
+            return _Worker()
+        except OSError:
+            with self._lock:
+                self._missing += 1
+            return None
 
     def close(self) -> None:
         """Stop the workers (those busy now stop when they give their worker back)."""
+        idle = []
         with self._lock:
             self._closed = True
-        while True:
-            try:
-                self._idle.get_nowait().kill()
-            except queue.Empty:
-                return
+            while True:
+                try:
+                    idle.append(self._idle.get_nowait())
+                except queue.Empty:
+                    break
+        for worker in idle:
+            worker.kill()
 
     def pids(self) -> list[int]:
         """The process ids of the idle workers (tests)."""

@@ -145,3 +145,63 @@ def test_a_busy_game_answers_409_at_once(client):
         response = client.get(f"/api/sessions/{key}")
         assert response.status_code == 409 and "busy" in response.json()["error"]
         assert time.perf_counter() - start < 5
+
+
+def test_text_that_cannot_be_sent_back_is_refused(client, tmp_path, thinkers):
+    """A lone surrogate or a NUL would break every later answer that repeats it."""
+    before = games_in_play(client)
+    bodies = [("/api/sessions", '{"game": "sticks", "seats": ["person", "\\ud800"]}'),
+              ("/api/sessions", '{"game": "sticks\\u0000"}'),
+              ("/api/sessions/replay", '{"arena": {"game": "sticks", "games_played": [{"game": 0, "game_seed": 1, "moves": "0", '
+                                       '"seat_0": "\\ud800", "seat_1": "random"}]}, "index": 0}')]
+    for route, body in bodies:
+        response = client.post(route, content=body.encode(), headers=JSON)
+        assert response.status_code == 400 and "NUL character or a lone surrogate" in response.json()["error"], response.text
+    assert client.get("/api/sessions").status_code == 200 and games_in_play(client) == before
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    with_runs = TestClient(create_app(runs, thinker=thinkers))
+    for spec in ("ppo:a\u0000b", "az:../\u0000"):
+        response = with_runs.post("/api/sessions", json={"game": "sticks", "seats": ["person", spec]})
+        assert response.status_code == 400, response.text
+    key = client.post("/api/sessions", json={"game": "sticks"}).json()["id"]
+    assert client.get(f"/api/sessions/{key}/hint", params={"seat": 0, "spec": "ppo:a\u0000b"}).status_code == 400
+
+
+def test_a_step_of_one_seat_may_be_written_as_a_dict_and_still_plays(client):
+    record = {"format": "parlour-game/1", "game": "sticks", "start": "10 sticks | player_0 to move", "steps": [{"0": 1}, 2]}
+    created = client.post("/api/sessions/load", json=record)
+    assert created.status_code == 201 and created.json()["view"]["text"] == "5 sticks | player_0 to move"
+    assert client.get("/api/sessions").status_code == 200
+    arena = {"game": "sticks", "games_played": [{"game": 0, "game_seed": 1, "moves": "0:1 2", "seat_0": "random", "seat_1": "optimal"}]}
+    key = client.post("/api/sessions/replay", json={"arena": arena, "index": 0}).json()["id"]
+    assert client.post(f"/api/sessions/{key}/step").json()["text"] == "8 sticks | player_1 to move"
+
+
+def test_numbers_too_large_or_not_finite_are_refused(client):
+    before = games_in_play(client)
+    for route, body in [
+        ("/api/sessions/load", '{"format": "parlour-game/1", "game": "sticks", "start": "10 sticks | player_0 to move", "steps": [{"0": 1e400}]}'),
+        ("/api/sessions/load", '{"format": "parlour-game/1", "game": "sticks", "start": "10 sticks | player_0 to move", "steps": [1e400]}'),
+        ("/api/sessions/replay", '{"arena": {"game": "sticks", "games_played": [{"game": 1e400}]}, "index": 0}'),
+        ("/api/sessions", '{"game": "sticks", "seats": ["person", "mcts:time_limit=nan"]}'),
+        ("/api/sessions", '{"game": "sticks", "seats": ["person", "mcts:simulations=inf"]}'),
+    ]:
+        response = client.post(route, content=body.encode(), headers=JSON)
+        assert response.status_code == 400 and response.json()["error"], (body, response.text)
+    assert games_in_play(client) == before
+
+
+def test_a_step_naming_many_seats_gets_a_short_answer(client):
+    from parlour.games import load_game
+
+    step = {str(i): 0 for i in range(60_000)}
+    record = {"format": "parlour-game/1", "game": "goofspiel", "options": {"num_cards": 3},
+              "start": load_game("goofspiel", num_cards=3).new_initial_state(0).to_text(), "steps": [step]}
+    response = client.post("/api/sessions/load", json=record)
+    assert response.status_code == 400 and len(response.text) < 500
+    moves = "/".join(f"{i}:0" for i in range(60_000))
+    arena = {"game": "goofspiel", "options": {"num_cards": 3}, "games_played": [{"game": 0, "game_seed": 1, "moves": moves,
+                                                                                 "seat_0": "random", "seat_1": "random"}]}
+    response = client.post("/api/sessions/replay", json={"arena": arena, "index": 0})
+    assert response.status_code == 400 and len(response.text) < 500

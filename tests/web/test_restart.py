@@ -131,3 +131,20 @@ def test_a_real_server_killed_and_started_again_lists_its_games(tmp_path):
         process.terminate()
         out = process.communicate(timeout=15)[0]
     assert "1 game(s) in play restored" in out
+
+
+def test_a_replay_and_odd_files_survive_a_restart(tmp_path, thinkers):
+    state = tmp_path / "state"
+    first = TestClient(create_app(None, thinker=thinkers, state_dir=state))
+    arena = {"game": "sticks", "games_played": [{"game": 0, "game_seed": 1, "moves": "0 2 1", "seat_0": "ppo:runs/x/best.zip",
+                                                 "seat_1": "python:my.module:act"}]}
+    key = first.post("/api/sessions/replay", json={"arena": arena, "index": 0}).json()["id"]
+    first.post(f"/api/sessions/{key}/step")
+    data = json.loads((state / f"{key}.json").read_text())
+    (state / "CCCCCCCCCCCCCCCC.json").write_text(json.dumps(dict(data, id="CCCCCCCCCCCCCCCC", undo=[1e400], hints=1e400)))
+    (state / "DDDDDDDDDDDDDDDD.json").write_text('{"a":' * 5000 + "1" + "}" * 5000)
+    second = TestClient(create_app(None, thinker=thinkers, state_dir=state))
+    restored, problems = second.app.state.restored
+    assert restored == 1 and len(problems) == 2, problems
+    view = second.post(f"/api/sessions/{key}/step").json()
+    assert view["seats"] == ["ppo:runs/x/best.zip", "python:my.module:act"] and len(view["log"]) == 2

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import abc
+import math
 import time
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -76,5 +77,5 @@ class Budget:
 
 
 def positive_or_none(name: str, value: float | int | None) -> None:
-    if value is not None and value <= 0:
-        raise ValueError(f"parameter {name}={value!r}: must be positive (or unset)")
+    if value is not None and not (value > 0 and math.isfinite(value)):  # a NaN or inf is no budget
+        raise ValueError(f"parameter {name}={value!r}: must be positive and finite (or unset)")
