@@ -13,6 +13,7 @@ read ``name:key=value,...`` specs.
 from __future__ import annotations
 
 import abc
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -51,7 +52,7 @@ class Param:
             value = int(value)
         if kind is float and value is not None:
             value = float(value)
-        if kind in (int, float) and value is not None and not np.isfinite(value):
+        if isinstance(value, float) and not math.isfinite(value):  # (an int is always finite)
             raise ValueError(f"parameter {name}={value!r}: expected a finite number")
         if self.choices is not None and value not in self.choices:
             raise ValueError(f"parameter {name}={value!r}: allowed values are {list(self.choices)}")

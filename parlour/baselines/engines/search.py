@@ -77,5 +77,5 @@ class Budget:
 
 
 def positive_or_none(name: str, value: float | int | None) -> None:
-    if value is not None and not (value > 0 and math.isfinite(value)):  # a NaN or inf is no budget
+    if value is not None and not (value > 0 and (not isinstance(value, float) or math.isfinite(value))):  # a NaN or inf is no budget
         raise ValueError(f"parameter {name}={value!r}: must be positive and finite (or unset)")
