@@ -57,7 +57,7 @@ from parlour.training.run_files import (
     write_checkpoint,
     write_evaluations,
 )
-from parlour.training.self_play import Examples, ReplayBuffer, play_game, play_teacher_game
+from parlour.training.self_play import Examples, ReplayBuffer, play_games, play_teacher_game
 from parlour.training.train import Trainer, TrainResult, _progress_bar
 from parlour.training.win_rates import rates_deterministic
 
@@ -98,7 +98,7 @@ def _play(task: tuple[bytes | None, list[int]]) -> list[tuple[Examples, np.ndarr
         return [play_teacher_game(_WORKER["game"], _WORKER["settings"], seed) for seed in seeds]
     net = _WORKER["net"]
     net.load_state_dict(torch.load(io.BytesIO(weights), weights_only=True))
-    return [play_game(_WORKER["game"], net.eval(), _WORKER["settings"], seed) for seed in seeds]
+    return play_games(_WORKER["game"], net.eval(), _WORKER["settings"], seeds)  # in lockstep, one network call a round
 
 
 class AlphaZeroTrainer(Trainer):
@@ -212,7 +212,7 @@ class AlphaZeroTrainer(Trainer):
         if pool is None:
             if teacher:
                 return [play_teacher_game(self.game, az, seed) for seed in seeds]
-            return [play_game(self.game, net.eval(), az, seed) for seed in seeds]
+            return play_games(self.game, net.eval(), az, seeds)
         import torch
 
         weights = None

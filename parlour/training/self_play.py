@@ -24,9 +24,9 @@ from typing import Any
 
 import numpy as np
 
-from parlour.baselines.engines.puct import PUCT
-from parlour.baselines.learned.alphazero import search_from
-from parlour.baselines.learned.az_model import NetworkEvaluator, PolicyValueNet, relative_values
+from parlour.baselines.engines.puct import PUCT, Searching, drive, evaluate_each
+from parlour.baselines.learned.alphazero import searching_from
+from parlour.baselines.learned.az_model import NetworkEvaluator, PolicyValueNet, evaluate_together, relative_values
 from parlour.games.base import Game, State
 
 
@@ -51,20 +51,37 @@ class Examples:
         return Examples(*(np.concatenate([getattr(p, f) for p in parts]) for f in FIELDS))
 
 
+SEARCH_BATCH = 16
+"""Rows of every network call in self-play (padding included): see ``NetworkEvaluator``."""
+
+
+def play_games(game: Game, net: PolicyValueNet, settings: dict[str, Any], seeds: list[int]) -> list[tuple[Examples, np.ndarray]]:
+    """Self-play games, one from each seed, with the network's search at every seat: all
+    played at once, every round of their searches' simulations evaluating the positions
+    they wait for in one call of the network (``puct.drive``).  Each game is the game
+    its seed plays alone (``play_game``), whatever the other seeds; its examples and returns."""
+    return drive([_self_play(game, net, settings, seed) for seed in seeds], evaluate_together)
+
+
 def play_game(game: Game, net: PolicyValueNet, settings: dict[str, Any], seed: int) -> tuple[Examples, np.ndarray]:
     """One self-play game from ``seed`` with the network's search at every seat: its
     examples and its returns."""
+    return play_games(game, net, settings, [seed])[0]
+
+
+def _self_play(game: Game, net: PolicyValueNet, settings: dict[str, Any], seed: int) -> Searching:
+    """One self-play game as a generator of the positions its searches need evaluated."""
     rng = np.random.default_rng(seed)
-    evaluator = NetworkEvaluator(net, game, settings["rollout_mix"], rng)
+    evaluator = NetworkEvaluator(net, game, settings["rollout_mix"], rng, min_batch=SEARCH_BATCH)
     puct = PUCT(evaluator, game.num_actions, c=settings["c"], noise=(settings["dirichlet_alpha"], settings["dirichlet_fraction"]))
     perfect = game.info.perfect_information
 
-    def decide(state: State, player: int, legal: list[int], opening: bool) -> tuple[np.ndarray, int]:
-        result = search_from(puct, state.info_state(player), settings["simulations"], rng, perfect)
+    def decide(state: State, player: int, legal: list[int], opening: bool) -> Searching:
+        result = yield from searching_from(puct, state.info_state(player), settings["simulations"], rng, perfect)
         pi = result.policy(game.num_actions)
         return pi, int(rng.choice(game.num_actions, p=pi)) if opening else result.action
 
-    return _record_game(game, rng, settings["temperature_moves"], decide)
+    return (yield from _record_game(game, rng, settings["temperature_moves"], decide))
 
 
 def play_teacher_game(game: Game, settings: dict[str, Any], seed: int) -> tuple[Examples, np.ndarray]:
@@ -81,24 +98,26 @@ def play_teacher_game(game: Game, settings: dict[str, Any], seed: int) -> tuple[
     rng = np.random.default_rng(seed)
     teachers = [make_from_spec(settings["teacher"], game, seed=int(rng.integers(2**63))) for _ in range(game.num_players)]
 
-    def decide(state: State, player: int, legal: list[int], opening: bool) -> tuple[np.ndarray, int]:
+    def decide(state: State, player: int, legal: list[int], opening: bool) -> Searching:
         move = int(teachers[player].act(state.info_state(player)))
         pi = np.zeros(game.num_actions)
         pi[move] = 1.0
         return pi, legal[int(rng.integers(len(legal)))] if opening and rng.random() < 0.5 else move
+        yield  # a generator that asks for no evaluation (the teacher does not search)
 
-    return _record_game(game, rng, settings["temperature_moves"], decide)
-
-
-Decide = Callable[[State, int, list[int], bool], tuple[np.ndarray, int]]
-"""``decide(state, seat, legal, opening) -> (policy target, move played)`` for a seat to
-move with more than one legal action; ``opening``: the seat is within its first
-``temperature_moves`` decisions, where moves are varied."""
+    return drive([_record_game(game, rng, settings["temperature_moves"], decide)], evaluate_each)[0]
 
 
-def _record_game(game: Game, rng: np.random.Generator, opening_moves: int, decide: Decide) -> tuple[Examples, np.ndarray]:
+Decide = Callable[[State, int, list[int], bool], Searching]
+"""``decide(state, seat, legal, opening)``, a generator of evaluation requests that
+returns ``(policy target, move played)``, for a seat to move with more than one legal
+action; ``opening``: the seat is within its first ``temperature_moves`` decisions, where
+moves are varied."""
+
+
+def _record_game(game: Game, rng: np.random.Generator, opening_moves: int, decide: Decide) -> Searching:
     """Play a game from ``game.new_initial_state(rng)`` with ``decide`` at every seat,
-    recording one example per decision."""
+    recording one example per decision; returns ``(examples, returns)``."""
     state = game.new_initial_state(rng)
     decided = np.zeros(game.num_players, dtype=np.int64)
     observations, masks, policies, seats = [], [], [], []
@@ -114,7 +133,7 @@ def _record_game(game: Game, rng: np.random.Generator, opening_moves: int, decid
                 pi[legal[0]] = 1.0
                 joint[player] = legal[0]
             else:
-                pi, joint[player] = decide(state, player, legal, decided[player] < opening_moves)
+                pi, joint[player] = yield from decide(state, player, legal, decided[player] < opening_moves)
             policies.append(pi.astype(np.float32))
             decided[player] += 1
         state.apply(joint if len(joint) > 1 else next(iter(joint.values())))

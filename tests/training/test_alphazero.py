@@ -19,7 +19,7 @@ from parlour.training.arena import play_match
 from parlour.training.config import AZ_DEFAULTS, TrainConfig, make_config
 from parlour.training.report import summarize
 from parlour.training.run_files import RunFiles, read_evaluations
-from parlour.training.self_play import ReplayBuffer, play_game, play_teacher_game
+from parlour.training.self_play import FIELDS, SEARCH_BATCH, ReplayBuffer, play_game, play_games, play_teacher_game
 from parlour.training.train import open_trainer
 from parlour.training.win_rates import win_rates
 
@@ -50,6 +50,28 @@ def test_self_play_targets(name):
     assert set(examples.seats) <= set(range(game.num_players))
 
 
+@pytest.mark.parametrize("name, network, mix, full", [("tides_of_time", "mlp", 0.0, False), ("tribolo", "cnn", 0.5, False),
+                                                     ("goofspiel", "mlp", 0.0, True), ("tribolo", "cnn", 0.0, True),
+                                                     ("double_card", "cnn", 0.0, False)])
+def test_games_played_together_are_the_games_played_alone(name, network, mix, full):
+    """Self-play in lockstep (one network call a round for all the games' searches) plays
+    each seed's game exactly as it is played alone, in any grouping: the same examples to
+    the last bit.  ``full``: the network of a real run (32 channels, 128 units), not the
+    tiny one of the other tests."""
+    game = load_game(name, **GAMES[name])
+    torch.manual_seed(0)
+    net = PolicyValueNet(game.observation_shape, game.num_actions, game.num_players, network=network) if full else fresh_net(game, network)
+    settings = {**SETTINGS, "simulations": 8, "rollout_mix": mix}
+    seeds = [3, 1, 4, 1, 5, 9]
+    alone = [play_game(game, net, settings, seed) for seed in seeds]
+    for grouping in ([seeds], [seeds[:1], seeds[1:4], seeds[4:]]):
+        together = [result for group in grouping for result in play_games(game, net, settings, group)]
+        for (examples, returns), (expected, expected_returns) in zip(together, alone):
+            assert np.array_equal(returns, expected_returns)
+            for field in FIELDS:
+                assert np.array_equal(getattr(examples, field), getattr(expected, field)), field
+
+
 def test_the_target_is_the_search_of_the_seat_to_move():
     """The first example's policy is exactly what PUCT finds for the first mover from
     the same generator state (noise included)."""
@@ -59,7 +81,7 @@ def test_the_target_is_the_search_of_the_seat_to_move():
     rng = np.random.default_rng(9)
     state = game.new_initial_state(rng)
     (seat,) = state.current_players()
-    puct = PUCT(NetworkEvaluator(net, game), game.num_actions, c=SETTINGS["c"],
+    puct = PUCT(NetworkEvaluator(net, game, min_batch=SEARCH_BATCH), game.num_actions, c=SETTINGS["c"],
                 noise=(SETTINGS["dirichlet_alpha"], SETTINGS["dirichlet_fraction"]))
     result = search_from(puct, state.info_state(seat), SETTINGS["simulations"], rng, True)
     assert examples.seats[0] == seat

@@ -37,12 +37,21 @@ What this adds to textbook AlphaZero, and why:
   at a simultaneous step the other seats keep their priors, the searcher's model of them.
 
 Deterministic: the same evaluator, root and generator give the same visit counts.
+
+**Many searches, one evaluator call.**  The search is written as a generator
+(:meth:`PUCT.searching`) that *yields* each position it needs evaluated, a
+:data:`Request`, and is sent the :data:`Evaluation` back; :meth:`PUCT.search` drives it
+with the evaluator, one position at a time.  :func:`drive` runs many such generators in
+lockstep (the searches of many self-play games), handing all the positions they wait
+for to one batched evaluation, as mctx and pgx's AlphaZero run a batch of games at
+once.  Each search's simulations and random draws are the same whichever way it is
+driven, so a game played in a batch is the game played alone.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -55,6 +64,41 @@ Evaluation = tuple[dict[int, np.ndarray], np.ndarray]
 actions (only the legal ones' relative sizes matter); one value per seat."""
 
 Evaluator = Callable[[State, tuple[int, ...]], Evaluation]
+
+Request = tuple[Evaluator, State, tuple[int, ...]]
+"""A position a search waits to have evaluated: ``(its evaluator, the position, the seats
+to move)``; the position is left as it is until the evaluation is sent back."""
+
+Searching = Generator[Request, Evaluation, Any]
+"""A search in progress (:meth:`PUCT.searching`), or anything built on searches (a
+self-play game): it yields requests, is sent their evaluations, and returns its result."""
+
+
+def drive(tasks: Sequence[Searching], evaluate_many: Callable[[list[Request]], list[Evaluation]]) -> list[Any]:
+    """Run ``tasks`` in lockstep to their ends: every round, the requests of all the tasks
+    still running go to ``evaluate_many`` together; the tasks' results, in order."""
+    results: list[Any] = [None] * len(tasks)
+    pending: dict[int, Request] = {}
+    for i, task in enumerate(tasks):
+        try:
+            pending[i] = next(task)
+        except StopIteration as stop:
+            results[i] = stop.value
+    while pending:
+        waiting = list(pending)
+        evaluations = evaluate_many([pending[i] for i in waiting])
+        for i, evaluation in zip(waiting, evaluations):
+            try:
+                pending[i] = tasks[i].send(evaluation)
+            except StopIteration as stop:
+                results[i] = stop.value
+                del pending[i]
+    return results
+
+
+def evaluate_each(requests: list[Request]) -> list[Evaluation]:
+    """``evaluate_many`` for evaluators that take one position at a time."""
+    return [evaluator(state, players) for evaluator, state, players in requests]
 
 
 def random_rollout(state: State, rng: np.random.Generator) -> np.ndarray:
@@ -132,6 +176,12 @@ class PUCT:
         """Run ``simulations`` simulations, the first from ``first``, each later one from
         ``sample()`` (the same position again, or a new determinization); the result
         for ``player``, who must be to move in ``first``."""
+        return drive([self.searching(first, sample, player, simulations, rng)], evaluate_each)[0]
+
+    def searching(self, first: State, sample: Callable[[], State], player: int, simulations: int,
+                  rng: np.random.Generator) -> Generator[Request, Evaluation, SearchResult]:
+        """:meth:`search` as a generator of the positions it needs evaluated (see the
+        module docstring); one search at a time per ``PUCT`` object."""
         if simulations < 1:
             raise ValueError(f"simulations must be at least 1, got {simulations}")
         players = first.current_players()
@@ -141,14 +191,14 @@ class PUCT:
             raise ValueError(f"seat {player} is not to move (current players: {list(players)})")
         legal = first.legal_actions(player)
         self._lo, self._hi = math.inf, -math.inf
-        root = self.root = self._expand(first, players)  # kept for inspection until the next search
+        root = self.root = self._node((yield from self._evaluate(first, players)), players)  # kept until the next search
         if self.noise is not None:
             self._add_noise(root, first, player, rng)
         state = first.clone()
         for done in range(simulations):
             if done:
                 state = sample()
-            self._simulate(state, root)
+            yield from self._simulate(state, root)
         base = player * self.num_actions
         edges = root.edges
         visits = {a: (edges[base + a][0] if base + a in edges else 0) for a in legal}
@@ -160,9 +210,12 @@ class PUCT:
 
     # --- the tree ----------------------------------------------------------------------
 
-    def _expand(self, state: State, players: tuple[int, ...]) -> Node:
-        priors, values = self.evaluator(state, players)
+    def _evaluate(self, state: State, players: tuple[int, ...]) -> Generator[Request, Evaluation, Evaluation]:
         self.evaluations += 1
+        return (yield (self.evaluator, state, players))
+
+    def _node(self, evaluation: Evaluation, players: tuple[int, ...]) -> Node:
+        priors, values = evaluation
         value = [float(v) for v in values]
         self._widen(value)
         return Node({p: np.asarray(priors[p], dtype=np.float64).tolist() for p in players}, value)
@@ -183,7 +236,7 @@ class PUCT:
         for a, eta in zip(legal, noise.tolist()):
             prior[a] = (1 - fraction) * prior[a] / total + fraction * eta
 
-    def _simulate(self, state: State, node: Node) -> None:
+    def _simulate(self, state: State, node: Node) -> Generator[Request, Evaluation, None]:
         """One simulation from ``state`` (changed in place) down from ``node``."""
         path: list[tuple[Node, list[tuple[int, int]]]] = []
         while True:
@@ -194,7 +247,7 @@ class PUCT:
                 break
             missing = tuple(p for p in players if p not in node.priors)
             if missing:  # another sample with other seats to move: add theirs, keep the rest
-                node.priors.update(self._expand(state, missing).priors)
+                node.priors.update(self._node((yield from self._evaluate(state, missing)), missing).priors)
             chosen = [(p, self._select(node, p, state.legal_actions(p))) for p in players]
             path.append((node, chosen))
             if len(chosen) == 1:
@@ -207,7 +260,7 @@ class PUCT:
             if child is None:
                 after = state.current_players()
                 if after:
-                    child = node.children[key] = self._expand(state, after)
+                    child = node.children[key] = self._node((yield from self._evaluate(state, after)), after)
                     child.visits = 1
                     values = child.value
                 else:

@@ -9,11 +9,12 @@ extra (torch); the import happens when a player is made.
 
 from __future__ import annotations
 
+from collections.abc import Generator
 from typing import Any
 
 import numpy as np
 
-from parlour.baselines.engines.puct import PUCT, SearchResult
+from parlour.baselines.engines.puct import PUCT, Evaluation, Request, SearchResult, drive, evaluate_each
 from parlour.baselines.learned.ppo import read_model_meta, require_train_extra
 from parlour.baselines.policy import Param, Policy, register
 from parlour.games.base import State
@@ -22,10 +23,16 @@ from parlour.games.base import State
 def search_from(puct: PUCT, info_state: Any, simulations: int, rng: np.random.Generator, perfect_information: bool) -> SearchResult:
     """``PUCT`` from a seat's information state: one sample searched throughout when
     nothing is hidden, else a fresh sample for every simulation."""
+    return drive([searching_from(puct, info_state, simulations, rng, perfect_information)], evaluate_each)[0]
+
+
+def searching_from(puct: PUCT, info_state: Any, simulations: int, rng: np.random.Generator,
+                   perfect_information: bool) -> Generator[Request, Evaluation, SearchResult]:
+    """:func:`search_from` as a generator of the positions to evaluate (``puct.drive``)."""
     first = info_state.sample(rng)
     if perfect_information:
-        return puct.search(first, first.clone, info_state.player, simulations, rng)
-    return puct.search(first, lambda: info_state.sample(rng), info_state.player, simulations, rng)
+        return (yield from puct.searching(first, first.clone, info_state.player, simulations, rng))
+    return (yield from puct.searching(first, lambda: info_state.sample(rng), info_state.player, simulations, rng))
 
 
 @register

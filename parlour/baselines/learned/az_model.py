@@ -88,9 +88,17 @@ class NetworkEvaluator:
     ``(1 - lambda) * network + lambda * playout``, AlphaGo's leaf evaluation (Silver et al.
     2016 mixed at 0.5).  With it the search is at least as strong as plain MCTS while the
     value network is still untrained, so early self-play produces useful targets (expert
-    iteration with an MCTS expert, as in Anthony et al. 2017); ``rng`` draws the playouts."""
+    iteration with an MCTS expert, as in Anthony et al. 2017); ``rng`` draws the playouts.
 
-    def __init__(self, net: PolicyValueNet, game: Game, rollout_mix: float = 0.0, rng: np.random.Generator | None = None) -> None:
+    ``min_batch``: the network is called on at least this many rows (the rest zeros).
+    torch's CPU kernels differ with the batch's size below about 16 rows (a row alone
+    is computed by another kernel than in a batch of 64, to the last bit), so self-play
+    pads every call to 16 rows: then a position gets exactly the same priors and values
+    whatever else is evaluated with it, and a game is the same played alone or in a
+    batch of any size (:func:`evaluate_together`; a test checks it)."""
+
+    def __init__(self, net: PolicyValueNet, game: Game, rollout_mix: float = 0.0, rng: np.random.Generator | None = None,
+                 min_batch: int = 1) -> None:
         if not 0 <= rollout_mix <= 1:
             raise ValueError(f"rollout_mix must be in [0, 1], got {rollout_mix}")
         if rollout_mix > 0 and rng is None:
@@ -99,13 +107,13 @@ class NetworkEvaluator:
         self.game = game
         self.rollout_mix = rollout_mix
         self.rng = rng
+        self.min_batch = min_batch
 
     def __call__(self, state: State, players: tuple[int, ...]) -> tuple[dict[int, np.ndarray], np.ndarray]:
-        obs = np.stack([state.observation_tensor(p) for p in players]).astype(np.float32, copy=False)
-        with torch.inference_mode():
-            logits, values = self.net(torch.from_numpy(obs))
-            probs = torch.softmax(logits.double(), dim=1).numpy()
-        values = values.double().numpy()
+        return evaluate_together([(self, state, players)])[0]
+
+    def finish(self, state: State, players: tuple[int, ...], probs: np.ndarray, values: np.ndarray) -> tuple[dict[int, np.ndarray], np.ndarray]:
+        """The evaluation of ``state`` from its rows of the network's output."""
         if len(players) == 1:  # a turn: one observer (most calls; no mean to take)
             value = absolute_values(values[0], players[0])
         else:
@@ -123,6 +131,27 @@ class NetworkEvaluator:
         logits -= logits.max()
         probs = np.exp(logits)
         return probs / probs.sum()
+
+
+def evaluate_together(requests: list[tuple[NetworkEvaluator, State, tuple[int, ...]]]) -> list[tuple[dict[int, np.ndarray], np.ndarray]]:
+    """The evaluations of many positions (``PUCT`` requests of evaluators sharing one
+    network, e.g. the searches of many self-play games) with one call of the network:
+    every seat to move's observation in one batch, padded to the evaluators' ``min_batch``."""
+    net = requests[0][0].net
+    rows = [state.observation_tensor(p) for _, state, players in requests for p in players]
+    size = max(len(rows), max(evaluator.min_batch for evaluator, _, _ in requests))
+    batch = np.zeros((size, *rows[0].shape), dtype=np.float32)
+    batch[: len(rows)] = rows
+    with torch.inference_mode():
+        logits, values = net(torch.from_numpy(batch))
+        probs = torch.softmax(logits.double(), dim=1).numpy()
+    values = values.double().numpy()
+    out, first = [], 0
+    for evaluator, state, players in requests:
+        last = first + len(players)
+        out.append(evaluator.finish(state, players, probs[first:last], values[first:last]))
+        first = last
+    return out
 
 
 # --- the model file ------------------------------------------------------------------------

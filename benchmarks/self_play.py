@@ -1,0 +1,88 @@
+"""Self-play throughput of the search-guided learner (issue 29, item 1): positions per
+second, one process, one torch thread, the same network and simulations, old and new
+interleaved in this process.
+
+- **old**: one game at a time, every simulation's leaf evaluated by its own network call
+  of one row (what ``parlour train --algo alphazero`` did before issue 29: the searches
+  are the same code, driven one position at a time);
+- **new**: ``self_play.play_games``: ``--games`` games in lockstep, every round of their
+  searches' simulations evaluated by one call of the network (padded to 16 rows).
+
+The network is the one a run of that game trains (``network`` and ``hidden`` as
+``parlour train --algo alphazero`` chooses them: the MLP for Tides of Time, the 32-channel
+board CNN for Tribolo and Double Card), freshly initialised from seed 0; the simulations
+are docs/results.md's (64 for Tides of Time and Tribolo, 100 for Double Card).  Each
+figure is the median of ``--runs`` timed runs; the ratio is of the medians.
+
+    python benchmarks/self_play.py                       # all three games
+    python benchmarks/self_play.py --games-only tides_of_time --runs 3
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+
+import torch
+
+from parlour.baselines.learned.az_model import PolicyValueNet
+from parlour.games import load_game
+from parlour.training import self_play
+from parlour.training.config import AZ_DEFAULTS, choose_network
+
+CASES = {
+    # game: (simulations, games played one at a time in a run, games in lockstep in a run)
+    "tides_of_time": (64, 8, 64),
+    "tribolo": (64, 1, 16),
+    "double_card": (100, 1, 16),
+}
+
+
+def network(name: str) -> PolicyValueNet:
+    game = load_game(name)
+    torch.manual_seed(0)
+    kind = choose_network("auto", game.observation_shape, name)
+    return PolicyValueNet(game.observation_shape, game.num_actions, game.num_players, network=kind, hidden=AZ_DEFAULTS["hidden"])
+
+
+def rate(name: str, net: PolicyValueNet, simulations: int, seeds: list[int], together: bool) -> float:
+    """Positions per second of self-play of the games of ``seeds``."""
+    game = load_game(name)
+    settings = {**AZ_DEFAULTS, "simulations": simulations}
+    start = time.perf_counter()
+    if together:
+        results = self_play.play_games(game, net, settings, seeds)
+    else:
+        padded, self_play.SEARCH_BATCH = self_play.SEARCH_BATCH, 1  # one row a call, as before
+        try:
+            results = [self_play.play_game(game, net, settings, seed) for seed in seeds]
+        finally:
+            self_play.SEARCH_BATCH = padded
+    seconds = time.perf_counter() - start
+    return sum(len(examples) for examples, _ in results) / seconds
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--games-only", nargs="*", default=list(CASES), choices=list(CASES))
+    parser.add_argument("--runs", type=int, default=3)
+    args = parser.parse_args()
+    torch.set_num_threads(1)
+    print(f"torch {torch.__version__}, one thread; Python {sys.version.split()[0]}")
+    print("| game | network | simulations | old: positions/s (games) | new: positions/s (games in lockstep) | new / old |")
+    print("|---|---|---|---|---|---|")
+    for name in args.games_only:
+        simulations, alone, together = CASES[name]
+        net = network(name)
+        old, new = [], []
+        for run in range(args.runs):  # interleaved, different games each run
+            old.append(rate(name, net, simulations, [1000 * run + i for i in range(alone)], together=False))
+            new.append(rate(name, net, simulations, [1000 * run + i for i in range(together)], together=True))
+        o, n = statistics.median(old), statistics.median(new)
+        print(f"| {name} | {net.shape['network']} | {simulations} | {o:.1f} ({alone}) | {n:.1f} ({together}) | {n / o:.1f}x |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
