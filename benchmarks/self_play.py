@@ -5,8 +5,10 @@ interleaved in this process.
 - **old**: one game at a time, every simulation's leaf evaluated by its own network call
   of one row (what ``parlour train --algo alphazero`` did before issue 29: the searches
   are the same code, driven one position at a time);
-- **new**: ``self_play.play_games``: ``--games`` games in lockstep, every round of their
-  searches' simulations evaluated by one call of the network (padded to 16 rows).
+- **new**: ``self_play.play_games``: the games in lockstep: on the game's batched engine
+  with the vectorised search (``vector_search``, where the game has such an engine:
+  Tides of Time so far), else the tree searches of all the games with every round of
+  their simulations evaluated by one call of the network (padded to 16 rows).
 
 The network is the one a run of that game trains (``network`` and ``hidden`` as
 ``parlour train --algo alphazero`` chooses them: the MLP for Tides of Time, the 32-channel
@@ -34,7 +36,7 @@ from parlour.training.config import AZ_DEFAULTS, choose_network
 
 CASES = {
     # game: (simulations, games played one at a time in a run, games in lockstep in a run)
-    "tides_of_time": (64, 8, 64),
+    "tides_of_time": (64, 8, 128),
     "tribolo": (64, 1, 16),
     "double_card": (100, 1, 16),
 }
@@ -57,7 +59,7 @@ def rate(name: str, net: PolicyValueNet, simulations: int, seeds: list[int], tog
     else:
         padded, self_play.SEARCH_BATCH = self_play.SEARCH_BATCH, 1  # one row a call, as before
         try:
-            results = [self_play.play_game(game, net, settings, seed) for seed in seeds]
+            results = [self_play.play_games(game, net, settings, [seed], search="tree")[0] for seed in seeds]
         finally:
             self_play.SEARCH_BATCH = padded
     seconds = time.perf_counter() - start

@@ -55,12 +55,81 @@ SEARCH_BATCH = 16
 """Rows of every network call in self-play (padding included): see ``NetworkEvaluator``."""
 
 
-def play_games(game: Game, net: PolicyValueNet, settings: dict[str, Any], seeds: list[int]) -> list[tuple[Examples, np.ndarray]]:
-    """Self-play games, one from each seed, with the network's search at every seat: all
-    played at once, every round of their searches' simulations evaluating the positions
-    they wait for in one call of the network (``puct.drive``).  Each game is the game
-    its seed plays alone (``play_game``), whatever the other seeds; its examples and returns."""
+SEARCHES = ("auto", "tree", "vector")
+
+
+def play_games(game: Game, net: PolicyValueNet, settings: dict[str, Any], seeds: list[int],
+               search: str = "auto") -> list[tuple[Examples, np.ndarray]]:
+    """Self-play games, one from each seed, with the network's search at every seat, all
+    played at once: on a batched engine with the vectorised search where the game has
+    one that can (``vector_search.applies``), else with the tree search, every round of
+    the searches' simulations evaluating the positions they wait for in one call of the
+    network (``puct.drive``).  Each game is the game its seed plays alone (``play_game``),
+    whatever the other seeds; its examples and returns.  ``search``: ``"tree"`` or
+    ``"vector"`` chooses (the two play different games from a seed: the same search,
+    its random draws made in another order)."""
+    from parlour.training.vector_search import applies
+
+    if search not in SEARCHES:
+        raise ValueError(f"search must be one of {list(SEARCHES)}, got {search!r}")
+    if search == "vector" and not applies(game):
+        raise ValueError(f"{game.name}: no batched engine the vectorised search can run on")
+    if search == "vector" or (search == "auto" and applies(game)):
+        return _vector_games(game, net, settings, seeds)
     return drive([_self_play(game, net, settings, seed) for seed in seeds], evaluate_together)
+
+
+def _vector_games(game: Game, net: PolicyValueNet, settings: dict[str, Any], seeds: list[int]) -> list[tuple[Examples, np.ndarray]]:
+    """``play_games`` on the game's batched engine: each round, the searches of every
+    game's deciding seats run together (``VectorPUCT``); the rest is ``_record_game``'s
+    (the same examples, forced moves and opening temperature), each game drawing from
+    its own generator only."""
+    from parlour.training.vector_search import VectorPUCT, network_leaves
+    from parlour.vector import make_engine
+
+    G, P, A = len(seeds), game.num_players, game.num_actions
+    rngs = [np.random.default_rng(seed) for seed in seeds]
+    games = make_engine(game.name, G, seed=0, autoreset=False, **game.config)
+    games.deal(np.arange(G), rngs)
+    search = VectorPUCT(games, c=settings["c"], noise=(settings["dirichlet_alpha"], settings["dirichlet_fraction"]))
+    leaves = network_leaves(net, settings["rollout_mix"], game.info.max_game_length)
+    decided = np.zeros((G, P), dtype=np.int64)
+    records: list[list[tuple[np.ndarray, np.ndarray, np.ndarray, int]]] = [[] for _ in range(G)]
+    while not games.terminated.all():
+        alive = np.flatnonzero(~games.terminated)
+        to_act, legal = games.to_act(), games.legal_masks().astype(bool)
+        observations = games.observations_of(alive)
+        deciding = [(i, g, p) for i, g in enumerate(alive) for p in range(P) if to_act[g, p]]
+        searched = [(g, p) for _, g, p in deciding if legal[g, p].sum() > 1]
+        policies: dict[tuple[int, int], tuple[np.ndarray, int]] = {}
+        if searched:
+            rows, seats = np.array([g for g, _ in searched]), np.array([p for _, p in searched])
+            result = search.run(games, rows, seats, [rngs[g] for g in rows], settings["simulations"], leaves)
+            policies = dict(zip(searched, zip(result.policies(), result.actions.tolist())))
+        joint = np.zeros((G, P) if games.simultaneous else G, dtype=np.int64)
+        for i, g, p in deciding:
+            if (g, p) in policies:
+                pi, best = policies[(g, p)]
+                move = int(rngs[g].choice(A, p=pi)) if decided[g, p] < settings["temperature_moves"] else best
+            else:  # nothing to decide: the target is the forced move
+                move = int(np.flatnonzero(legal[g, p])[0])
+                pi = np.zeros(A)
+                pi[move] = 1.0
+            records[g].append((observations[i, p], legal[g, p], pi.astype(np.float32), p))
+            decided[g, p] += 1
+            if games.simultaneous:
+                joint[g, p] = move
+            else:
+                joint[g] = move
+        games.step(joint, where=~games.terminated)
+    returns = games.returns()
+    out = []
+    for g in range(G):
+        observations, masks, policies_, seats = zip(*records[g])
+        values = np.stack([relative_values(returns[g], seat) for seat in seats]).astype(np.float32)
+        out.append((Examples(np.stack(observations).astype(np.float32), np.stack(masks), np.stack(policies_), values,
+                             np.array(seats)), returns[g].astype(np.float64)))
+    return out
 
 
 def play_game(game: Game, net: PolicyValueNet, settings: dict[str, Any], seed: int) -> tuple[Examples, np.ndarray]:

@@ -65,6 +65,9 @@ class BatchedEngine(abc.ABC):
     """
 
     game_name: ClassVar[str]
+    STATE: ClassVar[tuple[str, ...]] = ()
+    """The attributes that hold the games' state, each an array with a leading batch axis
+    (what :meth:`copy_rows` copies; an engine that names none cannot be copied from)."""
     opponents: ClassVar[tuple[str, ...]] = ("random",)
     """The batched players ``opponent_actions`` knows (parlour's policy names)."""
     simultaneous: ClassVar[bool]
@@ -131,6 +134,11 @@ class BatchedEngine(abc.ABC):
     def observations(self) -> np.ndarray:
         """``(B, P, *observation_shape)`` float32: every seat's ``observation_tensor``."""
 
+    def observations_of(self, rows: np.ndarray) -> np.ndarray:
+        """``(k, P, *observation_shape)``: every seat's observation in the games ``rows``
+        (engines that can, build only those)."""
+        return self.observations()[rows]
+
     @abc.abstractmethod
     def observation(self, seat: int | np.ndarray) -> np.ndarray:
         """``(B, *observation_shape)`` float32: the observation of ``seat`` (an int, or
@@ -167,6 +175,22 @@ class BatchedEngine(abc.ABC):
     def movers(self) -> np.ndarray:
         """``(B,)`` int: the seat to move in a turn-based game, -1 where the game is over."""
         raise NotImplementedError(f"{self.game_name} is simultaneous: every seat acts in every step (see to_act)")
+
+    def copy_rows(self, source: BatchedEngine, source_rows: np.ndarray, rows: np.ndarray) -> None:
+        """Games ``rows`` become copies of ``source``'s games ``source_rows`` (an engine of
+        the same game and options): a search copies its root into working rows."""
+        if not self.STATE:
+            raise NotImplementedError(f"{self.game_name}: this engine names no state arrays to copy")
+        if type(source) is not type(self) or source.game != self.game:
+            raise ValueError(f"{self.game_name}: copy_rows needs an engine of the same game and options")
+        for name in self.STATE:
+            array = getattr(self, name)
+            if array is not None:  # (an engine may leave out an array it does not need)
+                array[rows] = getattr(source, name)[source_rows]
+        self._state_changed()
+
+    def _state_changed(self) -> None:
+        """Forget what was derived from the state (caches) after it was set from outside."""
 
     # ----- shared checks ---------------------------------------------------------------
 

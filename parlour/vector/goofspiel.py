@@ -52,6 +52,7 @@ class GoofspielBatch(BatchedEngine):
     """
 
     game_name = "goofspiel"
+    STATE = ("prizes", "round", "pot", "points", "_hands", "bits", "O")
     simultaneous = True
     opponents = ("random", "rudimentary")
 
@@ -183,6 +184,9 @@ class GoofspielBatch(BatchedEngine):
         starts = self._starts if len(rows) == self.num_envs else self._starts[rows]
         at = starts[:, None, None] + np.take(self.pos, columns, axis=0)  # (k, K, P)
         self.O.reshape(-1)[at] = np.repeat(np.broadcast_to(values, columns.shape)[..., None], self.P, axis=2)
+
+    def _state_changed(self) -> None:
+        self._all_at = None
 
     # ----- reset ---------------------------------------------------------------------
 

@@ -25,6 +25,7 @@ class SticksBatch(BatchedEngine):
     ``a`` takes ``a + 1`` sticks)."""
 
     game_name = "sticks"
+    STATE = ("sticks", "to_move")
     simultaneous = False
 
     def __init__(self, num_envs: int, seed: int | np.random.Generator | None = None, *, autoreset: bool = True, **options: Any) -> None:

@@ -145,6 +145,31 @@ def _step_table(rounds: int) -> np.ndarray:
     return table
 
 
+_CARDS = np.arange(NUM_CARDS, dtype=np.int64)
+
+
+def _slot_table() -> np.ndarray:
+    """``_SLOTS[h, r]``: where a determinization puts the unseen cards, in the single
+    game's order, with ``h`` = 0, 1, 2 for 0, 2, 5 hidden opponent cards and ``r`` the
+    round (0..2): ``-1`` the opponent's hand, ``2 * step + seat`` a draw still to come
+    (relic step ``step >= r``, two cards each, seat 0 first), ``-2`` no place (padding)."""
+    table = np.full((3, 3, 2 * HAND_SIZE + 3), -2, dtype=np.int64)
+    for h, hidden in enumerate((0, 2, HAND_SIZE)):
+        for r in range(3):
+            places = [-1] * hidden + [2 * step + seat for step in range(2) if step >= r for seat in (0, 1) for _ in range(2)]
+            table[h, r, : len(places)] = places
+    return table
+
+
+_SLOTS = _slot_table()
+
+
+def _ascending_cards(masks: np.ndarray, count: int) -> np.ndarray:
+    """``(k, count)`` card numbers (1..18, ascending) of masks holding ``count`` cards each."""
+    bits = (masks[:, None] >> _CARDS) & 1
+    return np.argsort(-bits, axis=1, kind="stable")[:, :count] + 1
+
+
 class TidesOfTimeBatch(BatchedEngine):
     """B Tides of Time games (every option of ``TidesOfTimeGame``: ``rounds`` 1 or 3,
     ``returns`` win_loss / score_difference, ``zero_ties_win``, ``maze_counts_sets``).
@@ -156,6 +181,8 @@ class TidesOfTimeBatch(BatchedEngine):
     """
 
     game_name = "tides_of_time"
+    STATE = ("decks", "draws", "hands", "drafted", "relics", "discards", "last_draw", "pending", "phase", "round", "pick",
+             "scores", "moves", "num_moves")
     simultaneous = True
     opponents = ("random", "greedy")
 
@@ -204,6 +231,12 @@ class TidesOfTimeBatch(BatchedEngine):
         checked = np.array([check_deck(deck) for deck in array], dtype=np.int64).reshape(len(rows), NUM_CARDS)
         self._start(rows, checked - 1)
 
+    def deal(self, rows: np.ndarray, rngs: list[np.random.Generator]) -> None:
+        """Start games ``rows`` with the deal ``game.new_initial_state(rngs[i])`` draws
+        (one permutation from each game's generator): the single game's chance, game by game."""
+        rows = np.asarray(rows, dtype=np.int64)
+        self._start(rows, np.stack([rng.permutation(NUM_CARDS) for rng in rngs]).astype(np.int64))
+
     def _start(self, rows: np.ndarray, decks: np.ndarray) -> None:
         """Start games ``rows`` from ``decks`` (card indices 0..17, dealing order)."""
         k = len(rows)
@@ -219,6 +252,82 @@ class TidesOfTimeBatch(BatchedEngine):
         self.round[rows] = 0
         self.pick[rows] = 0
         self.num_moves[rows] = 0
+        self._legal_cache = None
+
+    def _state_changed(self) -> None:
+        self._legal_cache = None
+
+    # ----- hidden information ----------------------------------------------------------
+
+    DETERMINIZE_DRAWS = NUM_CARDS + 1
+    """Uniform floats one determinization of one game uses (a shuffle's keys, the relic)."""
+
+    def determinize(self, rows: np.ndarray, seats: np.ndarray, draws: np.ndarray | list[np.random.Generator]) -> None:
+        """Redraw in games ``rows`` what seat ``seats[i]`` of game ``rows[i]`` cannot see,
+        uniformly among the deals consistent with what it saw, as
+        ``TidesInfoState.sample`` does (a search's determinization, done in place): the
+        cards it has not seen (the opponent's unknown hand cards and the pile not yet
+        drawn) are shuffled into those places; during the discard step the opponent's
+        secret relic is drawn among the cards it drafted this round.  ``draws``: for each
+        row its own ``DETERMINIZE_DRAWS`` uniform floats in [0, 1) (``[k, 19]``), or its
+        own generator to draw them from, so a row's draw does not depend on the other
+        rows.  The deals (``decks``) are rewritten to match, so ``game_state`` replays the
+        determinized game."""
+        rows = np.asarray(rows, dtype=np.int64)
+        me = np.asarray(seats, dtype=np.int64)
+        opp = 1 - me
+        k = len(rows)
+        if not k:
+            return
+        index = np.arange(k)
+        hands = self.hands[rows]
+        phase, rnd = self.phase[rows], self.round[rows]
+        first = (phase == DRAFT) & (self.pick[rows] == 0)
+        # the opponent's hand cards the seat does not know: its dealt hand before round 1's
+        # first exchange, its last draw before a later round's; the rest it knows
+        hidden = np.where(first & (rnd == 0), HAND_SIZE, np.where(first & (rnd > 0), 2, 0))
+        opp_hand = hands[index, opp]
+        opp_known = np.where(hidden == HAND_SIZE, 0, np.where(hidden == 2, opp_hand & ~self.last_draw[rows, opp], opp_hand))
+        public = self.drafted[rows] | self.relics[rows] | self.discards[rows]
+        unseen = ALL_CARDS & ~(hands[index, me] | opp_known | public[:, 0] | public[:, 1])
+        # a random order of each row's unseen cards, each row from its own draws
+        if isinstance(draws, np.ndarray):
+            uniform = draws
+        else:
+            uniform = np.stack([rng.random(self.DETERMINIZE_DRAWS) for rng in draws])
+        keys = np.where((unseen[:, None] >> _CARDS) & 1 == 1, uniform[:, :NUM_CARDS], 2.0)
+        order = np.argsort(keys, axis=1, kind="stable")
+        # the places, in the single game's order (see _SLOTS)
+        slots = _SLOTS[np.where(hidden == HAND_SIZE, 2, hidden // 2), np.minimum(rnd, 2)]
+        new_hand = opp_known.copy()
+        draws = self.draws[rows].copy()  # (k, relic step, seat)
+        draws[np.arange(2)[None, :] >= rnd[:, None]] = 0  # the draws still to come are redrawn
+        for j in range(slots.shape[1]):
+            slot, bit = slots[:, j], ONE << order[:, j]
+            new_hand |= np.where(slot == -1, bit, 0)
+            for code in range(4):
+                draws[:, code // 2, code % 2] |= np.where(slot == code, bit, 0)
+        # the opponent's last draw, hidden until it passes its hand, is the redrawn part
+        last = np.where(hidden == 2, new_hand & ~opp_known, self.last_draw[rows, opp])
+        drawn = np.flatnonzero(hidden == 2)
+        draws[drawn, rnd[drawn] - 1, opp[drawn]] = last[drawn]
+        hands[index, opp] = new_hand
+        self.hands[rows] = hands
+        self.last_draw[rows, opp] = last
+        self.draws[rows] = draws
+        for i in np.flatnonzero(phase == DISCARD):  # the opponent's secret relic (its last move)
+            choices = np.flatnonzero((self.drafted[rows[i], opp[i]] >> _CARDS) & 1)
+            relic = choices[min(int(uniform[i, NUM_CARDS] * len(choices)), len(choices) - 1)]
+            self.pending[rows[i], opp[i]] = relic
+            self.moves[rows[i], self.num_moves[rows[i]] - 1, opp[i]] = relic
+        # the deals that give these games: dealt hands (only a hidden one changes), then the pile
+        decks = self.decks[rows]
+        dealt = np.flatnonzero(hidden == HAND_SIZE)
+        if len(dealt):
+            cols = HAND_SIZE * opp[dealt][:, None] + np.arange(HAND_SIZE)
+            decks[dealt[:, None], cols] = _ascending_cards(new_hand[dealt], HAND_SIZE)
+        decks[:, 2 * HAND_SIZE :] = _ascending_cards(draws.reshape(-1), 2).reshape(k, 8)
+        self.decks[rows] = decks
         self._legal_cache = None
 
     # ----- reading the state ---------------------------------------------------------
@@ -320,6 +429,9 @@ class TidesOfTimeBatch(BatchedEngine):
 
     def observations(self) -> np.ndarray:
         return self._observe(slice(None), None)
+
+    def observations_of(self, rows: np.ndarray) -> np.ndarray:
+        return self._observe(rows, None)
 
     def observation(self, seat: int | np.ndarray) -> np.ndarray:
         return self._observe(slice(None), self._seats(seat))

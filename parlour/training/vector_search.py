@@ -1,0 +1,364 @@
+"""PUCT for many games at once, as array operations on a batched engine (issue 29).
+
+``parlour.baselines.engines.puct`` walks one tree in Python; self-play with it spends
+its time in the rules and the tree code, one simulation at a time (the network, even
+batched across games, is a small part: benchmarks/RESULTS.md).  Here the S searches of
+a round of self-play (every game's seats to decide) run their simulations together:
+each simulation is a handful of numpy operations over all S trees, whose statistics
+are arrays (``[S, nodes, slots, actions]``), on working copies of the positions in a
+batched engine of ``parlour.vector`` (the same observations, masks and returns as the
+single game, bit for bit), as mctx runs a batch of searches in JAX.
+
+The search is ``PUCT``'s, rule for rule: max^n values (one per seat) backed up along the
+path, decoupled selection at a simultaneous step (each seat from its own statistics
+and priors; the children are keyed by the joint action), a fresh determinization of the
+searching seat's information for every simulation where information is hidden
+(``determinize`` of the engine), values normalised by the smallest and largest seen in
+the search, first-play urgency from the node's own value, Dirichlet noise on the
+searching seat's root priors, and leaves valued by the network, optionally mixed with a
+random playout (``rollout_mix``).
+
+A search's random draws come from its own generator (its game's), in an order that does
+not depend on the other searches, and the network's rows are computed in batches of at
+least 16 (see ``NetworkEvaluator``), so a game is the same in a batch of any size.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from parlour.baselines.learned.az_model import PolicyValueNet
+from parlour.games.base import Game
+from parlour.vector.base import BatchedEngine
+
+def applies(game: Game) -> bool:
+    """Whether ``game``'s self-play can run on its batched engine with this search: an
+    engine that copies its games and deals them from per-game generators, two seats at a
+    simultaneous step or one mover, and a determinization where information is hidden."""
+    from parlour.vector import ENGINES
+
+    engine = ENGINES.get(game.name)
+    if engine is None or not engine.STATE or not hasattr(engine, "deal"):
+        return False
+    if engine.simultaneous and game.num_players != 2:
+        return False
+    return game.info.perfect_information or hasattr(engine, "determinize")
+
+
+Leaves = Callable[[BatchedEngine, np.ndarray, np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]
+"""``evaluate(engine, rows, movers, draws) -> (priors [k, slots, A], values [k, P])``: the
+leaf evaluation of the positions in ``rows`` of ``engine``; ``movers[k, slots]`` are the
+seats whose priors are asked for (every seat at a simultaneous step, the mover
+otherwise); ``draws[k, leaf_draws]``: each row's own uniform floats, for evaluations
+that play at random (``leaf_draws`` is the evaluator's attribute, 0 if it has none)."""
+
+
+@dataclass(frozen=True)
+class VectorResult:
+    """What S searches found: each root seat's visits per action (``[S, A]``), the action
+    with the most visits (ties: the higher prior, then the lower action), its mean value
+    for the seat, and the simulations run."""
+
+    visits: np.ndarray
+    actions: np.ndarray
+    values: np.ndarray
+    simulations: int
+
+    def policies(self, temperature: float = 1.0) -> np.ndarray:
+        """The visit distributions (``[S, A]``), as ``SearchResult.policy`` makes them."""
+        counts = self.visits.astype(np.float64)
+        if temperature == 0:
+            out = np.zeros_like(counts)
+            out[np.arange(len(counts)), self.actions] = 1.0
+            return out
+        counts = counts ** (1.0 / temperature)
+        return counts / counts.sum(axis=1, keepdims=True)
+
+
+class VectorPUCT:
+    """The searches (module docstring) of one game's engine class, with exploration
+    ``c`` and Dirichlet ``noise`` ``(alpha_total, fraction)`` or ``None``."""
+
+    def __init__(self, engine: BatchedEngine, c: float = 1.5, noise: tuple[float, float] | None = None) -> None:
+        self.engine_type = type(engine)
+        self.options = engine.game.config
+        self.game = engine.game
+        self.simultaneous = engine.simultaneous
+        self.players = engine.num_players
+        self.actions = engine.num_actions
+        self.slots = self.players if self.simultaneous else 1
+        if self.simultaneous and self.players != 2:
+            raise ValueError("the vectorised search keys a simultaneous step's children by two seats' actions")
+        self.hidden = not self.game.info.perfect_information
+        if self.hidden and not hasattr(engine, "determinize"):
+            raise ValueError(f"{self.game.name} hides information and its engine cannot determinize")
+        self.c, self.noise = c, noise
+        self._work: dict[int, BatchedEngine] = {}
+        self._trees: dict[tuple[int, int], dict[str, np.ndarray]] = {}
+
+    def work(self, size: int) -> BatchedEngine:
+        """A working engine of ``size`` rows (kept for the next search of that size)."""
+        engine = self._work.get(size)
+        if engine is None:
+            engine = self._work[size] = self.engine_type(size, seed=0, autoreset=False, **self.options)
+        return engine
+
+    def _movers(self, engine: BatchedEngine, rows: np.ndarray) -> np.ndarray:
+        """``[k, slots]``: the seats whose statistics each slot holds at these positions."""
+        if self.simultaneous:
+            return np.tile(np.arange(self.players), (len(rows), 1))
+        return engine.movers()[rows][:, None]
+
+    def _copy_root(self, work: BatchedEngine, roots: BatchedEngine, root_rows: np.ndarray, seats: np.ndarray,
+                   draws: np.ndarray) -> None:
+        everything = np.arange(len(root_rows))
+        work.copy_rows(roots, root_rows, everything)
+        if self.hidden:
+            work.determinize(everything, seats, draws)
+
+    def _arrays(self, S: int, N: int) -> dict[str, np.ndarray]:
+        """The trees' arrays for S searches of N nodes, reused from the last search of
+        that size (writing into memory already mapped is much cheaper than fresh arrays)."""
+        P, A, M = self.players, self.actions, self.slots
+        arrays = self._trees.get((S, N))
+        if arrays is None:
+            arrays = self._trees[(S, N)] = {
+                "prior": np.zeros((S, N, M, A)), "edge_n": np.zeros((S, N, M, A), dtype=np.int64),
+                "edge_w": np.zeros((S, N, M, A)), "value": np.zeros((S, N, P)), "visits": np.zeros((S, N), dtype=np.int64),
+                "mover": np.zeros((S, N, M), dtype=np.int64),
+                "children": np.full((S, N, A * A if self.simultaneous else A), -1, dtype=np.int32),
+            }
+        else:
+            for name, array in arrays.items():
+                array.fill(-1 if name == "children" else 0)
+        return arrays
+
+    def run(self, roots: BatchedEngine, root_rows: np.ndarray, seats: np.ndarray, rngs: list[np.random.Generator],
+            simulations: int, evaluate: Leaves) -> VectorResult:
+        """Search from each position ``roots[root_rows[s]]`` for seat ``seats[s]`` (who must
+        be to move there), drawing from ``rngs[s]``: in one call every uniform float its
+        simulations will use (determinizations, playouts), then the root's noise."""
+        if simulations < 1:
+            raise ValueError(f"simulations must be at least 1, got {simulations}")
+        S, P, A, M = len(root_rows), self.players, self.actions, self.slots
+        N = simulations + 1
+        rows = np.arange(S)
+        work = self.work(S)
+        tree = self._arrays(S, N)
+        prior, edge_n, edge_w, value = tree["prior"], tree["edge_n"], tree["edge_w"], tree["value"]
+        visits, mover, children = tree["visits"], tree["mover"], tree["children"]
+        size = np.ones(S, dtype=np.int64)
+        sample = work.DETERMINIZE_DRAWS if self.hidden else 0
+        playout = getattr(evaluate, "leaf_draws", 0)
+        per = sample + playout
+        lo, hi = np.full(S, np.inf), np.full(S, -np.inf)
+
+        def widen(where: np.ndarray, values: np.ndarray) -> None:
+            lo[where] = np.minimum(lo[where], values.min(axis=1))
+            hi[where] = np.maximum(hi[where], values.max(axis=1))
+
+        # every row's draws for its search, from its own generator, in one call
+        uniform = np.stack([rng.random((N, per)) for rng in rngs]) if per else np.zeros((S, N, 0))
+        # the root: its first determinization, evaluated, noise on the searching seat's priors
+        self._copy_root(work, roots, root_rows, seats, uniform[:, 0, :sample])
+        movers = self._movers(work, rows)
+        if not self.simultaneous and (movers[:, 0] != seats).any():
+            raise ValueError("a searching seat is not to move at its root")
+        priors, values = evaluate(work, rows, movers, uniform[:, 0, sample:])
+        prior[:, 0], value[:, 0], mover[:, 0] = priors, values, movers
+        widen(rows, values)
+        slot = seats if self.simultaneous else np.zeros(S, dtype=np.int64)
+        root_legal = work.legal_masks()[rows, seats].astype(bool)
+        if self.noise is not None:
+            self._add_noise(prior, slot, root_legal, rngs)
+        for done in range(simulations):
+            draws = uniform[:, done + 1]
+            if done:
+                self._copy_root(work, roots, root_rows, seats, draws[:, :sample])
+            node = np.zeros(S, dtype=np.int64)
+            active = np.ones(S, dtype=bool)
+            leaf = np.zeros((S, P))
+            path: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+            new_rows, new_parent, new_key = [], [], []
+            while active.any():
+                idx = np.flatnonzero(active)
+                at = node[idx]
+                legal = work.legal_masks()[idx].astype(bool)  # [k, P, A]
+                seat_of = mover[idx, at]  # [k, M]
+                legal = legal[np.arange(len(idx))[:, None], seat_of]  # [k, M, A]
+                chosen = self._select(prior[idx, at], edge_n[idx, at], edge_w[idx, at], value[idx, at], seat_of,
+                                      visits[idx, at], legal, lo[idx], hi[idx])  # [k, M]
+                path.append((idx, at, chosen))
+                if self.simultaneous:
+                    joint = np.zeros((S, P), dtype=np.int64)
+                    joint[idx] = chosen
+                    key = chosen[:, 0] * A + chosen[:, 1]
+                else:
+                    joint = np.zeros(S, dtype=np.int64)
+                    joint[idx] = chosen[:, 0]
+                    key = chosen[:, 0]
+                step = work.step(joint, where=active)
+                ended = step.terminated[idx]
+                leaf[idx[ended]] = step.rewards[idx[ended]]
+                if ended.any():
+                    widen(idx[ended], step.rewards[idx[ended]])
+                child = children[idx, at, key]
+                fresh = (child < 0) & ~ended
+                deeper = (child >= 0) & ~ended
+                node[idx[deeper]] = child[deeper]
+                new_rows.append(idx[fresh])
+                new_parent.append(at[fresh])
+                new_key.append(key[fresh])
+                active[idx[~deeper]] = False
+            grown = np.concatenate(new_rows)
+            if len(grown):
+                parent, key = np.concatenate(new_parent), np.concatenate(new_key)
+                order = np.argsort(grown, kind="stable")  # rows in order, so each row's draws come in a fixed order
+                grown, parent, key = grown[order], parent[order], key[order]
+                movers = self._movers(work, grown)
+                priors, values = evaluate(work, grown, movers, draws[grown, sample:])
+                n = size[grown]
+                size[grown] = n + 1
+                prior[grown, n], value[grown, n], mover[grown, n] = priors, values, movers
+                visits[grown, n] = 1
+                children[grown, parent, key] = n
+                leaf[grown] = values
+                widen(grown, values)
+            for idx, at, chosen in path:  # the backup: each edge takes the value of the seat that chose it
+                visits[idx, at] += 1
+                seat_of = mover[idx, at]
+                for m in range(M):
+                    edge_n[idx, at, m, chosen[:, m]] += 1
+                    edge_w[idx, at, m, chosen[:, m]] += leaf[idx, seat_of[:, m]]
+        return self._result(prior, edge_n, edge_w, value, slot, seats, root_legal, simulations)
+
+    def _select(self, prior: np.ndarray, n: np.ndarray, w: np.ndarray, node_value: np.ndarray, seat_of: np.ndarray,
+                node_visits: np.ndarray, legal: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+        """``PUCT._select`` for every row and slot at once: ``[k, M]`` actions."""
+        spread = hi - lo
+        known = spread > 0
+        scale = np.where(known, 1.0 / np.where(known, spread, 1.0), 0.0)[:, None]
+        total = (prior * legal).sum(axis=2)  # [k, M]
+        fpu = np.take_along_axis(node_value, seat_of, axis=1)
+        first_play = np.where(known[:, None], (fpu - lo[:, None]) * scale, 0.5)
+        explore = self.c * np.sqrt(np.maximum(node_visits, 1))[:, None] / np.where(total > 0, total, 1.0)
+        uniform = np.where(total <= 0, 1.0 / np.maximum(legal.sum(axis=2), 1), 0.0)
+        mean = w / np.maximum(n, 1)
+        q = np.where(n > 0, np.where(known[:, None, None], (mean - lo[:, None, None]) * scale[..., None], 0.5), first_play[..., None])
+        score = q + explore[..., None] * (prior + uniform[..., None]) / (1 + n)
+        score = np.where(legal, score, -np.inf)
+        return score.argmax(axis=2)
+
+    def _add_noise(self, prior: np.ndarray, slot: np.ndarray, legal: np.ndarray, rngs: list[np.random.Generator]) -> None:
+        alpha_total, fraction = self.noise  # type: ignore[misc]
+        for s, rng in enumerate(rngs):
+            actions = np.flatnonzero(legal[s])
+            p = prior[s, 0, slot[s]]
+            total = p[actions].sum() or 1.0
+            eta = rng.dirichlet([alpha_total / len(actions)] * len(actions))
+            p[actions] = (1 - fraction) * p[actions] / total + fraction * eta
+
+    @staticmethod
+    def _result(prior: np.ndarray, edge_n: np.ndarray, edge_w: np.ndarray, value: np.ndarray, slot: np.ndarray,
+                seats: np.ndarray, legal: np.ndarray, simulations: int) -> VectorResult:
+        S = len(slot)
+        rows = np.arange(S)
+        counts = np.where(legal, edge_n[rows, 0, slot], 0)
+        root_prior = prior[rows, 0, slot]
+        actions = np.zeros(S, dtype=np.int64)
+        values = np.zeros(S)
+        for s in range(S):
+            candidates = np.flatnonzero(legal[s])
+            best = max(candidates.tolist(), key=lambda a: (counts[s, a], root_prior[s, a], -a))
+            actions[s] = best
+            n = edge_n[s, 0, slot[s], best]
+            values[s] = edge_w[s, 0, slot[s], best] / n if n else value[s, 0, seats[s]]
+        return VectorResult(counts, actions, values, simulations)
+
+
+# --- leaves valued by a network ------------------------------------------------------------------
+
+
+SEARCH_BATCH = 16
+"""The network's calls have at least this many rows (see ``NetworkEvaluator``)."""
+
+
+def network_leaves(net: PolicyValueNet, rollout_mix: float = 0.0, max_steps: int = 0) -> Leaves:
+    """Leaf evaluations by ``net``: each mover's observation gives its priors and values
+    relative to it (made absolute, and averaged over the movers at a simultaneous step,
+    as ``NetworkEvaluator`` does); ``rollout_mix`` mixes in one random playout per leaf
+    (of at most ``max_steps`` steps: the game's ``max_game_length``)."""
+
+    def evaluate(engine: BatchedEngine, rows: np.ndarray, movers: np.ndarray, draws: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        k, M = movers.shape
+        P = engine.num_players
+        observations = engine.observations_of(rows)  # [k, P, *shape]
+        batch = observations[np.arange(k)[:, None], movers].reshape(k * M, *observations.shape[2:])
+        padded = np.zeros((max(len(batch), SEARCH_BATCH), *batch.shape[1:]), dtype=np.float32)
+        padded[: len(batch)] = batch
+        with torch.inference_mode():
+            logits, relative = net(torch.from_numpy(padded))
+            probs = torch.softmax(logits.double(), dim=1).numpy()[: len(batch)]
+        relative = relative.double().numpy()[: len(batch)].reshape(k, M, P)
+        # absolute[..., j] = relative[..., (j - observer) % P]
+        index = (np.arange(P)[None, None, :] - movers[:, :, None]) % P
+        absolute = np.take_along_axis(relative, index, axis=2)
+        values = absolute[:, 0] if M == 1 else absolute.sum(axis=1) / M
+        if rollout_mix:
+            values = (1 - rollout_mix) * values + rollout_mix * random_playouts(engine, rows, draws.reshape(k, max_steps, -1))
+        return probs.reshape(k, M, -1), values
+
+    evaluate.leaf_draws = 0  # type: ignore[attr-defined]
+    if rollout_mix:
+        if max_steps < 1:
+            raise ValueError("a playout needs max_steps, the game's longest")
+        evaluate.leaf_draws = max_steps * 2  # type: ignore[attr-defined]  (a float per mover and step; two seats at most)
+    return evaluate
+
+
+def random_playouts(engine: BatchedEngine, rows: np.ndarray, draws: np.ndarray) -> np.ndarray:
+    """The returns after uniformly random moves from the positions ``rows`` to the end
+    (``[k, P]``); ``draws[i, step, seat]``: row ``i``'s own uniform floats, one per mover
+    and step, the k-th legal action taken with k = floor(u * count)."""
+    k = len(rows)
+    play = _playout_engine(engine, k)
+    play.copy_rows(engine, rows, np.arange(k))
+    out = np.zeros((k, engine.num_players))
+    done = play.terminated.copy()
+    out[done] = play.returns()[done]
+    step_index = 0
+    while not done.all():
+        alive = ~done
+        masks = play.legal_masks()
+        u = draws[:, step_index]
+        if play.simultaneous:
+            choose = masks
+        else:
+            choose = masks[np.arange(k), play.movers().clip(0)]
+            u = u[:, 0]
+        counts = choose.sum(axis=-1)
+        pick = np.minimum((u * counts).astype(np.int64), np.maximum(counts - 1, 0))
+        actions = (np.cumsum(choose, axis=-1, dtype=np.int32) > pick[..., None]).argmax(axis=-1)
+        step = play.step(actions, where=alive)
+        out[step.terminated] = step.rewards[step.terminated]
+        done |= step.terminated
+        step_index += 1
+    return out
+
+
+_PLAYOUTS: dict[tuple[type, int, tuple], BatchedEngine] = {}
+
+
+def _playout_engine(engine: BatchedEngine, size: int) -> BatchedEngine:
+    """An engine of ``size`` rows for playouts (kept for the next playout of that size)."""
+    key = (type(engine), size, tuple(sorted(engine.game.config.items(), key=lambda kv: kv[0])))
+    play = _PLAYOUTS.get(key)
+    if play is None:
+        if len(_PLAYOUTS) > 64:
+            _PLAYOUTS.clear()
+        play = _PLAYOUTS[key] = type(engine)(size, seed=0, autoreset=False, **engine.game.config)
+    return play
