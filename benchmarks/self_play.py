@@ -7,8 +7,9 @@ interleaved in this process.
   are the same code, driven one position at a time);
 - **new**: ``self_play.play_games``: the games in lockstep: on the game's batched engine
   with the vectorised search (``vector_search``, where the game has such an engine:
-  Tides of Time so far), else the tree searches of all the games with every round of
-  their simulations evaluated by one call of the network (padded to 16 rows).
+  Tides of Time and Double Card so far; a finished game's place taken by the next, so
+  that the batch stays full), else the tree searches of all the games with every round
+  of their simulations evaluated by one call of the network (padded to 16 rows).
 
 The network is the one a run of that game trains (``network`` and ``hidden`` as
 ``parlour train --algo alphazero`` chooses them: the MLP for Tides of Time, the 32-channel
@@ -33,12 +34,14 @@ from parlour.baselines.learned.az_model import PolicyValueNet
 from parlour.games import load_game
 from parlour.training import self_play
 from parlour.training.config import AZ_DEFAULTS, choose_network
+from parlour.training.vector_search import applies
 
 CASES = {
-    # game: (simulations, games played one at a time in a run, games in lockstep in a run)
-    "tides_of_time": (64, 8, 128),
-    "tribolo": (64, 1, 16),
-    "double_card": (100, 1, 16),
+    # game: (simulations, games played one at a time in a run, games played by the new way in a run,
+    #        of which at most this many at once)
+    "tides_of_time": (64, 8, 256, 128),
+    "tribolo": (64, 1, 16, 16),
+    "double_card": (100, 1, 256, 128),
 }
 
 
@@ -49,13 +52,13 @@ def network(name: str) -> PolicyValueNet:
     return PolicyValueNet(game.observation_shape, game.num_actions, game.num_players, network=kind, hidden=AZ_DEFAULTS["hidden"])
 
 
-def rate(name: str, net: PolicyValueNet, simulations: int, seeds: list[int], together: bool) -> float:
+def rate(name: str, net: PolicyValueNet, simulations: int, seeds: list[int], together: bool, lockstep: int | None = None) -> float:
     """Positions per second of self-play of the games of ``seeds``."""
     game = load_game(name)
     settings = {**AZ_DEFAULTS, "simulations": simulations}
     start = time.perf_counter()
     if together:
-        results = self_play.play_games(game, net, settings, seeds)
+        results = self_play.play_games(game, net, settings, seeds, lockstep=lockstep)
     else:
         padded, self_play.SEARCH_BATCH = self_play.SEARCH_BATCH, 1  # one row a call, as before
         try:
@@ -73,17 +76,19 @@ def main() -> None:
     args = parser.parse_args()
     torch.set_num_threads(1)
     print(f"torch {torch.__version__}, one thread; Python {sys.version.split()[0]}")
-    print("| game | network | simulations | old: positions/s (games) | new: positions/s (games in lockstep) | new / old |")
+    print("| game | network | simulations | old: positions/s (games) | new: positions/s (games) | new / old |")
     print("|---|---|---|---|---|---|")
     for name in args.games_only:
-        simulations, alone, together = CASES[name]
+        simulations, alone, together, lockstep = CASES[name]
         net = network(name)
+        way = "vectorised search" if applies(load_game(name)) else "tree searches"
         old, new = [], []
         for run in range(args.runs):  # interleaved, different games each run
             old.append(rate(name, net, simulations, [1000 * run + i for i in range(alone)], together=False))
-            new.append(rate(name, net, simulations, [1000 * run + i for i in range(together)], together=True))
+            new.append(rate(name, net, simulations, [1000 * run + i for i in range(together)], together=True, lockstep=lockstep))
         o, n = statistics.median(old), statistics.median(new)
-        print(f"| {name} | {net.shape['network']} | {simulations} | {o:.1f} ({alone}) | {n:.1f} ({together}) | {n / o:.1f}x |", flush=True)
+        print(f"| {name} | {net.shape['network']} | {simulations} | {o:.1f} ({alone}) | {n:.1f} ({together}, {lockstep} at once, {way}) "
+              f"| {n / o:.1f}x |", flush=True)
 
 
 if __name__ == "__main__":

@@ -59,7 +59,7 @@ SEARCHES = ("auto", "tree", "vector")
 
 
 def play_games(game: Game, net: PolicyValueNet, settings: dict[str, Any], seeds: list[int],
-               search: str = "auto") -> list[tuple[Examples, np.ndarray]]:
+               search: str = "auto", lockstep: int | None = None) -> list[tuple[Examples, np.ndarray]]:
     """Self-play games, one from each seed, with the network's search at every seat, all
     played at once: on a batched engine with the vectorised search where the game has
     one that can (``vector_search.applies``), else with the tree search, every round of
@@ -67,7 +67,8 @@ def play_games(game: Game, net: PolicyValueNet, settings: dict[str, Any], seeds:
     network (``puct.drive``).  Each game is the game its seed plays alone (``play_game``),
     whatever the other seeds; its examples and returns.  ``search``: ``"tree"`` or
     ``"vector"`` chooses (the two play different games from a seed: the same search,
-    its random draws made in another order)."""
+    its random draws made in another order); ``lockstep``: at most this many games at once
+    on the vectorised search (a finished game's place taken by the next)."""
     from parlour.training.vector_search import applies
 
     if search not in SEARCHES:
@@ -75,61 +76,79 @@ def play_games(game: Game, net: PolicyValueNet, settings: dict[str, Any], seeds:
     if search == "vector" and not applies(game):
         raise ValueError(f"{game.name}: no batched engine the vectorised search can run on")
     if search == "vector" or (search == "auto" and applies(game)):
-        return _vector_games(game, net, settings, seeds)
+        return _vector_games(game, net, settings, seeds, lockstep)
     return drive([_self_play(game, net, settings, seed) for seed in seeds], evaluate_together)
 
 
-def _vector_games(game: Game, net: PolicyValueNet, settings: dict[str, Any], seeds: list[int]) -> list[tuple[Examples, np.ndarray]]:
-    """``play_games`` on the game's batched engine: each round, the searches of every
-    game's deciding seats run together (``VectorPUCT``); the rest is ``_record_game``'s
-    (the same examples, forced moves and opening temperature), each game drawing from
-    its own generator only."""
+def _vector_games(game: Game, net: PolicyValueNet, settings: dict[str, Any], seeds: list[int],
+                  lockstep: int | None = None) -> list[tuple[Examples, np.ndarray]]:
+    """``play_games`` on the game's batched engine: at most ``lockstep`` games at once
+    (default: all), a finished game's row taking the next seed's game, so that the batch
+    stays full; each round, the searches of every game's deciding seats run together
+    (``VectorPUCT``).  The rest is ``_record_game``'s (the same examples, forced moves
+    and opening temperature), each game drawing from its own generator only, so a game
+    does not depend on which row it plays in or beside which others."""
     from parlour.training.vector_search import VectorPUCT, network_leaves
     from parlour.vector import make_engine
 
     G, P, A = len(seeds), game.num_players, game.num_actions
+    B = min(G, lockstep or G)
     rngs = [np.random.default_rng(seed) for seed in seeds]
-    games = make_engine(game.name, G, seed=0, autoreset=False, **game.config)
-    games.deal(np.arange(G), rngs)
+    games = make_engine(game.name, B, seed=0, autoreset=False, **game.config)
+    playing = np.arange(B)  # the game (index into seeds) in each row
+    games.deal(np.arange(B), rngs[:B])
+    waiting = B  # the next game to start
     search = VectorPUCT(games, c=settings["c"], noise=(settings["dirichlet_alpha"], settings["dirichlet_fraction"]))
     leaves = network_leaves(net, settings["rollout_mix"], game.info.max_game_length)
     decided = np.zeros((G, P), dtype=np.int64)
     records: list[list[tuple[np.ndarray, np.ndarray, np.ndarray, int]]] = [[] for _ in range(G)]
-    while not games.terminated.all():
-        alive = np.flatnonzero(~games.terminated)
+    results: list[tuple[Examples, np.ndarray] | None] = [None] * G
+    active = np.ones(B, dtype=bool)
+    while active.any():
+        alive = np.flatnonzero(active)
         to_act, legal = games.to_act(), games.legal_masks().astype(bool)
         observations = games.observations_of(alive)
-        deciding = [(i, g, p) for i, g in enumerate(alive) for p in range(P) if to_act[g, p]]
-        searched = [(g, p) for _, g, p in deciding if legal[g, p].sum() > 1]
+        deciding = [(i, b, p) for i, b in enumerate(alive) for p in range(P) if to_act[b, p]]
+        searched = [(b, p) for _, b, p in deciding if legal[b, p].sum() > 1]
         policies: dict[tuple[int, int], tuple[np.ndarray, int]] = {}
         if searched:
-            rows, seats = np.array([g for g, _ in searched]), np.array([p for _, p in searched])
-            result = search.run(games, rows, seats, [rngs[g] for g in rows], settings["simulations"], leaves)
+            rows, seats = np.array([b for b, _ in searched]), np.array([p for _, p in searched])
+            result = search.run(games, rows, seats, [rngs[playing[b]] for b in rows], settings["simulations"], leaves)
             policies = dict(zip(searched, zip(result.policies(), result.actions.tolist())))
-        joint = np.zeros((G, P) if games.simultaneous else G, dtype=np.int64)
-        for i, g, p in deciding:
-            if (g, p) in policies:
-                pi, best = policies[(g, p)]
+        joint = np.zeros((B, P) if games.simultaneous else B, dtype=np.int64)
+        for i, b, p in deciding:
+            g = playing[b]
+            if (b, p) in policies:
+                pi, best = policies[(b, p)]
                 move = int(rngs[g].choice(A, p=pi)) if decided[g, p] < settings["temperature_moves"] else best
             else:  # nothing to decide: the target is the forced move
-                move = int(np.flatnonzero(legal[g, p])[0])
+                move = int(np.flatnonzero(legal[b, p])[0])
                 pi = np.zeros(A)
                 pi[move] = 1.0
-            records[g].append((observations[i, p], legal[g, p], pi.astype(np.float32), p))
+            records[g].append((observations[i, p], legal[b, p], pi.astype(np.float32), p))
             decided[g, p] += 1
             if games.simultaneous:
-                joint[g, p] = move
+                joint[b, p] = move
             else:
-                joint[g] = move
-        games.step(joint, where=~games.terminated)
-    returns = games.returns()
-    out = []
-    for g in range(G):
-        observations, masks, policies_, seats = zip(*records[g])
-        values = np.stack([relative_values(returns[g], seat) for seat in seats]).astype(np.float32)
-        out.append((Examples(np.stack(observations).astype(np.float32), np.stack(masks), np.stack(policies_), values,
-                             np.array(seats)), returns[g].astype(np.float64)))
-    return out
+                joint[b] = move
+        step = games.step(joint, where=active)
+        for b in np.flatnonzero(step.terminated):
+            results[playing[b]] = _examples(records[playing[b]], step.rewards[b])
+            if waiting < G:  # the row takes the next game
+                playing[b] = waiting
+                games.deal(np.array([b]), [rngs[waiting]])
+                waiting += 1
+            else:
+                active[b] = False
+    return results  # type: ignore[return-value]
+
+
+def _examples(records: list[tuple[np.ndarray, np.ndarray, np.ndarray, int]], returns: np.ndarray) -> tuple[Examples, np.ndarray]:
+    """A finished game's examples: its decisions and, for each, the returns relative to the seat."""
+    observations, masks, policies, seats = zip(*records)
+    values = np.stack([relative_values(returns, seat) for seat in seats]).astype(np.float32)
+    return (Examples(np.stack(observations).astype(np.float32), np.stack(masks), np.stack(policies), values, np.array(seats)),
+            np.asarray(returns, dtype=np.float64))
 
 
 def play_game(game: Game, net: PolicyValueNet, settings: dict[str, Any], seed: int) -> tuple[Examples, np.ndarray]:

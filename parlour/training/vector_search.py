@@ -238,7 +238,29 @@ class VectorPUCT:
 
     def _select(self, prior: np.ndarray, n: np.ndarray, w: np.ndarray, node_value: np.ndarray, seat_of: np.ndarray,
                 node_visits: np.ndarray, legal: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
-        """``PUCT._select`` for every row and slot at once: ``[k, M]`` actions."""
+        """``PUCT._select`` for every row and slot at once: ``[k, M]`` actions.  Where few
+        of many actions are legal (Double Card: tens of 864), the legal ones are gathered
+        first (ascending, so the first best is the lowest action, as in ``PUCT``)."""
+        k, M, A = legal.shape
+        counts = legal.sum(axis=2)
+        width = int(counts.max()) if counts.size else 0
+        if 4 * width < A:
+            flat = legal.reshape(k * M, A)
+            row, action = np.nonzero(flat)  # by row, then action
+            column = np.arange(len(row)) - np.repeat(np.cumsum(counts.reshape(-1)) - counts.reshape(-1), counts.reshape(-1))
+            actions = np.zeros((k * M, width), dtype=np.int64)
+            actions[row, column] = action
+            present = np.zeros((k * M, width), dtype=bool)
+            present[row, column] = True
+            actions, present = actions.reshape(k, M, width), present.reshape(k, M, width)
+            pick = self._scores(np.take_along_axis(prior, actions, axis=2), np.take_along_axis(n, actions, axis=2),
+                                np.take_along_axis(w, actions, axis=2), node_value, seat_of, node_visits, present, lo, hi)
+            return np.take_along_axis(actions, pick[..., None], axis=2)[..., 0]
+        return self._scores(prior, n, w, node_value, seat_of, node_visits, legal, lo, hi)
+
+    def _scores(self, prior: np.ndarray, n: np.ndarray, w: np.ndarray, node_value: np.ndarray, seat_of: np.ndarray,
+                node_visits: np.ndarray, legal: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+        """The index of the best PUCT score along the last axis, among ``legal``."""
         spread = hi - lo
         known = spread > 0
         scale = np.where(known, 1.0 / np.where(known, spread, 1.0), 0.0)[:, None]

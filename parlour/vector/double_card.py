@@ -234,6 +234,7 @@ class DoubleCardBatch(BatchedEngine):
     the same seat moves again)."""
 
     game_name = "double_card"
+    STATE = ("board", "moves", "to_move", "last", "taken_anchor", "taken_p", "winner")
     simultaneous = False
 
     def __init__(self, num_envs: int, seed: int | np.random.Generator | None = None, *, autoreset: bool = True, **options: Any) -> None:
@@ -265,6 +266,13 @@ class DoubleCardBatch(BatchedEngine):
         self.reset()
 
     # ----- state ---------------------------------------------------------------------
+
+    def _state_changed(self) -> None:
+        self._bytes = self._free = None
+
+    def deal(self, rows: np.ndarray, rngs: list[np.random.Generator]) -> None:
+        """Start games ``rows`` afresh (the game has no chance: the generators are not drawn from)."""
+        self._reset_rows(np.asarray(rows, dtype=np.int64))
 
     def _reset_rows(self, rows: np.ndarray) -> None:
         self.board[rows] = 0

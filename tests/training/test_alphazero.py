@@ -64,8 +64,10 @@ def test_games_played_together_are_the_games_played_alone(name, network, mix, fu
     settings = {**SETTINGS, "simulations": 8, "rollout_mix": mix}
     seeds = [3, 1, 4, 1, 5, 9]
     alone = [play_game(game, net, settings, seed) for seed in seeds]
-    for grouping in ([seeds], [seeds[:1], seeds[1:4], seeds[4:]]):
-        together = [result for group in grouping for result in play_games(game, net, settings, group)]
+    groupings = [[result for group in grouping for result in play_games(game, net, settings, group)]
+                 for grouping in ([seeds], [seeds[:1], seeds[1:4], seeds[4:]])]
+    groupings.append(play_games(game, net, settings, seeds, lockstep=2))  # (two rows, each game taking a finished one's)
+    for together in groupings:
         for (examples, returns), (expected, expected_returns) in zip(together, alone):
             assert np.array_equal(returns, expected_returns)
             for field in FIELDS:

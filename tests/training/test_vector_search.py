@@ -102,3 +102,24 @@ def test_hidden_information_searches_are_consistent_and_independent():
     assert legal[np.arange(6), together.actions].all()
     alone = search.run(engine, roots[[3]], seats[[3]], [np.random.default_rng(3)], 24, network_leaves(net, 0.5, game.info.max_game_length))
     assert np.array_equal(alone.visits[0], together.visits[3]) and alone.actions[0] == together.actions[3]
+
+
+def test_gathering_the_few_legal_actions_picks_as_the_dense_scores_do():
+    """Where few of many actions are legal (Double Card), ``_select`` scores only those:
+    the same choice as scoring every action."""
+    engine = make_engine("double_card", 2, seed=0, autoreset=False)
+    search = VectorPUCT(engine, c=1.5)
+    rng = np.random.default_rng(0)
+    k, M, A = 40, 1, engine.num_actions
+    legal = rng.random((k, M, A)) < 0.03
+    legal[np.arange(k), 0, rng.integers(A, size=k)] = True
+    prior = rng.random((k, M, A))
+    n = rng.integers(0, 4, size=(k, M, A))
+    n[rng.random((k, M, A)) < 0.5] = 0
+    w = rng.normal(size=(k, M, A)) * n
+    args = (np.zeros((k, 2)) + rng.normal(size=(k, 2)), np.zeros((k, M), dtype=np.int64), rng.integers(1, 9, size=k), legal,
+            np.full(k, -1.0), np.full(k, 1.0))
+    gathered = search._select(prior, n, w, *args)
+    dense = search._scores(prior, n, w, *args)
+    assert legal[np.arange(k), 0, gathered[:, 0]].all()
+    assert np.array_equal(gathered[:, 0], dense[:, 0])
