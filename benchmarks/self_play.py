@@ -7,7 +7,7 @@ interleaved in this process.
   are the same code, driven one position at a time);
 - **new**: ``self_play.play_games``: the games in lockstep: on the game's batched engine
   with the vectorised search (``vector_search``, where the game has such an engine:
-  Tides of Time and Double Card so far; a finished game's place taken by the next, so
+  Tides of Time and Double Card; a finished game's place taken by the next, so
   that the batch stays full), else the tree searches of all the games with every round
   of their simulations evaluated by one call of the network (padded to 16 rows).
 
@@ -35,6 +35,7 @@ from parlour.games import load_game
 from parlour.training import self_play
 from parlour.training.config import AZ_DEFAULTS, choose_network
 from parlour.training.vector_search import applies
+from parlour.vector import ENGINES
 
 CASES = {
     # game: (simulations, games played one at a time in a run, games played by the new way in a run,
@@ -81,7 +82,7 @@ def main() -> None:
     for name in args.games_only:
         simulations, alone, together, lockstep = CASES[name]
         net = network(name)
-        way = "vectorised search" if applies(load_game(name)) else "tree searches"
+        way = "vectorised search" if applies(load_game(name)) and ENGINES[name].SEARCH_ON_ENGINE else "tree searches"
         old, new = [], []
         for run in range(args.runs):  # interleaved, different games each run
             old.append(rate(name, net, simulations, [1000 * run + i for i in range(alone)], together=False))

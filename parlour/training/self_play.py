@@ -70,12 +70,13 @@ def play_games(game: Game, net: PolicyValueNet, settings: dict[str, Any], seeds:
     its random draws made in another order); ``lockstep``: at most this many games at once
     on the vectorised search (a finished game's place taken by the next)."""
     from parlour.training.vector_search import applies
+    from parlour.vector import ENGINES
 
     if search not in SEARCHES:
         raise ValueError(f"search must be one of {list(SEARCHES)}, got {search!r}")
     if search == "vector" and not applies(game):
         raise ValueError(f"{game.name}: no batched engine the vectorised search can run on")
-    if search == "vector" or (search == "auto" and applies(game)):
+    if search == "vector" or (search == "auto" and applies(game) and ENGINES[game.name].SEARCH_ON_ENGINE):
         return _vector_games(game, net, settings, seeds, lockstep)
     return drive([_self_play(game, net, settings, seed) for seed in seeds], evaluate_together)
 

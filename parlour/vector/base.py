@@ -68,6 +68,10 @@ class BatchedEngine(abc.ABC):
     STATE: ClassVar[tuple[str, ...]] = ()
     """The attributes that hold the games' state, each an array with a leading batch axis
     (what :meth:`copy_rows` copies; an engine that names none cannot be copied from)."""
+    SEARCH_ON_ENGINE: ClassVar[bool] = True
+    """Whether self-play searches on this engine by default (``self_play.play_games``
+    with ``search="auto"``), where it can: False where measured slower than the tree
+    searches."""
     opponents: ClassVar[tuple[str, ...]] = ("random",)
     """The batched players ``opponent_actions`` knows (parlour's policy names)."""
     simultaneous: ClassVar[bool]

@@ -297,6 +297,13 @@ class TriboloBatch(BatchedEngine):
     game_name = "tribolo"
     simultaneous = False
     opponents = ("random", "greedy")
+    STATE = ("codes", "legal_words", "to_move")
+    SEARCH_ON_ENGINE = False
+    """Measured (benchmarks/RESULTS.md, issue 29): the tree searches of 16 games play 39
+    positions a second, the vectorised search on this engine 32; the engine is made for
+    thousands of games, not for copying a few positions every simulation."""
+    """(The lane planes pack several games into a word: :meth:`copy_rows` rewrites them
+    from the copied boards.)"""
 
     few_games = 8
     """Up to this many games in ``_settle_some`` go through the single game's Python
@@ -475,6 +482,20 @@ class TriboloBatch(BatchedEngine):
         self.game_words[3, rows] = words[4]
         self.codes[rows, : self.cells] = codes.reshape(n, -1)
         self.jumps_known[rows] = False
+
+    def copy_rows(self, source: BatchedEngine, source_rows: np.ndarray, rows: np.ndarray) -> None:
+        """Games ``rows`` become copies of ``source``'s games ``source_rows``: their boards
+        (written into this engine's lanes), seats to move and legal cells."""
+        if type(source) is not type(self) or source.game != self.game:
+            raise ValueError("tribolo: copy_rows needs an engine of the same game and options")
+        rows, source_rows = np.asarray(rows, dtype=np.int64), np.asarray(source_rows, dtype=np.int64)
+        self._write_boards(rows, source.codes[source_rows, : self.cells])
+        self.legal_words[rows] = source.legal_words[source_rows]  # type: ignore[attr-defined]
+        self.to_move[rows] = source.to_move[source_rows]  # type: ignore[attr-defined]
+
+    def deal(self, rows: np.ndarray, rngs: list[np.random.Generator]) -> None:
+        """Start games ``rows`` with the setups ``game.new_initial_state(rngs[i])`` draws."""
+        self.load_states([self.game.new_initial_state(rng) for rng in rngs], np.asarray(rows, dtype=np.int64))
 
     def _reset_rows(self, rows: np.ndarray) -> None:
         rows = np.asarray(rows, dtype=np.int64)

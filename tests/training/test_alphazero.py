@@ -376,3 +376,20 @@ def test_an_arena_worker_that_cannot_rebuild_a_player_is_reported(tmp_path):
     path.unlink()
     with pytest.raises(GameFailed, match="a worker could not set up the agents: .*does not exist"):
         play_match(game, [agent, "random"], games=4, progress=False, workers=2)
+
+
+def test_tribolo_on_its_engine_plays_the_same_games_in_any_grouping():
+    """Tribolo searches on its batched engine only when asked (it was measured slower
+    there): asked, its games are the same in any grouping too."""
+    game = load_game("tribolo", **GAMES["tribolo"])
+    net = fresh_net(game, "cnn")
+    settings = {**SETTINGS, "simulations": 6}
+    seeds = [2, 7, 1]
+    alone = [play_games(game, net, settings, [seed], search="vector")[0] for seed in seeds]
+    for together in (play_games(game, net, settings, seeds, search="vector"), play_games(game, net, settings, seeds, search="vector", lockstep=2)):
+        for (examples, returns), (expected, expected_returns) in zip(together, alone):
+            assert np.array_equal(returns, expected_returns)
+            for field in FIELDS:
+                assert np.array_equal(getattr(examples, field), getattr(expected, field)), field
+    with pytest.raises(ValueError, match="search must be one of"):
+        play_games(game, net, settings, seeds, search="fast")
