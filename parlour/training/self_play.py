@@ -26,7 +26,7 @@ import numpy as np
 
 from parlour.baselines.engines.puct import PUCT, Searching, drive, evaluate_each
 from parlour.baselines.learned.alphazero import searching_from
-from parlour.baselines.learned.az_model import NetworkEvaluator, PolicyValueNet, evaluate_together, relative_values
+from parlour.baselines.learned.az_model import SEARCH_BATCH, NetworkEvaluator, PolicyValueNet, evaluate_together, relative_values
 from parlour.games.base import Game, State
 
 
@@ -51,8 +51,6 @@ class Examples:
         return Examples(*(np.concatenate([getattr(p, f) for p in parts]) for f in FIELDS))
 
 
-SEARCH_BATCH = 16
-"""Rows of every network call in self-play (padding included): see ``NetworkEvaluator``."""
 
 
 SEARCHES = ("auto", "tree", "vector")
@@ -209,27 +207,22 @@ def _record_game(game: Game, rng: np.random.Generator, opening_moves: int, decid
     recording one example per decision; returns ``(examples, returns)``."""
     state = game.new_initial_state(rng)
     decided = np.zeros(game.num_players, dtype=np.int64)
-    observations, masks, policies, seats = [], [], [], []
+    records = []
     while not state.is_terminal():
         joint = {}
         for player in state.current_players():
             legal = state.legal_actions(player)
-            observations.append(state.observation_tensor(player))
-            masks.append(state.legal_mask(player).astype(bool))
-            seats.append(player)
+            observation, mask = state.observation_tensor(player), state.legal_mask(player).astype(bool)
             if len(legal) == 1:  # nothing to decide: the target is the forced move
                 pi = np.zeros(game.num_actions)
                 pi[legal[0]] = 1.0
                 joint[player] = legal[0]
             else:
                 pi, joint[player] = yield from decide(state, player, legal, decided[player] < opening_moves)
-            policies.append(pi.astype(np.float32))
+            records.append((observation, mask, pi.astype(np.float32), player))
             decided[player] += 1
         state.apply(joint if len(joint) > 1 else next(iter(joint.values())))
-    returns = state.returns().astype(np.float64)
-    values = np.stack([relative_values(returns, seat) for seat in seats]).astype(np.float32)
-    examples = Examples(np.stack(observations).astype(np.float32), np.stack(masks), np.stack(policies), values, np.array(seats))
-    return examples, returns
+    return _examples(records, state.returns())
 
 
 class ReplayBuffer:

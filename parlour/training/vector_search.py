@@ -29,11 +29,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-import torch
 
-from parlour.baselines.learned.az_model import PolicyValueNet
+from parlour.baselines.learned.az_model import SEARCH_BATCH, PolicyValueNet, run_network
 from parlour.games.base import Game
-from parlour.vector.base import BatchedEngine
+from parlour.vector.base import BatchedEngine, legal_at
 
 def applies(game: Game) -> bool:
     """Whether ``game``'s self-play can run on its batched engine with this search: an
@@ -305,10 +304,6 @@ class VectorPUCT:
 # --- leaves valued by a network ------------------------------------------------------------------
 
 
-SEARCH_BATCH = 16
-"""The network's calls have at least this many rows (see ``NetworkEvaluator``)."""
-
-
 def network_leaves(net: PolicyValueNet, rollout_mix: float = 0.0, max_steps: int = 0) -> Leaves:
     """Leaf evaluations by ``net``: each mover's observation gives its priors and values
     relative to it (made absolute, and averaged over the movers at a simultaneous step,
@@ -320,12 +315,8 @@ def network_leaves(net: PolicyValueNet, rollout_mix: float = 0.0, max_steps: int
         P = engine.num_players
         observations = engine.observations_of(rows)  # [k, P, *shape]
         batch = observations[np.arange(k)[:, None], movers].reshape(k * M, *observations.shape[2:])
-        padded = np.zeros((max(len(batch), SEARCH_BATCH), *batch.shape[1:]), dtype=np.float32)
-        padded[: len(batch)] = batch
-        with torch.inference_mode():
-            logits, relative = net(torch.from_numpy(padded))
-            probs = torch.softmax(logits.double(), dim=1).numpy()[: len(batch)]
-        relative = relative.double().numpy()[: len(batch)].reshape(k, M, P)
+        probs, relative = run_network(net, batch, SEARCH_BATCH)
+        relative = relative.reshape(k, M, P)
         # absolute[..., j] = relative[..., (j - observer) % P]
         index = (np.arange(P)[None, None, :] - movers[:, :, None]) % P
         absolute = np.take_along_axis(relative, index, axis=2)
@@ -362,10 +353,7 @@ def random_playouts(engine: BatchedEngine, rows: np.ndarray, draws: np.ndarray) 
         else:
             choose = masks[np.arange(k), play.movers().clip(0)]
             u = u[:, 0]
-        counts = choose.sum(axis=-1)
-        pick = np.minimum((u * counts).astype(np.int64), np.maximum(counts - 1, 0))
-        actions = (np.cumsum(choose, axis=-1, dtype=np.int32) > pick[..., None]).argmax(axis=-1)
-        step = play.step(actions, where=alive)
+        step = play.step(legal_at(choose, u), where=alive)
         out[step.terminated] = step.rewards[step.terminated]
         done |= step.terminated
         step_index += 1

@@ -272,7 +272,12 @@ class OutputBuffers:
 def uniform_legal(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """One action per mask row (last axis), uniform among its 1s (0 for an empty row):
     the k-th legal action with k = floor(u * count), from one float per row."""
-    counts = masks.sum(axis=-1)
-    k = (rng.random(counts.shape) * counts).astype(np.int64)
+    return legal_at(masks, rng.random(masks.shape[:-1]))
+
+
+def legal_at(masks: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """For each mask row (last axis) and its uniform float ``u`` in [0, 1), the k-th
+    legal action with k = floor(u * count) (0 for an empty row)."""
+    k = (u * masks.sum(axis=-1)).astype(np.int64)
     # the first index whose running count of legal actions exceeds k
     return (np.cumsum(masks, axis=-1, dtype=np.int16) > k[..., None]).argmax(axis=-1)

@@ -133,19 +133,28 @@ class NetworkEvaluator:
         return probs / probs.sum()
 
 
+SEARCH_BATCH = 16
+"""Rows of every network call in self-play, padding included (see ``NetworkEvaluator``)."""
+
+
+def run_network(net: PolicyValueNet, observations: np.ndarray | list[np.ndarray], min_batch: int = 1) -> tuple[np.ndarray, np.ndarray]:
+    """``(probabilities, relative values)`` in float64 for a batch of observations, the
+    network called on at least ``min_batch`` rows (zeros after the real ones)."""
+    count = len(observations)
+    batch = np.zeros((max(count, min_batch), *np.shape(observations[0])), dtype=np.float32)
+    batch[:count] = observations
+    with torch.inference_mode():
+        logits, values = net(torch.from_numpy(batch))
+        probs = torch.softmax(logits.double(), dim=1).numpy()
+    return probs[:count], values.double().numpy()[:count]
+
+
 def evaluate_together(requests: list[tuple[NetworkEvaluator, State, tuple[int, ...]]]) -> list[tuple[dict[int, np.ndarray], np.ndarray]]:
     """The evaluations of many positions (``PUCT`` requests of evaluators sharing one
     network, e.g. the searches of many self-play games) with one call of the network:
     every seat to move's observation in one batch, padded to the evaluators' ``min_batch``."""
-    net = requests[0][0].net
     rows = [state.observation_tensor(p) for _, state, players in requests for p in players]
-    size = max(len(rows), max(evaluator.min_batch for evaluator, _, _ in requests))
-    batch = np.zeros((size, *rows[0].shape), dtype=np.float32)
-    batch[: len(rows)] = rows
-    with torch.inference_mode():
-        logits, values = net(torch.from_numpy(batch))
-        probs = torch.softmax(logits.double(), dim=1).numpy()
-    values = values.double().numpy()
+    probs, values = run_network(requests[0][0].net, rows, max(evaluator.min_batch for evaluator, _, _ in requests))
     out, first = [], 0
     for evaluator, state, players in requests:
         last = first + len(players)
