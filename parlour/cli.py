@@ -548,6 +548,8 @@ def _run_training(config: Any, out: str, args: argparse.Namespace, timesteps: in
     except KeyboardInterrupt as interrupt:
         raise Interrupted(_where_the_run_stands(trainer)) from interrupt
     print(f"trained {result.steps:,} steps in {result.seconds:.0f} s; run directory {result.run_dir}")
+    for warning in result.warnings:
+        print(f"\nWARNING: {warning}\n")
     best = trainer.best_path
     refs = references(trainer.game)
     games = refs.final_games if args.final_games is None else args.final_games
@@ -570,6 +572,7 @@ def _run_training(config: Any, out: str, args: argparse.Namespace, timesteps: in
         raise Failure(f"the final arena: {error}") from error
     summary = summarize(match)
     text = to_markdown(summary, focus=agents[0]) + "\n\n" + timing_text(summary)
+    text = "".join(f"**WARNING**: {warning}\n\n" for warning in result.warnings) + text
     print(text)
     write_atomic(result.run_dir / "arena.md", text + "\n")
     return 0

@@ -31,8 +31,10 @@ fast depth-limited searcher plays thousands.
 Same conventions as the PPO runs (``train.py``): a run directory with config.toml,
 atomic checkpoints at every evaluation (network, optimizer, replay buffer, generator
 state, counters) that a resume continues from exactly, evaluations.csv and the learning
-curve, TensorBoard scalars, best.zip (the best evaluated network) and last.zip.
-Self-play runs in ``workers`` processes; every game's seed depends only on the run's seed,
+curve, TensorBoard scalars, best.zip and last.zip.  best.zip is earned: the step-0
+network is best until a later network beats it in a gating match (``gate``, recorded in
+gating.csv), and a run whose best is still the untrained network says so in its
+result's ``warnings``.  Self-play runs in ``workers`` processes; every game's seed depends only on the run's seed,
 the iteration and the game's index, and the network is the same everywhere, so the run
 is the same for any number of workers.
 """
@@ -55,11 +57,12 @@ from parlour.training.run_files import (
     read_evaluations,
     write_atomic,
     write_checkpoint,
+    write_csv,
     write_evaluations,
 )
 from parlour.training.self_play import Examples, ReplayBuffer, play_games, play_teacher_game
-from parlour.training.train import Trainer, TrainResult, _progress_bar
-from parlour.training.win_rates import rates_deterministic
+from parlour.training.train import Trainer, TrainResult, _progress_bar, segment_seed
+from parlour.training.win_rates import rates_deterministic, win_rates
 
 
 EVAL_TEMPERATURE = 0.25
@@ -67,6 +70,18 @@ EVAL_TEMPERATURE = 0.25
 (where a deterministic agent would replay one game against a deterministic baseline):
 from the visit counts raised to 1/0.25, nearly always the most visited move, unlike the
 raw counts of a small search, which spread over moves it has barely looked at."""
+
+
+GATING_FIELDS = ["step", "best_step", "games", "score", "win_rate", "win_low", "win_high", "draw_rate", "threshold", "passed"]
+"""The columns of a run's gating.csv, a row per gating match."""
+
+
+def untrained_best_warning(gating: list[dict[str, Any]], az: dict[str, Any]) -> str:
+    """What a run whose best.zip is still the step-0 network says about it."""
+    tried = ", ".join(f"{row['score']:.0%} at step {row['step']:,}" for row in gating[-3:])
+    return (f"best.zip is the UNTRAINED step-0 network: no trained network reached {az['gate_threshold']:.0%} against it "
+            f"in a gating match of {az['gate_games']} games ({len(gating)} tried; the last: {tried or 'none'}); "
+            "the learning did not show at this budget (see gating.csv)")
 
 
 def game_seed(seed: int, iteration: int, index: int) -> int:
@@ -152,16 +167,17 @@ class AlphaZeroTrainer(Trainer):
             optimizer.load_state_dict(state["optimizer"])
             buffer.restore(np.load(io.BytesIO(state["buffer"])))
             rng.bit_generator.state = state["rng"]
-            step, iteration, best_score = state["step"], state["iteration"], state["best_score"]
+            step, iteration = state["step"], state["iteration"]
+            best_step, gating = state.get("best_step", 0), state.get("gating", [])  # runs before gating: step 0
             rows = read_evaluations(files, up_to=step)
             write_evaluations(files, rows)
             self.log(f"resuming {files.root} at step {step:,} of {self.total:,}")
         else:
             files.root.mkdir(parents=True, exist_ok=True)
             write_atomic(files.config, config.to_toml())
-            step, iteration = 0, 0
-            rows, best_score = self._evaluate_net(net, 0, -np.inf)
-            self._save(net, optimizer, buffer, rng, rows, step, iteration, best_score)
+            step, iteration, gating = 0, 0, []
+            rows, best_step = self._evaluate_net(net, 0, 0, gating)
+            self._save(net, optimizer, buffer, rng, rows, step, iteration, best_step, gating)
         from torch.utils.tensorboard import SummaryWriter
 
         writer = SummaryWriter(str(files.tensorboard / "alphazero"))
@@ -184,11 +200,13 @@ class AlphaZeroTrainer(Trainer):
                 if bar is not None:
                     bar.update(len(examples))
                 if step // self.segment_steps > before // self.segment_steps or step >= self.total:
-                    new_rows, best_score = self._evaluate_net(net, step, best_score)
+                    new_rows, best_step = self._evaluate_net(net, step, best_step, gating)
                     for row in new_rows:
                         writer.add_scalar(f"eval/win_rate_vs_{row['opponent']}", row["win_rate"], step)
+                    if gating and gating[-1]["step"] == step:
+                        writer.add_scalar("eval/gating_score", gating[-1]["score"], step)
                     rows.extend(new_rows)
-                    self._save(net, optimizer, buffer, rng, rows, step, iteration, best_score)
+                    self._save(net, optimizer, buffer, rng, rows, step, iteration, best_step, gating)
         finally:
             writer.close()
             if bar is not None:
@@ -196,9 +214,11 @@ class AlphaZeroTrainer(Trainer):
             if pool is not None:
                 pool.terminate()
         self._plot(rows)
-        from parlour.training.train import _best_step
-
-        return TrainResult(files.root, step, rows, _best_step(rows), time.perf_counter() - start)
+        warnings = []
+        if best_step == 0 and step > 0:
+            warnings.append(untrained_best_warning(gating, az))
+            self.log(f"WARNING: {warnings[-1]}")
+        return TrainResult(files.root, step, rows, best_step, time.perf_counter() - start, warnings)
 
     def _pool(self, net: Any) -> Any:
         context = multiprocessing.get_context("spawn")
@@ -246,9 +266,10 @@ class AlphaZeroTrainer(Trainer):
         net.eval()
         return {name: total / az["train_steps"] for name, total in totals.items()}
 
-    def _evaluate_net(self, net: Any, step: int, best_score: float) -> tuple[list[dict[str, Any]], float]:
+    def _evaluate_net(self, net: Any, step: int, best_step: int, gating: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], int]:
         """Rate the network (with ``eval_simulations`` of search) against the evaluation
-        opponents; keep it as best.zip if its mean score is the best yet."""
+        opponents, then, after step 0, gate it against best.zip (``gate``, its row appended
+        to ``gating``); the rows and the step of the best network after this evaluation."""
         from parlour.baselines.learned.az_model import save_az_model
 
         candidate = self.files.root / ".candidate.zip"
@@ -257,18 +278,46 @@ class AlphaZeroTrainer(Trainer):
             az = self.config.alphazero
             agent = AlphaZeroPolicy(self.game, path=str(candidate), simulations=az["eval_simulations"],
                                     deterministic=rates_deterministic(self.game), temperature=EVAL_TEMPERATURE)
-            return self.rate_candidate(agent, candidate, step, best_score, workers=az["workers"])
+            rows = self.evaluation_rows(agent, step, workers=az["workers"])
+            if step == 0:  # the untrained network is best until a trained one beats it
+                self.keep_best(candidate)
+                return rows, 0
+            gating.append(self.gate(agent, step, best_step))
+            if gating[-1]["passed"]:
+                self.keep_best(candidate)
+                best_step = step
+            return rows, best_step
         finally:
             candidate.unlink(missing_ok=True)
 
+    def gate(self, agent: Any, step: int, best_step: int) -> dict[str, Any]:
+        """The gating match of the network of ``step`` (``agent``) against best.zip (the
+        network of ``best_step``), both searching ``eval_simulations`` per move, over
+        ``gate_games`` games with every seat equally often: its row, ``passed`` if the
+        candidate's score (win 1, draw 1/2, against each other seat) reaches
+        ``gate_threshold``.  AlphaGo Zero's evaluator (Silver et al. 2017: 400 games,
+        55%), so that a noisy evaluation cannot make a worse network best."""
+        az = self.config.alphazero
+        (row,) = win_rates(self.game, agent, [self.learner_spec(str(self.files.best))], az["gate_games"],
+                           seed=segment_seed(self.config.seed, 2 * 10**6 + step), workers=az["workers"])
+        passed = row["score"] >= az["gate_threshold"]
+        result = {"step": step, "best_step": best_step, "games": row["games"], "score": row["score"],
+                  "win_rate": row["win_rate"], "win_low": row["win_low"], "win_high": row["win_high"],
+                  "draw_rate": row["draw_rate"], "threshold": az["gate_threshold"], "passed": passed}
+        verdict = "becomes best" if passed else f"the network of step {best_step:,} stays best"
+        self.log(f"step {step:,}: gating against the best (step {best_step:,}): score {row['score']:.0%} over "
+                 f"{row['games']} games, threshold {az['gate_threshold']:.0%}: {verdict}")
+        return result
+
     def _save(self, net: Any, optimizer: Any, buffer: ReplayBuffer, rng: np.random.Generator, rows: list[dict[str, Any]],
-              step: int, iteration: int, best_score: float) -> None:
+              step: int, iteration: int, best_step: int, gating: list[dict[str, Any]]) -> None:
         from parlour.baselines.learned.az_model import save_az_model
 
         write_evaluations(self.files, rows)
+        write_csv(self.files.gating, GATING_FIELDS, gating)
         packed = io.BytesIO()
         np.savez_compressed(packed, **buffer.state())
-        state = {"step": step, "iteration": iteration, "best_score": best_score, "rng": rng.bit_generator.state,
+        state = {"step": step, "iteration": iteration, "best_step": best_step, "gating": gating, "rng": rng.bit_generator.state,
                  "optimizer": optimizer.state_dict(), "buffer": packed.getvalue()}
         write_checkpoint(self.files, step, lambda path: save_az_model(net, path, self.game, self.model_extra), state)
         copy_atomic(self.files.checkpoint_dir(step) / "model.zip", self.files.last)

@@ -56,6 +56,8 @@ AZ_DEFAULTS: dict[str, Any] = {
     "rollout_mix": 0.0,
     "teacher": "",
     "teacher_positions": 0,
+    "gate_games": 40,
+    "gate_threshold": 0.55,
 }
 """Settings of ``algo = "alphazero"`` (the ``[alphazero]`` table): PUCT ``simulations`` per
 self-play decision with exploration ``c``; Dirichlet noise ``dirichlet_alpha`` (divided by
@@ -69,9 +71,13 @@ arena play with ``eval_simulations`` per move; ``rollout_mix`` (lambda in [0, 1]
 random playout into every leaf's value, AlphaGo's way (see ``NetworkEvaluator``);
 ``teacher`` (a policy spec, e.g. ``paranoid:depth=2``) plays the self-play games of the
 first ``teacher_positions`` positions instead of the search, and the network learns its
-moves (expert iteration's warm start, see ``self_play.play_teacher_game``)."""
+moves (expert iteration's warm start, see ``self_play.play_teacher_game``); at every
+evaluation after the first, the network becomes best only by scoring at least
+``gate_threshold`` against the current best in a gating match of ``gate_games`` games at
+``eval_simulations`` each (``alphazero.gate``)."""
 
 AZ_TYPES: dict[str, type] = {key: type(value) for key, value in AZ_DEFAULTS.items()}
+UNIT_INTERVAL = ("dirichlet_fraction", "rollout_mix", "gate_threshold")
 
 RLLIB_DEFAULTS: dict[str, Any] = {
     "policies": "shared",
@@ -191,12 +197,12 @@ class TrainConfig:
             if key == "teacher":
                 continue
             low = 0 if key in ("temperature_moves", "c", "dirichlet_fraction", "weight_decay", "eval_simulations", "rollout_mix",
-                                "teacher_positions") else 1
+                                "teacher_positions", "gate_threshold") else 1
             if key in ("learning_rate", "dirichlet_alpha"):
                 if not value > 0:
                     raise ValueError(f"alphazero.{key} must be positive, got {value!r}")
-            elif value < low or (key in ("dirichlet_fraction", "rollout_mix") and value > 1):
-                allowed = "in [0, 1]" if key in ("dirichlet_fraction", "rollout_mix") else f"at least {low}"
+            elif value < low or (key in UNIT_INTERVAL and value > 1):
+                allowed = "in [0, 1]" if key in UNIT_INTERVAL else f"at least {low}"
                 raise ValueError(f"alphazero.{key} must be {allowed}, got {value!r}")
         if self.alphazero["teacher_positions"] and not self.alphazero["teacher"]:
             raise ValueError(f"alphazero.teacher_positions={self.alphazero['teacher_positions']} needs alphazero.teacher, "

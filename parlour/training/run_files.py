@@ -10,6 +10,7 @@ Layout of ``runs/NAME/``::
                          per checkpoint, the last two kept
     snapshots/step_N.zip frozen learners for self-play
     evaluations.csv      win rates against the evaluation opponents over training
+    gating.csv           (alphazero) each evaluated network's match against the best
     best.zip, last.zip   the best evaluated and the latest model (``ppo:`` players)
     learning_curve.png   win rate against each evaluation opponent over training
     tb/                  TensorBoard logs
@@ -40,7 +41,7 @@ from typing import Any
 
 from parlour.atomic import copy_atomic, write_atomic
 
-__all__ = ["Checkpoint", "DamagedRun", "RunFiles", "copy_atomic", "read_checkpoint", "read_evaluations", "write_atomic", "write_checkpoint", "write_evaluations", "write_pointer"]
+__all__ = ["Checkpoint", "DamagedRun", "RunFiles", "copy_atomic", "read_checkpoint", "read_evaluations", "write_atomic", "write_checkpoint", "write_csv", "write_evaluations", "write_pointer"]
 
 EVAL_FIELDS = ["step", "opponent", "games", "win_rate", "win_low", "win_high", "draw_rate", "score", "mean_return"]
 
@@ -66,6 +67,7 @@ class RunFiles:
     checkpoints = _Under("checkpoints")
     snapshots = _Under("snapshots")
     evaluations = _Under("evaluations.csv")
+    gating = _Under("gating.csv")
     best = _Under("best.zip")
     last = _Under("last.zip")
     curve = _Under("learning_curve.png")
@@ -248,9 +250,14 @@ def read_evaluations(files: RunFiles, up_to: int | None = None) -> list[dict[str
 
 
 def write_evaluations(files: RunFiles, rows: list[dict[str, Any]]) -> None:
+    write_csv(files.evaluations, EVAL_FIELDS, rows)
+
+
+def write_csv(path: Path, fields: list[str], rows: list[dict[str, Any]]) -> None:
+    """``rows`` (their ``fields`` columns) as a CSV file at ``path``, atomically."""
     buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, EVAL_FIELDS, lineterminator="\n")
+    writer = csv.DictWriter(buffer, fields, lineterminator="\n")
     writer.writeheader()
     for row in rows:
-        writer.writerow({key: row[key] for key in EVAL_FIELDS})
-    write_atomic(files.evaluations, buffer.getvalue())
+        writer.writerow({key: row[key] for key in fields})
+    write_atomic(path, buffer.getvalue())

@@ -23,7 +23,7 @@ import shutil
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -102,6 +102,8 @@ class TrainResult:
     evaluations: list[dict[str, Any]]
     best_step: int | None
     seconds: float
+    warnings: list[str] = field(default_factory=list)
+    """What the user must know about the result (e.g. that best.zip is the untrained network)."""
 
 
 def _warn(text: str) -> None:
@@ -361,15 +363,20 @@ class Trainer:
     def rate_candidate(self, agent: Any, candidate: Path, step: int, best_score: float, workers: int = 1) -> tuple[list[dict[str, Any]], float]:
         """The evaluation rows of ``agent`` (the model in ``candidate``) at ``step``, logged;
         ``candidate`` becomes best.zip if its mean score beats ``best_score``."""
-        results = win_rates(self.game, agent, self.eval_opponents, self.config.eval_games,
-                            seed=segment_seed(self.config.seed, 10**6 + step), workers=workers)
-        rows = [{"step": step, **row} for row in results]
-        self.log(f"step {step:,}: win rate vs " + ", ".join(f"{row['opponent']} {row['win_rate']:.0%}" for row in rows))
+        rows = self.evaluation_rows(agent, step, workers)
         score = float(np.mean([row["score"] for row in rows]))
         if score > best_score:
             self.keep_best(candidate)
             best_score = score
         return rows, best_score
+
+    def evaluation_rows(self, agent: Any, step: int, workers: int = 1) -> list[dict[str, Any]]:
+        """``agent``'s rows against the evaluation opponents at ``step``, logged."""
+        results = win_rates(self.game, agent, self.eval_opponents, self.config.eval_games,
+                            seed=segment_seed(self.config.seed, 10**6 + step), workers=workers)
+        rows = [{"step": step, **row} for row in results]
+        self.log(f"step {step:,}: win rate vs " + ", ".join(f"{row['opponent']} {row['win_rate']:.0%}" for row in rows))
+        return rows
 
     def keep_best(self, candidate: Path) -> None:
         """Make the rated ``candidate`` the run's best model."""

@@ -1,6 +1,8 @@
 """The search-guided learner: self-play targets, exact resume, the same run with any
 number of workers, the ``az:`` player, and (slow) learning on small games."""
 
+import csv
+
 import numpy as np
 import pytest
 
@@ -178,7 +180,8 @@ def test_replay_buffer_ring_and_restore():
 
 
 def small_config(**changes):
-    az = {"simulations": 8, "games_per_iteration": 4, "train_steps": 4, "batch_size": 32, "hidden": 16, "eval_simulations": 4}
+    az = {"simulations": 8, "games_per_iteration": 4, "train_steps": 4, "batch_size": 32, "hidden": 16, "eval_simulations": 4,
+          "gate_games": 4}
     az.update(changes.pop("alphazero", {}))
     settings = {"game": "sticks", "algo": "alphazero", "timesteps": 90, "eval_every": 30, "eval_games": 6,
                 "eval_opponents": ["random"], "alphazero": az, **changes}
@@ -199,7 +202,7 @@ def test_a_run_saves_evaluates_and_resumes_exactly(tmp_path):
     quiet = {"progress": False, "log": lambda _: None}
     whole = AlphaZeroTrainer(small_config(), tmp_path / "whole", **quiet).run()
     files = RunFiles(tmp_path / "whole")
-    for path in (files.config, files.best, files.last, files.pointer, files.evaluations):
+    for path in (files.config, files.best, files.last, files.pointer, files.evaluations, files.gating):
         assert path.exists(), path
     assert list(files.tensorboard.rglob("events.*"))
     assert [row["step"] for row in read_evaluations(files)][0] == 0 and whole.steps >= 90
@@ -209,7 +212,40 @@ def test_a_run_saves_evaluates_and_resumes_exactly(tmp_path):
     result = resumed.run()
     assert result.steps == whole.steps
     assert result.evaluations == whole.evaluations
+    assert (result.best_step, result.warnings) == (whole.best_step, whole.warnings)
+    assert (tmp_path / "whole" / "gating.csv").read_text() == (tmp_path / "cut" / "gating.csv").read_text()
     assert same_weights(tmp_path / "whole" / "last.zip", tmp_path / "cut" / "last.zip")
+    assert same_weights(tmp_path / "whole" / "best.zip", tmp_path / "cut" / "best.zip")
+
+
+def gating_rows(run):
+    with open(run / "gating.csv", newline="") as stream:
+        return list(csv.DictReader(stream))
+
+
+@pytest.mark.parametrize("threshold", [0.0, 1.0])
+def test_best_is_earned_in_a_gating_match(tmp_path, threshold):
+    """After step 0, a network becomes best.zip only by scoring gate_threshold against
+    the best in gate_games games; the run says loudly when best is still the step-0 network."""
+    run = tmp_path / "run"
+    config = small_config(alphazero={"gate_threshold": threshold, "gate_games": 4})
+    result = AlphaZeroTrainer(config, run, progress=False, log=lambda _: None).run()
+    rows = gating_rows(run)
+    steps = sorted({row["step"] for row in result.evaluations})
+    assert [int(row["step"]) for row in rows] == steps[1:]  # every evaluation after step 0 is gated
+    best = 0
+    for row in rows:
+        assert int(row["best_step"]) == best and int(row["games"]) == 4
+        assert (row["passed"] == "True") == (float(row["score"]) >= threshold)
+        best = int(row["step"]) if row["passed"] == "True" else best
+    assert result.best_step == best
+    checkpoint = run / "checkpoints" / f"step_{steps[-1]:09d}" / "model.zip"
+    if threshold == 0.0:  # every gate passes: the last network is best
+        assert best == steps[-1] and same_weights(run / "best.zip", checkpoint) and result.warnings == []
+    else:  # a 100% score against the step-0 network is not reached here: it stays best, and the run says so
+        assert best == 0 and not same_weights(run / "best.zip", checkpoint)
+        (warning,) = result.warnings
+        assert warning.startswith("best.zip is the UNTRAINED step-0 network: no trained network reached 100% against it")
 
 
 def test_the_run_does_not_depend_on_the_number_of_workers(tmp_path):
@@ -268,6 +304,8 @@ def test_az_refuses_a_ppo_model(tmp_path):
         ({"alphazero": {"sims": 3}}, "unknown alphazero setting"),
         ({"alphazero": {"teacher_positions": 100}}, "alphazero.teacher_positions=100 needs alphazero.teacher"),
         ({"alphazero": {"teacher": 3}}, "alphazero.teacher must be a str, got 3"),
+        ({"alphazero": {"gate_threshold": 1.5}}, r"alphazero.gate_threshold must be in \[0, 1\], got 1.5"),
+        ({"alphazero": {"gate_games": 0}}, "alphazero.gate_games must be at least 1, got 0"),
     ],
 )
 def test_bad_alphazero_settings(settings, message):
@@ -279,10 +317,13 @@ def test_cli_alphazero(tmp_path, capsys):
     out = tmp_path / "run"
     args = ["train", "--game", "sticks", "--algo", "alphazero", "--timesteps", "30", "--eval-every", "30", "--eval-games", "4",
             "--eval-opponents", "random", "--set", "alphazero.simulations=4", "--set", "alphazero.games_per_iteration=4",
-            "--set", "alphazero.eval_simulations=4", "--final-games", "2", "--quiet", "--out", str(out)]
-    assert main(args) == 0
+            "--set", "alphazero.eval_simulations=4", "--set", "alphazero.gate_games=4", "--set", "alphazero.gate_threshold=1", "--set", "alphazero.learning_rate=1e-9",
+            "--final-games", "2", "--quiet", "--out", str(out)]
+    assert main(args) == 0  # a network that barely moved (learning rate 1e-9) does not win all four gating games
     text = capsys.readouterr().out
     assert f"az:{out}/best.zip,simulations=4,deterministic=false,temperature=0.25" in text
+    assert "WARNING: best.zip is the UNTRAINED step-0 network" in text
+    assert "**WARNING**: best.zip is the UNTRAINED step-0 network" in (out / "arena.md").read_text()
     assert main(["train", "--game", "sticks", "--algo", "alphazero", "--opponents", "random", "--out", str(tmp_path / "x")]) == 2
     err = capsys.readouterr().err
     assert err.strip() == "parlour train: error: --algo alphazero learns by self-play only: --opponents and --weights are for ppo"

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import re
 
-import pytest
 
 
 def start(page, game: str, seats: dict[int, str] | None = None, options: dict[str, str] | None = None, seed: int = 0) -> None:
