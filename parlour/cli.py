@@ -374,6 +374,7 @@ TRAIN_FLAGS: dict[str, str] = {
     "network": "--network",
     "algo": "--algo",
     "backend": "--backend",
+    "device": "--device",
 }
 """Training settings that have a flag of their own (``game_options``: ``--option``)."""
 
@@ -414,6 +415,7 @@ def _train_settings(args: argparse.Namespace, settings: dict[str, Any]) -> dict[
         "network": args.network,
         "algo": args.algo,
         "backend": args.backend,
+        "device": args.device,
     }
     texts = {"opponents": args.opponents, "opponent_weights": args.weights, "eval_opponents": args.eval_opponents}
     for key, value in given.items():
@@ -421,13 +423,23 @@ def _train_settings(args: argparse.Namespace, settings: dict[str, Any]) -> dict[
             settings[key] = value
             sources[key] = f"{TRAIN_FLAGS[key]} {texts.get(key, value)}"
     if args.address is not None:
-        merge(settings, "rllib.address", args.address)
-        sources["rllib.address"] = f"--address {args.address}"
+        key = address_setting(settings.get("backend", "sb3"))
+        merge(settings, key, args.address)
+        sources[key] = f"--address {args.address}"
     for item in args.set or ():
         key, value = parse_override(item)
         merge(settings, key, value)
         sources[key] = f"--set {item}"
     return sources
+
+
+ADDRESSES = ("rllib.address", "alphazero.address")
+"""The settings ``--address`` sets, by backend (``address_setting``)."""
+
+
+def address_setting(backend: str) -> str:
+    """The setting ``--address`` sets for ``backend`` (Ray's RLlib, or alphazero's Ray actors)."""
+    return "alphazero.address" if backend == "ray" else "rllib.address"
 
 
 def _weights(text: str) -> list[float]:
@@ -446,7 +458,7 @@ def _resume_changes(saved: Any, given: Any, sources: dict[str, str]) -> list[str
     changes = []
     for key, source in sources.items():
         head, _, sub = key.partition(".")
-        if head == "timesteps" or key == "rllib.address":  # how long, and where: not what the run is
+        if head in ("timesteps", "device") or key in ADDRESSES:  # how long, and where: not what the run is
             continue
         if head == "game_options":  # compare the games' resolved options: defaults given explicitly are no change
             old, new = (games[0], games[1]) if not sub else (games[0].get(sub), games[1].get(sub))
@@ -497,11 +509,12 @@ def _train(args: argparse.Namespace) -> int:
                 raise UsageError(str(error)) from None
             if changes:
                 raise UsageError(
-                    f"--resume continues the run with the settings in {str(files.config)!r}, where only --timesteps (and --address) may change: "
+                    f"--resume continues the run with the settings in {str(files.config)!r}, where only --timesteps (and --address, --device) may change: "
                     + "; ".join(changes)
                 )
-            return _run_training(None, args.out, args, timesteps=given.timesteps if "timesteps" in sources else None,
-                                 address=given.rllib["address"] if "rllib.address" in sources else None)
+            moved = {key: value for key, value in (("device", given.device), (address_setting(given.backend), args.address))
+                     if key in sources}
+            return _run_training(None, args.out, args, timesteps=given.timesteps if "timesteps" in sources else None, moved=moved)
         finally:
             lock.release()
     if args.algo == "alphazero" and (args.opponents or args.weights):
@@ -522,7 +535,10 @@ def _train(args: argparse.Namespace) -> int:
 
 
 def _run_training(config: Any, out: str, args: argparse.Namespace, timesteps: int | None = None,
-                  address: str | None = None) -> int:
+                  moved: dict[str, Any] | None = None) -> int:
+    """Train (``config``, or for ``--resume`` the run's own) and play the final arena;
+    ``moved``: where a resumed run now runs (``device``, a backend's ``address``), which
+    config.toml keeps as first given."""
     from parlour.baselines import references
     from parlour.training.arena import GameFailed
     from parlour.training.run_files import DamagedRun
@@ -541,8 +557,11 @@ def _run_training(config: Any, out: str, args: argparse.Namespace, timesteps: in
         raise UsageError(str(error)) from None
     except ImportError as error:
         raise Failure(str(error)) from None
-    if address is not None:  # a resumed run may move to another cluster (config.toml keeps the first address)
-        trainer.config.rllib["address"] = address
+    for key, value in (moved or {}).items():
+        try:
+            trainer.move(key, value)
+        except ValueError as error:
+            raise UsageError(str(error)) from None
     try:
         result = trainer.run()
     except KeyboardInterrupt as interrupt:
@@ -689,11 +708,14 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--snapshot-every", type=int, help="steps between self-play snapshots (default 10000)")
     train.add_argument("--algo", choices=["ppo", "alphazero"],
                        help="ppo (MaskablePPO against --opponents; default) or alphazero (self-play guiding PUCT search; settings in [alphazero])")
-    train.add_argument("--backend", choices=["sb3", "rllib"],
-                       help="sb3 (Stable-Baselines3 in this process; default) or rllib (Ray RLlib: 'self' opponents are live "
-                       "learning seats; settings in [rllib]; needs the rllib extra)")
+    train.add_argument("--backend", choices=["sb3", "rllib", "ray"],
+                       help="sb3 (Stable-Baselines3 in this process, or alphazero's local worker processes; default), rllib (Ray RLlib: "
+                       "'self' opponents are live learning seats; settings in [rllib]) or ray (alphazero's self-play workers as Ray "
+                       "actors); rllib and ray need the rllib extra")
     train.add_argument("--address", metavar="HOST:PORT",
-                       help="with --backend rllib: the Ray cluster to join (default: RAY_ADDRESS, else a local Ray on 127.0.0.1)")
+                       help="with --backend rllib or ray: the Ray cluster to join (default: RAY_ADDRESS, else a local Ray on 127.0.0.1)")
+    train.add_argument("--device", choices=["auto", "cpu", "cuda"],
+                       help="where torch runs the network (auto: a GPU when torch sees one; default)")
     train.add_argument("--network", choices=["auto", "mlp", "cnn"],
                        help="policy network: mlp, cnn (a residual CNN over board planes), or auto (default: cnn for Tribolo and Double Card)")
     train.add_argument("--config", metavar="FILE.toml", help="settings file ([game_options] and [ppo] tables)")

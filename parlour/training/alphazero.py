@@ -42,8 +42,6 @@ is the same for any number of workers.
 from __future__ import annotations
 
 import io
-import multiprocessing
-import signal
 import time
 from typing import Any
 
@@ -51,7 +49,6 @@ import numpy as np
 
 from parlour.baselines.learned.alphazero import AlphaZeroPolicy
 from parlour.baselines.policy import make_from_spec
-from parlour.processes import die_with_parent
 from parlour.training.run_files import (
     copy_atomic,
     read_evaluations,
@@ -61,6 +58,7 @@ from parlour.training.run_files import (
     write_evaluations,
 )
 from parlour.training.self_play import Examples, ReplayBuffer, play_games, play_teacher_game
+from parlour.training.self_play_workers import open_workers, packed_weights
 from parlour.training.train import Trainer, TrainResult, _progress_bar, segment_seed
 from parlour.training.win_rates import rates_deterministic, win_rates
 
@@ -87,33 +85,6 @@ def untrained_best_warning(gating: list[dict[str, Any]], az: dict[str, Any]) -> 
 def game_seed(seed: int, iteration: int, index: int) -> int:
     """The seed of self-play game ``index`` of ``iteration``."""
     return int(np.random.SeedSequence(seed, spawn_key=(3, iteration, index)).generate_state(1)[0])
-
-
-_WORKER: dict[str, Any] = {}
-
-
-def _init_worker(game: Any, shape: dict[str, Any], settings: dict[str, Any], threads: int) -> None:
-    import torch
-
-    from parlour.baselines.learned.az_model import PolicyValueNet
-
-    die_with_parent()  # even a SIGKILL of the trainer ends its workers
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to report
-    torch.set_num_threads(threads)
-    shape = dict(shape)
-    _WORKER.update(game=game, settings=settings, net=PolicyValueNet(tuple(shape.pop("observation_shape")), **shape))
-
-
-def _play(task: tuple[bytes | None, list[int]]) -> list[tuple[Examples, np.ndarray]]:
-    """A worker's games: the network's self-play with ``weights``, or (``None``) the teacher's."""
-    import torch
-
-    weights, seeds = task
-    if weights is None:
-        return [play_teacher_game(_WORKER["game"], _WORKER["settings"], seed) for seed in seeds]
-    net = _WORKER["net"]
-    net.load_state_dict(torch.load(io.BytesIO(weights), weights_only=True))
-    return play_games(_WORKER["game"], net.eval(), _WORKER["settings"], seeds)  # in lockstep, one network call a round
 
 
 class AlphaZeroTrainer(Trainer):
@@ -154,6 +125,7 @@ class AlphaZeroTrainer(Trainer):
             torch.manual_seed(config.seed)
             net = PolicyValueNet(game.observation_shape, game.num_actions, game.num_players, network=self.network,
                                  channels=config.cnn_channels, blocks=config.cnn_blocks, hidden=az["hidden"])
+        net.to(self.device)
         optimizer = torch.optim.Adam(net.parameters(), lr=az["learning_rate"], weight_decay=az["weight_decay"])
         buffer = ReplayBuffer(az["buffer_size"], game.observation_shape, game.num_actions, game.num_players)
         rng = np.random.default_rng(np.random.SeedSequence(config.seed, spawn_key=(4,)))
@@ -182,11 +154,11 @@ class AlphaZeroTrainer(Trainer):
 
         writer = SummaryWriter(str(files.tensorboard / "alphazero"))
         bar = _progress_bar(self.total, step, self.progress)
-        pool = self._pool(net) if az["workers"] > 1 else None
+        workers = open_workers(config.backend, game, net, az, config.torch_threads, self.device)
         try:
             while step < self.total:
                 t0 = time.perf_counter()
-                games = self._self_play(net, iteration, pool, teacher=step < az["teacher_positions"])
+                games = self._self_play(net, iteration, workers, teacher=step < az["teacher_positions"])
                 seconds = time.perf_counter() - t0
                 examples = Examples.concatenate([examples for examples, _ in games])
                 buffer.add(examples)
@@ -211,39 +183,23 @@ class AlphaZeroTrainer(Trainer):
             writer.close()
             if bar is not None:
                 bar.close()
-            if pool is not None:
-                pool.terminate()
+            if workers is not None:
+                workers.close()
         self._plot(rows)
         warnings = []
         if best_step == 0 and step > 0:
             warnings.append(untrained_best_warning(gating, az))
-            self.log(f"WARNING: {warnings[-1]}")
         return TrainResult(files.root, step, rows, best_step, time.perf_counter() - start, warnings)
 
-    def _pool(self, net: Any) -> Any:
-        context = multiprocessing.get_context("spawn")
-        return context.Pool(self.config.alphazero["workers"], initializer=_init_worker,
-                            initargs=(self.game, net.shape, self.config.alphazero, self.config.torch_threads))
-
-    def _self_play(self, net: Any, iteration: int, pool: Any, teacher: bool) -> list[tuple[Examples, np.ndarray]]:
-        """The iteration's games: the network's self-play, or the teacher's (``teacher``)."""
+    def _self_play(self, net: Any, iteration: int, workers: Any, teacher: bool) -> list[tuple[Examples, np.ndarray]]:
+        """The iteration's games, in seed order: the network's self-play, or the teacher's (``teacher``)."""
         az = self.config.alphazero
         seeds = [game_seed(self.config.seed, iteration, i) for i in range(az["games_per_iteration"])]
-        if pool is None:
-            if teacher:
-                return [play_teacher_game(self.game, az, seed) for seed in seeds]
-            return play_games(self.game, net.eval(), az, seeds)
-        import torch
-
-        weights = None
-        if not teacher:
-            buffer = io.BytesIO()
-            torch.save(net.state_dict(), buffer)
-            weights = buffer.getvalue()
-        workers = az["workers"]
-        chunks = [seeds[i::workers] for i in range(workers)]  # game i goes to worker i % workers
-        results = pool.map(_play, [(weights, chunk) for chunk in chunks])
-        return [results[i % workers][i // workers] for i in range(len(seeds))]  # the games in seed order
+        if workers is not None:
+            return workers.play(None if teacher else packed_weights(net), seeds)
+        if teacher:
+            return [play_teacher_game(self.game, az, seed) for seed in seeds]
+        return play_games(self.game, net.eval(), az, seeds)
 
     def _train(self, net: Any, optimizer: Any, buffer: ReplayBuffer, rng: np.random.Generator) -> dict[str, float]:
         """``train_steps`` minibatches of AlphaZero's loss; the mean losses."""
@@ -254,10 +210,12 @@ class AlphaZeroTrainer(Trainer):
         totals = {"policy": 0.0, "value": 0.0}
         for _ in range(az["train_steps"]):
             batch = buffer.sample(min(az["batch_size"], len(buffer)), rng)
-            logits, values = net(torch.from_numpy(batch.observations))
-            logits = logits.masked_fill(~torch.from_numpy(batch.masks), -1e9)
-            policy_loss = -(torch.from_numpy(batch.policies) * torch.log_softmax(logits, dim=1)).sum(dim=1).mean()
-            value_loss = ((values - torch.from_numpy(batch.values)) ** 2).mean()
+            observations, masks, policies, targets = (torch.from_numpy(array).to(self.device) for array in
+                                                      (batch.observations, batch.masks, batch.policies, batch.values))
+            logits, values = net(observations)
+            logits = logits.masked_fill(~masks, -1e9)
+            policy_loss = -(policies * torch.log_softmax(logits, dim=1)).sum(dim=1).mean()
+            value_loss = ((values - targets) ** 2).mean()
             optimizer.zero_grad()
             (policy_loss + value_loss).backward()
             optimizer.step()

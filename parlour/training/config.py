@@ -58,6 +58,7 @@ AZ_DEFAULTS: dict[str, Any] = {
     "teacher_positions": 0,
     "gate_games": 40,
     "gate_threshold": 0.55,
+    "address": "",
 }
 """Settings of ``algo = "alphazero"`` (the ``[alphazero]`` table): PUCT ``simulations`` per
 self-play decision with exploration ``c``; Dirichlet noise ``dirichlet_alpha`` (divided by
@@ -74,7 +75,9 @@ first ``teacher_positions`` positions instead of the search, and the network lea
 moves (expert iteration's warm start, see ``self_play.play_teacher_game``); at every
 evaluation after the first, the network becomes best only by scoring at least
 ``gate_threshold`` against the current best in a gating match of ``gate_games`` games at
-``eval_simulations`` each (``alphazero.gate``)."""
+``eval_simulations`` each (``alphazero.gate``); with ``backend = "ray"``, ``address`` of
+the Ray cluster whose actors play the self-play games (empty: ``RAY_ADDRESS`` if set,
+else a local Ray on 127.0.0.1)."""
 
 AZ_TYPES: dict[str, type] = {key: type(value) for key, value in AZ_DEFAULTS.items()}
 UNIT_INTERVAL = ("dirichlet_fraction", "rollout_mix", "gate_threshold")
@@ -101,7 +104,8 @@ if set, else a local Ray on 127.0.0.1); PPO's ``train_batch_size`` env steps per
 RLLIB_TYPES: dict[str, type] = {key: type(value) for key, value in RLLIB_DEFAULTS.items()}
 
 ALGOS = ("ppo", "alphazero")
-BACKENDS = ("sb3", "rllib")
+BACKENDS = ("sb3", "rllib", "ray")
+DEVICES = ("auto", "cpu", "cuda")
 
 VEC_KINDS = ("dummy", "subproc", "batched")
 NETWORKS = ("auto", "mlp", "cnn")
@@ -116,8 +120,10 @@ class TrainConfig:
     algo: str = "ppo"
     """``ppo`` (MaskablePPO against ``opponents``) or ``alphazero`` (self-play with PUCT search)."""
     backend: str = "sb3"
-    """``sb3`` (Stable-Baselines3, one process) or ``rllib`` (Ray RLlib: every ``self`` seat
-    learns, see ``parlour.training.rllib``); ``rllib`` trains ``ppo`` only."""
+    """``sb3`` (Stable-Baselines3, one process; for ``alphazero``: self-play in local worker
+    processes), ``rllib`` (Ray RLlib: every ``self`` seat learns, see
+    ``parlour.training.rllib``; ``ppo`` only) or ``ray`` (``alphazero`` only: self-play
+    workers as Ray actors, see ``parlour.training.self_play_workers``)."""
     game_options: dict[str, Any] = field(default_factory=dict)
     opponents: list[str] = field(default_factory=lambda: ["random"])
     """Policy specs for the other seats, or ``"self"`` for snapshots of the learner."""
@@ -144,6 +150,9 @@ class TrainConfig:
     cnn_blocks: int = 2
     """Residual blocks of ``BoardCNN`` after its first convolution."""
     torch_threads: int = 1
+    device: str = "auto"
+    """Where torch runs the learner's network (``ppo`` and ``alphazero``): ``cpu``, ``cuda``,
+    or ``auto`` (``cuda`` when torch sees a GPU).  Results are reproducible per device."""
     """Threads torch may use (one is fastest for these small networks, and steady when
     the machine is shared: benchmarks/RESULTS.md, training throughput)."""
     ppo: dict[str, Any] = field(default_factory=lambda: dict(PPO_DEFAULTS))
@@ -178,6 +187,13 @@ class TrainConfig:
             raise ValueError(f"algo must be one of {list(ALGOS)}, got {self.algo!r}")
         if self.backend not in BACKENDS:
             raise ValueError(f"backend must be one of {list(BACKENDS)}, got {self.backend!r}")
+        if self.backend == "ray" and self.algo != "alphazero":
+            raise ValueError(f"backend 'ray' plays alphazero's self-play on Ray actors, got algo {self.algo!r} "
+                             "(PPO on Ray is backend 'rllib')")
+        if self.device not in DEVICES:
+            raise ValueError(f"device must be one of {list(DEVICES)}, got {self.device!r}")
+        if self.device != "auto" and self.backend == "rllib":
+            raise ValueError(f"device {self.device!r} is for the sb3 and ray backends; RLlib places its learners itself")
         if self.backend != "rllib" and "league" in self.opponents:
             raise ValueError(f"opponent 'league' (frozen snapshots of the RLlib modules) needs backend 'rllib', got backend "
                              f"{self.backend!r}, where the learner's snapshots are 'self'")
@@ -194,7 +210,7 @@ class TrainConfig:
             raise ValueError(f"unknown alphazero setting(s) {unknown}; settings are {sorted(AZ_DEFAULTS)}")
         for key, value in self.alphazero.items():
             self.alphazero[key] = value = _coerce(f"alphazero.{key}", value, AZ_TYPES[key])
-            if key == "teacher":
+            if key in ("teacher", "address"):
                 continue
             low = 0 if key in ("temperature_moves", "c", "dirichlet_fraction", "weight_decay", "eval_simulations", "rollout_mix",
                                 "teacher_positions", "gate_threshold") else 1

@@ -44,6 +44,7 @@ from parlour.locks import LOCK_FILE, DirectoryLock
 from parlour.processes import die_with_parent
 from parlour.training.config import TrainConfig, choose_network
 from parlour.training.opponents import LEAGUE, SELF, OpponentPool, parse_opponents
+from parlour.training.devices import resolve_device
 from parlour.training.run_files import (
     Checkpoint,
     RunFiles,
@@ -188,6 +189,7 @@ class Trainer:
         OpponentPool(self.game, parse_opponents(self.config.opponents, self.config.opponent_weights), special=special)
         for spec in self.eval_opponents:
             make_from_spec(spec, self.game)
+        self.device = resolve_device(self.config.device)
         self.check_settings()
         contents = [path for path in root.iterdir() if path.name != LOCK_FILE] if root.exists() else []
         if not resume and contents:
@@ -201,6 +203,18 @@ class Trainer:
                     shutil.rmtree(path)
                 else:
                     path.unlink()
+
+    def move(self, key: str, value: Any) -> None:
+        """Run a resumed run elsewhere: ``device``, or a backend's ``rllib.address`` or
+        ``alphazero.address`` (config.toml keeps what the run was started with)."""
+        if key == "device":
+            self.device = resolve_device(value)
+            self.config.device = value
+        elif key in ("rllib.address", "alphazero.address"):
+            table, _, name = key.partition(".")
+            getattr(self.config, table)[name] = value
+        else:
+            raise ValueError(f"a resumed run may move its device or address, not {key!r}")
 
     def check_settings(self) -> None:
         """A backend's own checks of the configuration, made before anything is written
@@ -280,7 +294,7 @@ class Trainer:
             write_evaluations(files, rows)
             vec_env = make_vec_env(config, snapshots)
             with preserved_global_rng():
-                model = MaskablePPO.load(checkpoint.model, env=vec_env, device="cpu", tensorboard_log=str(files.tensorboard))
+                model = MaskablePPO.load(checkpoint.model, env=vec_env, device=self.device, tensorboard_log=str(files.tensorboard))
             set_global_rng_state(state["rng"])
             best_score = state["best_score"]
             self.log(f"resuming {files.root} at step {step:,} of {self.total:,}")
@@ -297,7 +311,7 @@ class Trainer:
                 "MlpPolicy",
                 vec_env,
                 seed=config.seed,
-                device="cpu",
+                device=self.device,
                 verbose=0,
                 tensorboard_log=str(files.tensorboard),
                 policy_kwargs=policy_kwargs(self.network, net_arch, {"channels": config.cnn_channels, "blocks": config.cnn_blocks}),

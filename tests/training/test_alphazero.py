@@ -218,6 +218,24 @@ def test_a_run_saves_evaluates_and_resumes_exactly(tmp_path):
     assert same_weights(tmp_path / "whole" / "best.zip", tmp_path / "cut" / "best.zip")
 
 
+def test_device(tmp_path, monkeypatch):
+    """``device``: auto is the CPU on a machine without a GPU (the same run as cpu), cuda
+    there is refused before anything is written, and a resumed run may change it."""
+    quiet = {"progress": False, "log": lambda _: None}
+    AlphaZeroTrainer(small_config(timesteps=30, device="cpu"), tmp_path / "cpu", **quiet).run()
+    auto = AlphaZeroTrainer(small_config(timesteps=30), tmp_path / "auto", **quiet)
+    assert auto.device == ("cuda" if torch.cuda.is_available() else "cpu")
+    auto.run()
+    assert same_weights(tmp_path / "cpu" / "last.zip", tmp_path / "auto" / "last.zip")
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    with pytest.raises(ValueError, match=r"device 'cuda': torch sees no GPU here \(torch.cuda.is_available\(\) is False\)"):
+        AlphaZeroTrainer(small_config(device="cuda"), tmp_path / "cuda", **quiet)
+    assert not (tmp_path / "cuda" / "config.toml").exists()
+    assert main(["train", "--resume", "--out", str(tmp_path / "cpu"), "--device", "cuda", "--timesteps", "60", "--quiet"]) == 2
+    assert main(["train", "--resume", "--out", str(tmp_path / "cpu"), "--device", "cpu", "--timesteps", "60", "--final-games", "0",
+                 "--quiet"]) == 0
+
+
 def gating_rows(run):
     with open(run / "gating.csv", newline="") as stream:
         return list(csv.DictReader(stream))
@@ -306,6 +324,9 @@ def test_az_refuses_a_ppo_model(tmp_path):
         ({"alphazero": {"teacher": 3}}, "alphazero.teacher must be a str, got 3"),
         ({"alphazero": {"gate_threshold": 1.5}}, r"alphazero.gate_threshold must be in \[0, 1\], got 1.5"),
         ({"alphazero": {"gate_games": 0}}, "alphazero.gate_games must be at least 1, got 0"),
+        ({"backend": "ray"}, "backend 'ray' plays alphazero's self-play on Ray actors, got algo 'ppo'"),
+        ({"device": "tpu"}, r"device must be one of \['auto', 'cpu', 'cuda'\], got 'tpu'"),
+        ({"device": "cpu", "backend": "rllib"}, "device 'cpu' is for the sb3 and ray backends"),
     ],
 )
 def test_bad_alphazero_settings(settings, message):

@@ -86,3 +86,26 @@ def test_training_runs_across_the_cluster(two_nodes, tmp_path, capsys, monkeypat
     code = main(["arena", "--game", "tribolo", *small, "--agents", f"rllib:{out}", "random", "greedy", "--games", "2",
                  "--backend", "ray", "--address", two_nodes, "--quiet"])
     assert code == 0 and "rllib:" in capsys.readouterr().out
+
+
+def test_alphazero_self_play_on_ray_actors_is_the_local_run(two_nodes, tmp_path):
+    """``--backend ray``: the self-play games are played by two Ray actors of the cluster,
+    the learner in the driver; the games, hence the weights, evaluations and gating
+    matches, are those of the run with local worker processes."""
+    args = ["train", "--game", "sticks", "--algo", "alphazero", "--timesteps", "60", "--eval-every", "30", "--eval-games", "2",
+            "--eval-opponents", "random", "--set", "alphazero.simulations=4", "--set", "alphazero.games_per_iteration=4",
+            "--set", "alphazero.eval_simulations=4", "--set", "alphazero.gate_games=2", "--set", "alphazero.workers=2",
+            "--final-games", "0", "--quiet"]
+    assert main([*args, "--out", str(tmp_path / "local")]) == 0
+    assert main([*args, "--backend", "ray", "--address", two_nodes, "--out", str(tmp_path / "ray")]) == 0
+    local, remote = RunFiles(tmp_path / "local"), RunFiles(tmp_path / "ray")
+    assert read_evaluations(remote) == read_evaluations(local)
+    assert remote.gating.read_text() == local.gating.read_text()
+    assert (tmp_path / "ray" / "last.zip").read_bytes() != b""
+    from parlour.baselines.learned.az_model import read_az_net
+
+    import torch
+
+    (a, _), (b, _) = read_az_net(tmp_path / "local" / "last.zip"), read_az_net(tmp_path / "ray" / "last.zip")
+    assert all(torch.equal(x, y) for x, y in zip(a.state_dict().values(), b.state_dict().values()))
+    assert 'backend = "ray"' in remote.config.read_text() and f'address = "{two_nodes}"' in remote.config.read_text()

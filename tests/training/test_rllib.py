@@ -256,7 +256,7 @@ def test_the_rllib_player_refuses_what_it_cannot_play(tmp_path):
 @pytest.mark.parametrize(
     ("settings", "message"),
     [
-        ({"backend": "ray"}, "backend must be one of"),
+        ({"backend": "spark"}, r"backend must be one of \[.sb3., .rllib., .ray.\], got .spark."),
         ({"backend": "rllib", "algo": "alphazero"}, "trains algo 'ppo' only"),
         ({"rllib": {"policies": "each"}}, "rllib.policies must be 'shared' or 'per_seat'"),
         ({"rllib": {"num_env_runners": -1}}, "rllib.num_env_runners must be at least 0"),

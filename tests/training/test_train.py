@@ -288,7 +288,7 @@ def test_resume_accepts_unchanged_settings_and_names_changed_ones(small_run, tmp
     assert main(["train", "--out", str(run), "--resume", *changed, "--quiet"]) == 2
     err = capsys.readouterr().err
     assert len(err.splitlines()) == 1
-    assert "only --timesteps (and --address) may change" in err
+    assert "only --timesteps (and --address, --device) may change" in err
     assert "--eval-every 5000 changes eval_every (saved 256, given 5000)" in err
     assert "--option max_take=2 changes game_options.max_take (saved 3, given 2)" in err
     assert "--set ppo.n_steps=32 changes ppo.n_steps (saved 64, given 32)" in err

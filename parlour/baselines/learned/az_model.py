@@ -125,8 +125,8 @@ class NetworkEvaluator:
     def policy(self, observation: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """The network's own move distribution over the legal actions (no search)."""
         with torch.inference_mode():
-            logits, _ = self.net(torch.from_numpy(np.asarray(observation, dtype=np.float32)[None]))
-        logits = logits[0].double().numpy()
+            logits, _ = self.net(torch.from_numpy(np.asarray(observation, dtype=np.float32)[None]).to(device_of(self.net)))
+        logits = logits[0].double().cpu().numpy()
         logits[np.asarray(mask) == 0] = -np.inf
         logits -= logits.max()
         probs = np.exp(logits)
@@ -144,9 +144,14 @@ def run_network(net: PolicyValueNet, observations: np.ndarray | list[np.ndarray]
     batch = np.zeros((max(count, min_batch), *np.shape(observations[0])), dtype=np.float32)
     batch[:count] = observations
     with torch.inference_mode():
-        logits, values = net(torch.from_numpy(batch))
-        probs = torch.softmax(logits.double(), dim=1).numpy()
-    return probs[:count], values.double().numpy()[:count]
+        logits, values = net(torch.from_numpy(batch).to(device_of(net)))
+        probs = torch.softmax(logits.double(), dim=1).cpu().numpy()
+    return probs[:count], values.double().cpu().numpy()[:count]
+
+
+def device_of(net: nn.Module) -> torch.device:
+    """Where the network's weights are (its inputs go there)."""
+    return next(net.parameters()).device
 
 
 def evaluate_together(requests: list[tuple[NetworkEvaluator, State, tuple[int, ...]]]) -> list[tuple[dict[int, np.ndarray], np.ndarray]]:
