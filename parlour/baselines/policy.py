@@ -35,6 +35,8 @@ class Param:
 
     def parse(self, name: str, value: Any) -> Any:
         """Check (and, for text, convert) a value; ``ValueError`` naming what is allowed."""
+        if value is None and self.default is None:  # "not set": the policy works it out
+            return None
         kind = self.type or (type(self.default) if self.default is not None else None)
         if isinstance(value, str) and kind not in (None, str):
             try:

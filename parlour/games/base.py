@@ -106,6 +106,10 @@ class Game(abc.ABC):
     observation_is_information_state: ClassVar[bool] = False
     """True if ``observation_tensor`` holds all a seat knows, history included (then it
     can serve as OpenSpiel's information-state tensor)."""
+    rules_version: ClassVar[int] = 1
+    """Which edition of the game's rules this module plays: raised whenever a change of
+    the rules changes what a position, an observation or a move means.  Model files
+    record it, and a model made for another version is refused rather than played wrongly."""
     start_options: ClassVar[dict[str, str]] = {}
     """Keyword arguments ``new_initial_state`` accepts for a fixed start, with help."""
     notation: ClassVar[str] = "a move is written as in the list of legal moves"

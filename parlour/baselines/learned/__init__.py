@@ -4,4 +4,4 @@ written by ``parlour train``), ``az:PATH`` (a policy-value network of ``parlour 
 Ray RLlib) and their file formats.  torch, Stable-Baselines3 and Ray are imported only
 when a model is loaded (the ``train`` and ``rllib`` extras)."""
 
-from parlour.baselines.learned import alphazero, ppo, rllib  # noqa: F401  (registration)
+from parlour.baselines.learned import alphazero, ppo, rllib, zoo_player  # noqa: F401  (registration)

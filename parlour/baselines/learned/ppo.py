@@ -85,6 +85,7 @@ def model_meta(game: Game) -> dict[str, Any]:
     """What a model file records about its game."""
     return {
         "game": game.name,
+        "rules_version": game.rules_version,
         "config": game.config,
         "observation_shape": list(game.observation_shape),
         "num_actions": game.num_actions,
@@ -131,6 +132,11 @@ def check_model_game(meta: dict[str, Any], game: Game, path: str | os.PathLike) 
     """``ValueError`` unless the model can play ``game``; a warning if only options differ."""
     if meta.get("game") != game.name:
         raise ValueError(f"model file {str(path)!r} was trained for {meta.get('game')!r}, not {game.name!r}")
+    made_for = meta.get("rules_version", game.rules_version)  # files from before versions: the first rules
+    if made_for != game.rules_version:
+        raise ValueError(f"model file {str(path)!r} was made for version {made_for!r} of the {game.name} rules; "
+                         f"this parlour plays version {game.rules_version}, where its moves may mean something else: "
+                         "train it again")
     shape_ok = list(meta.get("observation_shape", [])) == list(game.observation_shape)
     if not shape_ok or meta.get("num_actions") != game.num_actions:
         raise ValueError(

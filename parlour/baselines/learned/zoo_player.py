@@ -1,0 +1,73 @@
+"""``zoo:GAME``: the model zoo's agent for a game (``parlour.zoo``), as a policy spec.
+
+It is the card's own player (``az:`` or ``ppo:`` on the shipped model file, with the
+card's parameters) under a name that does not depend on where parlour is installed;
+``simulations``, ``deterministic`` and ``temperature`` override the card's.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from parlour.baselines.policy import Param, Policy, make_from_spec, register
+
+
+@register
+class ZooPolicy(Policy):
+    name = "zoo"
+    summary = "The model zoo's trained agent for the game (`zoo`, or `zoo:GAME`; see parlour.zoo); needs the train extra."
+    source = "parlour's own training runs (each card states its command)"
+    positional = "entry"
+    params = {
+        "entry": Param(None, "the zoo entry, a game's name (default: the game being played)", type=str),
+        "simulations": Param(None, "search simulations per move (None: the card's; 0: the network alone)", int),
+        "deterministic": Param(None, "play the most visited or probable move (None: the card's)", bool),
+        "temperature": Param(None, "with deterministic=false, the sampling temperature (None: the card's)", float),
+    }
+
+    @classmethod
+    def unsupported(cls, game: Any, full_states: bool = False) -> str | None:
+        from parlour.zoo import available
+
+        if game.name not in available():
+            return f"the zoo has no agent for it yet (it has agents for {', '.join(available()) or 'no game'})"
+        return None
+
+    def setup(self) -> None:
+        from parlour.zoo import card
+
+        entry = self.config["entry"] or self.game.name
+        if entry != self.game.name:
+            raise ValueError(f"zoo:{entry} is the zoo's {entry} agent; it cannot play {self.game.name} (use zoo:{self.game.name})")
+        self.card = card(entry)
+        overrides = {key: self.config[key] for key in ("simulations", "deterministic", "temperature")}
+        if self.card.kind == "ppo" and (overrides["simulations"] is not None or overrides["temperature"] is not None):
+            raise ValueError(f"the zoo's {entry} agent is a ppo model (no search): simulations and temperature do not apply")
+        self.inner = make_from_spec(self.card.spec(**overrides), self.game, seed=self.seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        self.inner.reset(seed)
+
+    def act(self, info_state: Any) -> int:
+        action = self.inner.act(info_state)
+        self.stats = self.inner.stats
+        return action
+
+    def act_observation(self, observation: Any, mask: np.ndarray | None = None) -> int:
+        """The network's own move (no search) from a seat's observation: a PettingZoo
+        observation (``{"observation": ..., "action_mask": ...}``) or the array and the mask."""
+        if isinstance(observation, dict):
+            observation, mask = observation["observation"], observation["action_mask"]
+        if mask is None:
+            raise ValueError("act_observation needs the legal mask: pass the PettingZoo observation dict, or the mask")
+        return self.inner.act_observation(np.asarray(observation, dtype=np.float32), np.asarray(mask).astype(bool))
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {k: v for k, v in self.__dict__.items() if k != "inner"}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self.setup()

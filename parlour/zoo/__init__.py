@@ -1,0 +1,98 @@
+"""parlour's model zoo: the best trained agent of each game, shipped inside the package.
+
+Users asked OpenSpiel and PettingZoo for trained models to compare against (OpenSpiel
+issue 904, PettingZoo issues 226 and 773); pgx ships baseline models for its games.
+Here each game's agent is two small files of package data in ``parlour/zoo/models``:
+
+- ``GAME.zip``, the model file as ``parlour train`` wrote it (``az:`` or ``ppo:``), and
+- ``GAME.json``, its card: how it plays (``kind`` and ``play``, the player's parameters),
+  the training command and configuration that made it, the parlour version and the
+  game's rules version it was made with, and its ``parlour bench`` card.
+
+``load("tribolo")`` is a :class:`~parlour.baselines.policy.Policy` for the game's default
+options (``act`` searches from an information state; ``act_observation`` takes a
+PettingZoo observation, the network alone); the spec ``zoo:GAME`` plays it wherever a
+policy spec is accepted (``parlour arena``, ``play``, ``serve``, ``bench``).  A card made
+for another version of the game's rules is refused: its moves may mean something else.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from parlour.games import GAMES, load_game
+
+MODELS = Path(str(resources.files("parlour.zoo") / "models"))
+"""Where the zoo's files are (package data)."""
+
+KINDS = ("az", "ppo")
+
+
+@dataclass(frozen=True)
+class ZooCard:
+    """What the zoo says about one game's agent (``GAME.json``)."""
+
+    game: str
+    kind: str
+    play: dict[str, Any]
+    """The player's parameters (``simulations`` and the like), the path aside."""
+    command: str
+    config: dict[str, Any]
+    parlour_version: str
+    rules_version: int
+    bench: dict[str, Any]
+    notes: str = ""
+
+    @property
+    def model(self) -> Path:
+        return MODELS / f"{self.game}.zip"
+
+    def spec(self, **overrides: Any) -> str:
+        """The policy spec that plays this agent (``az:PATH,simulations=...``)."""
+        params = {**self.play, **{key: value for key, value in overrides.items() if value is not None}}
+        return ",".join([f"{self.kind}:{self.model}", *(f"{key}={_text(value)}" for key, value in params.items())])
+
+
+def _text(value: Any) -> str:
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def available() -> list[str]:
+    """The games the zoo has an agent for."""
+    return sorted(path.stem for path in MODELS.glob("*.json") if (MODELS / f"{path.stem}.zip").is_file())
+
+
+def card(game: str) -> ZooCard:
+    """The card of ``game``'s agent; ``ValueError`` naming the games the zoo has, or
+    saying why the card cannot be used."""
+    if game not in GAMES:
+        raise ValueError(f"unknown game {game!r}; games are {sorted(GAMES)}")
+    have = available()
+    if game not in have:
+        raise ValueError(f"the zoo has no agent for {game} yet; it has agents for {', '.join(have) or 'no game'}")
+    path = MODELS / f"{game}.json"
+    try:
+        data = json.loads(path.read_text())
+        made = ZooCard(**data)
+    except (ValueError, TypeError) as error:
+        raise ValueError(f"zoo card {str(path)!r} cannot be read: {error}") from None
+    if made.game != game or made.kind not in KINDS:
+        raise ValueError(f"zoo card {str(path)!r} is for game {made.game!r} and kind {made.kind!r}, expected {game!r} and one of {list(KINDS)}")
+    version = load_game(game).rules_version
+    if made.rules_version != version:
+        raise ValueError(f"the zoo's {game} agent was made for version {made.rules_version} of the {game} rules; "
+                         f"this parlour plays version {version}: it needs a new model")
+    return made
+
+
+def load(game: str, seed: int | None = None, **overrides: Any) -> Any:
+    """The zoo's agent for ``game`` (default options) as a policy; ``overrides`` change
+    how it plays (``simulations=0``: the network alone)."""
+    from parlour.baselines.policy import make
+
+    card(game)  # the zoo's own error for a game it has no agent for
+    return make("zoo", game, seed=seed, entry=game, **overrides)

@@ -1,0 +1,80 @@
+"""Put a training run's best model into the model zoo (``parlour/zoo/models``).
+
+    python scripts/zoo_add.py runs/tides_az --command "parlour train ..." \
+        --play simulations=200 --bench bench/tides_of_time.json
+
+Copies RUN/best.zip to GAME.zip and writes GAME.json (the card: how it plays, the
+command and the resolved config.toml of the run, the parlour and rules versions, the
+bench card).  An agent already in the zoo is replaced only with ``--force``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+import tomllib
+from pathlib import Path
+
+import parlour
+from parlour.baselines.learned.ppo import read_model_meta
+from parlour.baselines.policy import make_from_spec
+from parlour.games import load_game
+from parlour.zoo import KINDS, MODELS, card
+
+
+def add(run: Path, command: str, play: dict[str, object], bench: Path | None, notes: str = "", force: bool = False,
+        models: Path = MODELS) -> Path:
+    """Copy ``run``'s best model into ``models`` with its card; the card's path."""
+    model = run / "best.zip"
+    meta = read_model_meta(model)
+    game = load_game(meta["game"], **meta.get("config", {}))
+    kind = {"alphazero": "az"}.get(meta.get("kind", "ppo"), meta.get("kind", "ppo"))
+    if kind not in KINDS:
+        raise ValueError(f"{model}: a {kind!r} model; the zoo takes {list(KINDS)}")
+    target = models / f"{game.name}.json"
+    if target.exists() and not force:
+        raise FileExistsError(f"the zoo has an agent for {game.name} already ({target}); --force replaces it")
+    make_from_spec(",".join([f"{kind}:{model}", *(f"{k}={v}" for k, v in play.items())]), game)  # it plays as stated
+    entry = {
+        "game": game.name,
+        "kind": kind,
+        "play": play,
+        "command": command,
+        "config": tomllib.loads((run / "config.toml").read_text()),
+        "parlour_version": parlour.__version__,
+        "rules_version": game.rules_version,
+        "bench": json.loads(bench.read_text()) if bench else {},
+        "notes": notes,
+    }
+    models.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(model, models / f"{game.name}.zip")
+    target.write_text(json.dumps(entry, indent=1) + "\n")
+    return target
+
+
+def _value(text: str) -> object:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return text
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("run", type=Path, help="the training run directory")
+    parser.add_argument("--command", required=True, help="the command that trained it")
+    parser.add_argument("--play", nargs="*", default=[], help="the player's parameters, key=value")
+    parser.add_argument("--bench", type=Path, help="the model's parlour bench card (JSON)")
+    parser.add_argument("--notes", default="", help="what a user should know about it")
+    parser.add_argument("--force", action="store_true", help="replace the game's agent")
+    args = parser.parse_args(argv)
+    play = {key: _value(value) for key, _, value in (item.partition("=") for item in args.play)}
+    path = add(args.run, args.command, play, args.bench, args.notes, args.force)
+    print(f"wrote {path}; zoo:{card(path.stem).game} plays it")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,125 @@
+"""The model zoo: every shipped agent loads and plays, ``zoo:GAME`` works wherever a spec
+does, and a model made for another rules version is refused."""
+
+import json
+import runpy
+from pathlib import Path
+
+import pytest
+
+torch = pytest.importorskip("torch", reason="needs the train extra")
+
+import parlour.zoo as zoo
+from parlour.baselines import make_from_spec
+from parlour.baselines.learned.az_model import PolicyValueNet, save_az_model
+from parlour.baselines.policy import playable
+from parlour.envs import sticks_v0
+from parlour.games import GAMES, load_game
+from parlour.training.arena import play_match
+from parlour.web.specs import web_spec
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_the_shipped_zoo_is_package_data():
+    """What ``available`` lists is in the package's models folder and the wheel's package data."""
+    assert zoo.MODELS == ROOT / "parlour" / "zoo" / "models"
+    assert '"parlour.zoo" = ["models/*.json", "models/*.zip"]' in (ROOT / "pyproject.toml").read_text()
+    for name in zoo.available():
+        entry = zoo.card(name)
+        assert entry.game == name and entry.command.startswith("parlour train")
+        assert entry.rules_version == load_game(name).rules_version and entry.parlour_version
+        assert entry.model.stat().st_size < 2_000_000  # small files
+        assert entry.bench["game"] == name and "rating" in entry.bench, "each agent ships with its bench card"
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_each_shipped_agent_plays_legal_moves(name):
+    if name not in zoo.available():
+        with pytest.raises(ValueError, match=f"the zoo has no agent for {name} yet"):
+            zoo.load(name)
+        return
+    game = load_game(name)
+    match = play_match(game, [f"zoo:{name}", "random"], games=2, seed=0, workers=1, progress=False)
+    assert len(match.records) == 2
+    assert f"zoo:{name}" in playable(game)
+
+
+@pytest.fixture
+def tiny_zoo(tmp_path, monkeypatch):
+    """A zoo with one sticks agent (an untrained network), made by scripts/zoo_add.py."""
+    game = load_game("sticks")
+    torch.manual_seed(0)
+    net = PolicyValueNet(game.observation_shape, game.num_actions, game.num_players, hidden=8)
+    run = tmp_path / "run"
+    run.mkdir()
+    save_az_model(net, run / "best.zip", game)
+    (run / "config.toml").write_text('game = "sticks"\nalgo = "alphazero"\n')
+    (tmp_path / "bench.json").write_text(json.dumps({"game": "sticks", "rating": 12.0}))
+    models = tmp_path / "models"
+    monkeypatch.setattr(zoo, "MODELS", models)
+    add = runpy.run_path(str(ROOT / "scripts" / "zoo_add.py"))["main"]
+    assert add([str(run), "--command", "parlour train --game sticks --algo alphazero", "--play", "simulations=8",
+                "--bench", str(tmp_path / "bench.json")]) == 0
+    with pytest.raises(FileExistsError, match="the zoo has an agent for sticks already"):
+        add([str(run), "--command", "parlour train", "--play", "simulations=8"])
+    return models
+
+
+def test_zoo_specs_and_load(tiny_zoo):
+    assert zoo.available() == ["sticks"]
+    entry = zoo.card("sticks")
+    assert entry.play == {"simulations": 8} and entry.config["algo"] == "alphazero"
+    assert entry.spec() == f"az:{tiny_zoo / 'sticks.zip'},simulations=8"
+    assert entry.spec(simulations=0, deterministic=False) == f"az:{tiny_zoo / 'sticks.zip'},simulations=0,deterministic=false"
+    game = load_game("sticks")
+    state = game.new_initial_state()
+    for spec in ("zoo", "zoo:sticks", "zoo:sticks,simulations=0", "zoo:entry=sticks,deterministic=false,temperature=0.5"):
+        a, b = make_from_spec(spec, game, seed=3), make_from_spec(spec, game, seed=3)
+        move = a.act(state.info_state(0))
+        assert move in state.legal_actions(0) and move == b.act(state.info_state(0))
+    assert "zoo" in playable(game) and "zoo" not in playable(load_game("tribolo"))
+    with pytest.raises(ValueError, match="policy 'zoo' cannot play tribolo: the zoo has no agent for it yet"):
+        make_from_spec("zoo", "tribolo")
+    with pytest.raises(ValueError, match="the zoo has no agent for goofspiel yet; it has agents for sticks"):
+        zoo.load("goofspiel")
+    with pytest.raises(ValueError, match="unknown game 'chess'"):
+        zoo.load("chess")
+    spec, _ = web_spec("zoo:sticks,simulations=4", game, None, 3.0)  # a web client may seat it
+    assert make_from_spec(spec, game).config["simulations"] == 4 and spec.startswith("zoo:")
+
+
+def test_load_acts_on_a_pettingzoo_observation(tiny_zoo):
+    env = sticks_v0.env()
+    env.reset(seed=0)
+    policy = zoo.load("sticks", simulations=0)
+    observation, *_ = env.last()
+    action = policy.act_observation(observation)
+    assert observation["action_mask"][action] == 1
+    assert action == policy.act_observation(observation["observation"], observation["action_mask"])
+    with pytest.raises(ValueError, match="needs the legal mask"):
+        policy.act_observation(observation["observation"])
+
+
+def test_another_rules_version_is_refused(tiny_zoo, monkeypatch):
+    game_class = type(load_game("sticks"))
+    monkeypatch.setattr(game_class, "rules_version", 2)
+    with pytest.raises(ValueError, match="the zoo's sticks agent was made for version 1 of the sticks rules; "
+                                         "this parlour plays version 2: it needs a new model"):
+        zoo.load("sticks")
+    with pytest.raises(ValueError, match=r"was made for version 1 of the sticks rules; this parlour plays version 2.*train it again"):
+        make_from_spec(f"az:{tiny_zoo / 'sticks.zip'}", "sticks")
+
+
+def test_a_damaged_card_is_named(tiny_zoo):
+    (tiny_zoo / "sticks.json").write_text("{not json")
+    with pytest.raises(ValueError, match="zoo card .*sticks.json' cannot be read"):
+        zoo.card("sticks")
+
+
+def test_a_zoo_agent_plays_its_own_game_only(tiny_zoo, monkeypatch):
+    monkeypatch.setattr(zoo, "available", lambda: ["goofspiel", "sticks"])
+    with pytest.raises(ValueError, match="zoo:sticks is the zoo's sticks agent; it cannot play goofspiel"):
+        make_from_spec("zoo:sticks", "goofspiel")
+    with pytest.raises(ValueError, match="whose observations and actions differ"):
+        make_from_spec("zoo", load_game("sticks", num_sticks=12))
