@@ -107,7 +107,7 @@ class AlphaZeroTrainer(Trainer):
     def learner_spec(self, path: str) -> str:
         """How evaluations and the final arena play a model of this run."""
         sims = self.config.alphazero["eval_simulations"]
-        spec = f"az:{path},simulations={sims}"
+        spec = f"az:{path},simulations={sims}" + (",gumbel=true" if self.config.alphazero["gumbel"] else "")
         return spec if rates_deterministic(self.game) else f"{spec},deterministic=false,temperature={EVAL_TEMPERATURE}"
 
     # -- the run ---------------------------------------------------------------------
@@ -210,11 +210,12 @@ class AlphaZeroTrainer(Trainer):
         totals = {"policy": 0.0, "value": 0.0}
         for _ in range(az["train_steps"]):
             batch = buffer.sample(min(az["batch_size"], len(buffer)), rng)
-            observations, masks, policies, targets = (torch.from_numpy(array).to(self.device) for array in
-                                                      (batch.observations, batch.masks, batch.policies, batch.values))
+            observations, masks, policies, targets, full = (torch.from_numpy(array).to(self.device) for array in
+                                                            (batch.observations, batch.masks, batch.policies, batch.values, batch.full))
             logits, values = net(observations)
             logits = logits.masked_fill(~masks, -1e9)
-            policy_loss = -(policies * torch.log_softmax(logits, dim=1)).sum(dim=1).mean()
+            cross_entropy = -(policies * torch.log_softmax(logits, dim=1)).sum(dim=1)
+            policy_loss = (cross_entropy * full).sum() / full.sum().clamp(min=1)  # the full searches' targets only
             value_loss = ((values - targets) ** 2).mean()
             optimizer.zero_grad()
             (policy_loss + value_loss).backward()
@@ -234,10 +235,11 @@ class AlphaZeroTrainer(Trainer):
         save_az_model(net, candidate, self.game, self.model_extra)
         try:
             az = self.config.alphazero
-            agent = AlphaZeroPolicy(self.game, path=str(candidate), simulations=az["eval_simulations"],
+            agent = AlphaZeroPolicy(self.game, path=str(candidate), simulations=az["eval_simulations"], gumbel=az["gumbel"],
                                     deterministic=rates_deterministic(self.game), temperature=EVAL_TEMPERATURE)
             rows = self.evaluation_rows(agent, step, workers=az["workers"])
             if step == 0:  # the untrained network is best until a trained one beats it
+                copy_atomic(candidate, self.files.untrained)
                 self.keep_best(candidate)
                 return rows, 0
             gating.append(self.gate(agent, step, best_step))

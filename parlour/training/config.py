@@ -59,6 +59,10 @@ AZ_DEFAULTS: dict[str, Any] = {
     "gate_games": 40,
     "gate_threshold": 0.55,
     "address": "",
+    "gumbel": False,
+    "gumbel_considered": 16,
+    "fast_simulations": 0,
+    "full_fraction": 0.25,
 }
 """Settings of ``algo = "alphazero"`` (the ``[alphazero]`` table): PUCT ``simulations`` per
 self-play decision with exploration ``c``; Dirichlet noise ``dirichlet_alpha`` (divided by
@@ -77,10 +81,15 @@ evaluation after the first, the network becomes best only by scoring at least
 ``gate_threshold`` against the current best in a gating match of ``gate_games`` games at
 ``eval_simulations`` each (``alphazero.gate``); with ``backend = "ray"``, ``address`` of
 the Ray cluster whose actors play the self-play games (empty: ``RAY_ADDRESS`` if set,
-else a local Ray on 127.0.0.1)."""
+else a local Ray on 127.0.0.1); ``gumbel``: the self-play searches choose at their roots
+by Gumbel sampling and sequential halving over at most ``gumbel_considered`` actions and
+target the improved policy (``engines.gumbel``) instead of Dirichlet noise and visit
+counts; ``fast_simulations`` > 0: playout cap randomization (KataGo), a fraction
+``full_fraction`` of the decisions searched with ``simulations`` and used as policy
+targets, the others with ``fast_simulations`` and used for the values only."""
 
 AZ_TYPES: dict[str, type] = {key: type(value) for key, value in AZ_DEFAULTS.items()}
-UNIT_INTERVAL = ("dirichlet_fraction", "rollout_mix", "gate_threshold")
+UNIT_INTERVAL = ("dirichlet_fraction", "rollout_mix", "gate_threshold", "full_fraction")
 
 RLLIB_DEFAULTS: dict[str, Any] = {
     "policies": "shared",
@@ -210,10 +219,10 @@ class TrainConfig:
             raise ValueError(f"unknown alphazero setting(s) {unknown}; settings are {sorted(AZ_DEFAULTS)}")
         for key, value in self.alphazero.items():
             self.alphazero[key] = value = _coerce(f"alphazero.{key}", value, AZ_TYPES[key])
-            if key in ("teacher", "address"):
+            if key in ("teacher", "address", "gumbel"):
                 continue
             low = 0 if key in ("temperature_moves", "c", "dirichlet_fraction", "weight_decay", "eval_simulations", "rollout_mix",
-                                "teacher_positions", "gate_threshold") else 1
+                                "teacher_positions", "gate_threshold", "fast_simulations", "full_fraction") else 1
             if key in ("learning_rate", "dirichlet_alpha"):
                 if not value > 0:
                     raise ValueError(f"alphazero.{key} must be positive, got {value!r}")
@@ -303,6 +312,10 @@ def _coerce(name: str, value: Any, kind: type) -> Any:
     if kind is list:
         if not isinstance(value, list) or not all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in value):
             raise ValueError(f"{name} must be a list of positive layer sizes, got {value!r}")
+        return value
+    if kind is bool:
+        if not isinstance(value, bool):
+            raise ValueError(f"{name} must be true or false, got {value!r}")
         return value
     if isinstance(value, bool) or not isinstance(value, kind):
         raise ValueError(f"{name} must be a {kind.__name__}, got {value!r}")

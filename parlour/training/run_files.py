@@ -11,6 +11,7 @@ Layout of ``runs/NAME/``::
     snapshots/step_N.zip frozen learners for self-play
     evaluations.csv      win rates against the evaluation opponents over training
     gating.csv           (alphazero) each evaluated network's match against the best
+    untrained.zip        (alphazero) the step-0 network, what the learning is measured against
     best.zip, last.zip   the best evaluated and the latest model (``ppo:`` players)
     learning_curve.png   win rate against each evaluation opponent over training
     tb/                  TensorBoard logs
@@ -68,6 +69,7 @@ class RunFiles:
     snapshots = _Under("snapshots")
     evaluations = _Under("evaluations.csv")
     gating = _Under("gating.csv")
+    untrained = _Under("untrained.zip")
     best = _Under("best.zip")
     last = _Under("last.zip")
     curve = _Under("learning_curve.png")

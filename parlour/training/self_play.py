@@ -24,24 +24,27 @@ from typing import Any
 
 import numpy as np
 
+from parlour.baselines.engines.gumbel import Gumbel
 from parlour.baselines.engines.puct import PUCT, Searching, drive, evaluate_each
 from parlour.baselines.learned.alphazero import searching_from
 from parlour.baselines.learned.az_model import SEARCH_BATCH, NetworkEvaluator, PolicyValueNet, evaluate_together, relative_values
 from parlour.games.base import Game, State
 
 
-FIELDS = ("observations", "masks", "policies", "values", "seats")
+FIELDS = ("observations", "masks", "policies", "values", "seats", "full")
 
 
 @dataclass
 class Examples:
-    """Training examples as arrays with one row per decision (``seats``: who decided)."""
+    """Training examples as arrays with one row per decision (``seats``: who decided;
+    ``full``: the policy target is a full search's, see playout cap randomization)."""
 
     observations: np.ndarray
     masks: np.ndarray
     policies: np.ndarray
     values: np.ndarray
     seats: np.ndarray
+    full: np.ndarray
 
     def __len__(self) -> int:
         return len(self.observations)
@@ -74,7 +77,10 @@ def play_games(game: Game, net: PolicyValueNet, settings: dict[str, Any], seeds:
         raise ValueError(f"search must be one of {list(SEARCHES)}, got {search!r}")
     if search == "vector" and not applies(game):
         raise ValueError(f"{game.name}: no batched engine the vectorised search can run on")
-    if search == "vector" or (search == "auto" and applies(game) and ENGINES[game.name].SEARCH_ON_ENGINE):
+    if search == "vector" and settings.get("gumbel"):
+        raise ValueError("the vectorised search has no Gumbel root: play with search='tree' (or 'auto')")
+    if search == "vector" or (search == "auto" and applies(game) and ENGINES[game.name].SEARCH_ON_ENGINE
+                              and not settings.get("gumbel")):
         return _vector_games(game, net, settings, seeds, lockstep)
     return drive([_self_play(game, net, settings, seed) for seed in seeds], evaluate_together)
 
@@ -100,7 +106,7 @@ def _vector_games(game: Game, net: PolicyValueNet, settings: dict[str, Any], see
     search = VectorPUCT(games, c=settings["c"], noise=(settings["dirichlet_alpha"], settings["dirichlet_fraction"]))
     leaves = network_leaves(net, settings["rollout_mix"], game.info.max_game_length)
     decided = np.zeros((G, P), dtype=np.int64)
-    records: list[list[tuple[np.ndarray, np.ndarray, np.ndarray, int]]] = [[] for _ in range(G)]
+    records: list[list[tuple[np.ndarray, np.ndarray, np.ndarray, int, bool]]] = [[] for _ in range(G)]
     results: list[tuple[Examples, np.ndarray] | None] = [None] * G
     active = np.ones(B, dtype=bool)
     while active.any():
@@ -109,11 +115,14 @@ def _vector_games(game: Game, net: PolicyValueNet, settings: dict[str, Any], see
         observations = games.observations_of(alive)
         deciding = [(i, b, p) for i, b in enumerate(alive) for p in range(P) if to_act[b, p]]
         searched = [(b, p) for _, b, p in deciding if legal[b, p].sum() > 1]
+        full = {(b, p): full_search(rngs[playing[b]], settings) for b, p in searched}
         policies: dict[tuple[int, int], tuple[np.ndarray, int]] = {}
-        if searched:
-            rows, seats = np.array([b for b, _ in searched]), np.array([p for _, p in searched])
-            result = search.run(games, rows, seats, [rngs[playing[b]] for b in rows], settings["simulations"], leaves)
-            policies = dict(zip(searched, zip(result.policies(), result.actions.tolist())))
+        for group, simulations in ((True, settings["simulations"]), (False, settings["fast_simulations"])):
+            chosen = [key for key in searched if full[key] == group]
+            if chosen:
+                rows, seats = np.array([b for b, _ in chosen]), np.array([p for _, p in chosen])
+                result = search.run(games, rows, seats, [rngs[playing[b]] for b in rows], simulations, leaves)
+                policies.update(zip(chosen, zip(result.policies(), result.actions.tolist())))
         joint = np.zeros((B, P) if games.simultaneous else B, dtype=np.int64)
         for i, b, p in deciding:
             g = playing[b]
@@ -124,7 +133,7 @@ def _vector_games(game: Game, net: PolicyValueNet, settings: dict[str, Any], see
                 move = int(np.flatnonzero(legal[b, p])[0])
                 pi = np.zeros(A)
                 pi[move] = 1.0
-            records[g].append((observations[i, p], legal[b, p], pi.astype(np.float32), p))
+            records[g].append((observations[i, p], legal[b, p], pi.astype(np.float32), p, full.get((b, p), True)))
             decided[g, p] += 1
             if games.simultaneous:
                 joint[b, p] = move
@@ -142,12 +151,21 @@ def _vector_games(game: Game, net: PolicyValueNet, settings: dict[str, Any], see
     return results  # type: ignore[return-value]
 
 
-def _examples(records: list[tuple[np.ndarray, np.ndarray, np.ndarray, int]], returns: np.ndarray) -> tuple[Examples, np.ndarray]:
+def _examples(records: list[tuple[np.ndarray, np.ndarray, np.ndarray, int, bool]], returns: np.ndarray) -> tuple[Examples, np.ndarray]:
     """A finished game's examples: its decisions and, for each, the returns relative to the seat."""
-    observations, masks, policies, seats = zip(*records)
+    observations, masks, policies, seats, full = zip(*records)
     values = np.stack([relative_values(returns, seat) for seat in seats]).astype(np.float32)
-    return (Examples(np.stack(observations).astype(np.float32), np.stack(masks), np.stack(policies), values, np.array(seats)),
-            np.asarray(returns, dtype=np.float64))
+    return (Examples(np.stack(observations).astype(np.float32), np.stack(masks), np.stack(policies), values, np.array(seats),
+                     np.array(full, dtype=bool)), np.asarray(returns, dtype=np.float64))
+
+
+def full_search(rng: np.random.Generator, settings: dict[str, Any]) -> bool:
+    """Whether a decision gets the full search (playout cap randomization, KataGo: Wu
+    2019): always without ``fast_simulations``, else with probability ``full_fraction``.
+    The cheap searches still play the game, so it goes on at a fraction of the cost, and
+    their positions still teach the value; only the full searches' policies are targets,
+    since a search of a few simulations says little more than the prior it started from."""
+    return settings["fast_simulations"] == 0 or bool(rng.random() < settings["full_fraction"])
 
 
 def play_game(game: Game, net: PolicyValueNet, settings: dict[str, Any], seed: int) -> tuple[Examples, np.ndarray]:
@@ -160,13 +178,19 @@ def _self_play(game: Game, net: PolicyValueNet, settings: dict[str, Any], seed: 
     """One self-play game as a generator of the positions its searches need evaluated."""
     rng = np.random.default_rng(seed)
     evaluator = NetworkEvaluator(net, game, settings["rollout_mix"], rng, min_batch=SEARCH_BATCH)
-    puct = PUCT(evaluator, game.num_actions, c=settings["c"], noise=(settings["dirichlet_alpha"], settings["dirichlet_fraction"]))
+    gumbel = Gumbel(considered=settings["gumbel_considered"]) if settings["gumbel"] else None
+    noise = None if gumbel else (settings["dirichlet_alpha"], settings["dirichlet_fraction"])
+    puct = PUCT(evaluator, game.num_actions, c=settings["c"], noise=noise, gumbel=gumbel)
     perfect = game.info.perfect_information
 
     def decide(state: State, player: int, legal: list[int], opening: bool) -> Searching:
-        result = yield from searching_from(puct, state.info_state(player), settings["simulations"], rng, perfect)
+        full = full_search(rng, settings)
+        simulations = settings["simulations"] if full else settings["fast_simulations"]
+        result = yield from searching_from(puct, state.info_state(player), simulations, rng, perfect)
         pi = result.policy(game.num_actions)
-        return pi, int(rng.choice(game.num_actions, p=pi)) if opening else result.action
+        if gumbel is not None:  # the Gumbel draws already vary the moves
+            return pi, result.action, full
+        return pi, int(rng.choice(game.num_actions, p=pi)) if opening else result.action, full
 
     return (yield from _record_game(game, rng, settings["temperature_moves"], decide))
 
@@ -189,7 +213,7 @@ def play_teacher_game(game: Game, settings: dict[str, Any], seed: int) -> tuple[
         move = int(teachers[player].act(state.info_state(player)))
         pi = np.zeros(game.num_actions)
         pi[move] = 1.0
-        return pi, legal[int(rng.integers(len(legal)))] if opening and rng.random() < 0.5 else move
+        return pi, legal[int(rng.integers(len(legal)))] if opening and rng.random() < 0.5 else move, True
         yield  # a generator that asks for no evaluation (the teacher does not search)
 
     return drive([_record_game(game, rng, settings["temperature_moves"], decide)], evaluate_each)[0]
@@ -197,7 +221,7 @@ def play_teacher_game(game: Game, settings: dict[str, Any], seed: int) -> tuple[
 
 Decide = Callable[[State, int, list[int], bool], Searching]
 """``decide(state, seat, legal, opening)``, a generator of evaluation requests that
-returns ``(policy target, move played)``, for a seat to move with more than one legal
+returns ``(policy target, move played, full)`` (``full``: the target counts), for a seat to move with more than one legal
 action; ``opening``: the seat is within its first ``temperature_moves`` decisions, where
 moves are varied."""
 
@@ -216,10 +240,10 @@ def _record_game(game: Game, rng: np.random.Generator, opening_moves: int, decid
             if len(legal) == 1:  # nothing to decide: the target is the forced move
                 pi = np.zeros(game.num_actions)
                 pi[legal[0]] = 1.0
-                joint[player] = legal[0]
+                joint[player], full = legal[0], True
             else:
-                pi, joint[player] = yield from decide(state, player, legal, decided[player] < opening_moves)
-            records.append((observation, mask, pi.astype(np.float32), player))
+                pi, joint[player], full = yield from decide(state, player, legal, decided[player] < opening_moves)
+            records.append((observation, mask, pi.astype(np.float32), player, full))
             decided[player] += 1
         state.apply(joint if len(joint) > 1 else next(iter(joint.values())))
     return _examples(records, state.returns())
@@ -235,6 +259,7 @@ class ReplayBuffer:
         self.policies = np.zeros((capacity, num_actions), dtype=np.float32)
         self.values = np.zeros((capacity, num_players), dtype=np.float32)
         self.seats = np.zeros(capacity, dtype=np.int64)
+        self.full = np.ones(capacity, dtype=bool)
         self.size = 0
         self.next = 0
 
@@ -263,5 +288,5 @@ class ReplayBuffer:
         if n > self.capacity:
             raise ValueError(f"the saved replay buffer holds {n} examples, more than its capacity {self.capacity}")
         for name in FIELDS:
-            getattr(self, name)[:n] = saved[name]
+            getattr(self, name)[:n] = saved[name] if name in saved else True  # buffers saved before "full": all full
         self.size, self.next = n, int(saved["next"])

@@ -152,3 +152,98 @@ def test_a_finished_position_is_refused():
     state.apply(0)
     with pytest.raises(ValueError, match="the position is over"):
         PUCT(uniform_evaluator(game), game.num_actions).search(state, state.clone, 0, 5, np.random.default_rng(0))
+
+
+# --- the Gumbel root ----------------------------------------------------------------------
+
+from hypothesis import given, settings, strategies as st
+
+from parlour.baselines.engines.gumbel import Gumbel, completed_q, halve, improved_policy, logits_of, phases, visits_per_action
+
+
+def test_sequential_halving_spends_the_budget_in_equal_phases():
+    """16 considered actions, 64 simulations: four phases of 16 simulations (16 x 1, 8 x 2,
+    4 x 4, 2 x 8), every legal action of Goofspiel-16's first bid considered."""
+    game = load_game("goofspiel", num_cards=16)
+    state = game.new_initial_state()
+    search = PUCT(uniform_evaluator(game), game.num_actions, gumbel=Gumbel(considered=16))
+    result = search.search(state, state.clone, 0, 64, np.random.default_rng(0))
+    counts = sorted(result.visits.values(), reverse=True)
+    assert sum(counts) == 64 and counts == [1 + 2 + 4 + 8 + 8 - 8, 1 + 2 + 4 + 8] + [1 + 2 + 4] * 2 + [1 + 2] * 4 + [1] * 8
+    assert phases(16) == 4 and visits_per_action(64, 16, 16) == 1 and visits_per_action(64, 16, 2) == 8
+
+
+@pytest.mark.parametrize("favourite, simulations", [(None, 8), (2, 200)])
+def test_gumbel_finds_the_winning_move_and_targets_it(favourite, simulations):
+    """Exact values: the Gumbel root plays the winning take from 10 sticks (action 0) and
+    its improved policy puts most weight there, with 8 simulations and uniform priors,
+    and with 200 against priors that all but exclude it (below the root, PUCT follows
+    those priors at first, so the values it backs up take a few simulations to settle)."""
+    game = load_game("sticks", num_sticks=10, max_take=3)
+    state = game.new_initial_state()
+    def evaluate(state, players):
+        priors, _ = (uniform_evaluator(game) if favourite is None else peaked_evaluator(game, favourite))(state, players)
+        return priors, sticks_truth(state)
+    for seed in range(5):
+        search = PUCT(evaluate, game.num_actions, gumbel=Gumbel())
+        result = search.search(state, state.clone, 0, simulations, np.random.default_rng(seed))
+        assert result.action == 0 and sum(result.visits.values()) == simulations
+        pi = result.policy(game.num_actions)
+        assert pi.argmax() == 0 and pi[0] > 0.9 and np.isclose(pi.sum(), 1.0)
+
+
+def test_gumbel_is_deterministic_and_refuses_dirichlet_noise():
+    game = load_game("tribolo", width=6, height=5, walls=2, start_cells=2)
+    state = game.new_initial_state(seed=1)
+    (seat,) = state.current_players()
+    runs = [PUCT(uniform_evaluator(game), game.num_actions, gumbel=Gumbel(considered=4)).search(
+        state, state.clone, seat, 20, np.random.default_rng(7)) for _ in range(2)]
+    assert runs[0] == runs[1]
+    quiet = PUCT(uniform_evaluator(game), game.num_actions, gumbel=Gumbel(sample=False)).search(state, state.clone, seat, 20,
+                                                                                               np.random.default_rng(7))
+    again = PUCT(uniform_evaluator(game), game.num_actions, gumbel=Gumbel(sample=False)).search(state, state.clone, seat, 20,
+                                                                                               np.random.default_rng(8))
+    assert quiet == again  # no Gumbel draws: the generator does not matter in a game without chance
+    with pytest.raises(ValueError, match="Dirichlet noise or a Gumbel root, not both"):
+        PUCT(uniform_evaluator(game), game.num_actions, noise=(10.0, 0.25), gumbel=Gumbel())
+    with pytest.raises(ValueError, match="Gumbel considered must be at least 1, got 0"):
+        Gumbel(considered=0)
+
+
+def test_gumbel_at_simultaneous_moves_with_hidden_information():
+    game = load_game("tides_of_time")
+    state = game.new_initial_state(seed=3)
+    info = state.info_state(0)
+    rng = np.random.default_rng(0)
+    result = PUCT(uniform_evaluator(game), game.num_actions, gumbel=Gumbel()).search(
+        info.sample(rng), lambda: info.sample(rng), 0, 24, rng)
+    assert result.action in state.legal_actions(0) and sum(result.visits.values()) == 24
+    assert set(result.improved) == set(state.legal_actions(0))
+
+
+def test_completed_q_literally():
+    """Appendix D: v_mix = (v + N * sum_seen(pi q) / sum_seen(pi)) / (1 + N)."""
+    q = np.array([0.8, 0.0, 0.2])
+    visits = np.array([3.0, 0.0, 1.0])
+    prior = np.array([0.5, 0.3, 0.2])
+    v_mix = (0.4 + 4 * (0.5 * 0.8 + 0.2 * 0.2) / 0.7) / 5
+    assert np.allclose(completed_q(q, visits, prior, 0.4), [0.8, v_mix, 0.2])
+    assert np.allclose(completed_q(q, np.zeros(3), prior, 0.4), [0.4] * 3)
+    assert halve([5, 2, 7], {5: 1.0, 2: 3.0, 7: 3.0}) == [2, 7]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.floats(0.01, 1.0), min_size=2, max_size=12), st.floats(0, 1), st.integers(0, 2**32 - 1))
+def test_the_improved_policy_is_the_prior_before_any_visit_and_prefers_better_values(prior, value, seed):
+    prior = np.array(prior) / np.sum(prior)
+    logits = logits_of(prior)
+    unvisited = improved_policy(logits, np.zeros(len(prior)), np.zeros(len(prior)), prior, value, Gumbel())
+    assert np.allclose(unvisited, prior)
+    rng = np.random.default_rng(seed)
+    visits = rng.integers(1, 5, size=len(prior)).astype(float)
+    q = rng.random(len(prior))
+    pi = improved_policy(logits, q, visits, prior, value, Gumbel())
+    assert np.isclose(pi.sum(), 1.0) and (pi >= 0).all()
+    ratio = pi / prior  # the policy moves weight toward the better values, in their order
+    order = np.argsort(q, kind="stable")
+    assert np.all(np.diff(ratio[order]) >= -1e-9)

@@ -21,7 +21,7 @@ from parlour.training.arena import play_match
 from parlour.training.config import AZ_DEFAULTS, TrainConfig, make_config
 from parlour.training.report import summarize
 from parlour.training.run_files import RunFiles, read_evaluations
-from parlour.training.self_play import FIELDS, SEARCH_BATCH, ReplayBuffer, play_game, play_games, play_teacher_game
+from parlour.training.self_play import FIELDS, SEARCH_BATCH, Examples, ReplayBuffer, play_game, play_games, play_teacher_game
 from parlour.training.train import open_trainer
 from parlour.training.win_rates import win_rates
 
@@ -74,6 +74,52 @@ def test_games_played_together_are_the_games_played_alone(name, network, mix, fu
             assert np.array_equal(returns, expected_returns)
             for field in FIELDS:
                 assert np.array_equal(getattr(examples, field), getattr(expected, field)), field
+
+
+@pytest.mark.parametrize("name, gumbel", [("tides_of_time", False), ("goofspiel", True), ("tribolo", True), ("sticks", True)])
+def test_gumbel_roots_and_playout_caps_in_any_grouping(name, gumbel):
+    """With a Gumbel root the targets are the improved policies (legal, summing to 1, no
+    longer visit fractions), and with playout cap randomization about ``full_fraction``
+    of the searched decisions are full (forced moves always are); the games are still the
+    games each seed plays alone (Tides of Time: on its engine's vectorised search)."""
+    game = load_game(name, **GAMES[name])
+    net = fresh_net(game)
+    settings = {**SETTINGS, "simulations": 8, "gumbel": gumbel, "gumbel_considered": 4, "fast_simulations": 2, "full_fraction": 0.5}
+    seeds = [2, 7, 1, 8]
+    alone = [play_game(game, net, settings, seed) for seed in seeds]
+    together = play_games(game, net, settings, seeds)
+    for (examples, returns), (expected, expected_returns) in zip(together, alone):
+        assert np.array_equal(returns, expected_returns)
+        for field in FIELDS:
+            assert np.array_equal(getattr(examples, field), getattr(expected, field)), field
+    examples = Examples.concatenate([examples for examples, _ in alone])
+    assert np.allclose(examples.policies.sum(axis=1), 1) and not (examples.policies[~examples.masks] > 0).any()
+    forced = examples.masks.sum(axis=1) == 1
+    assert examples.full[forced].all()
+    share = examples.full[~forced].mean()
+    assert 0.25 < share < 0.75, share
+    if gumbel:
+        visits = examples.policies[~forced & examples.full] * settings["simulations"]
+        assert not np.allclose(visits, np.round(visits), atol=1e-4)  # improved policies, not visit counts
+    if gumbel and name == "tribolo":  # (it has an engine the vectorised search runs on)
+        with pytest.raises(ValueError, match="the vectorised search has no Gumbel root"):
+            play_games(game, net, settings, seeds, search="vector")
+
+
+def test_policy_loss_counts_the_full_searches_only(tmp_path):
+    """A run with Gumbel roots and playout caps trains, its replay buffer keeps which
+    targets are full, and its evaluations play with the Gumbel root."""
+    config = small_config(timesteps=30, alphazero={"gumbel": True, "fast_simulations": 2, "full_fraction": 0.5})
+    trainer = AlphaZeroTrainer(config, tmp_path / "run", progress=False, log=lambda _: None)
+    assert trainer.learner_spec("x.zip") == "az:x.zip,simulations=4,gumbel=true,deterministic=false,temperature=0.25"
+    trainer.run()
+    agent = make_from_spec(f"az:{tmp_path}/run/best.zip,simulations=6,gumbel=true", "sticks", seed=0)
+    state = load_game("sticks").new_initial_state()
+    assert agent.act(state.info_state(0)) in state.legal_actions(0)
+    buffer = ReplayBuffer(100, (1,), 2, 2)
+    buffer.restore({"observations": np.zeros((3, 1)), "masks": np.ones((3, 2), bool), "policies": np.zeros((3, 2)),
+                    "values": np.zeros((3, 2)), "seats": np.zeros(3, int), "next": 3})  # saved before "full" existed
+    assert buffer.full[:3].all()
 
 
 def test_the_target_is_the_search_of_the_seat_to_move():
@@ -202,7 +248,7 @@ def test_a_run_saves_evaluates_and_resumes_exactly(tmp_path):
     quiet = {"progress": False, "log": lambda _: None}
     whole = AlphaZeroTrainer(small_config(), tmp_path / "whole", **quiet).run()
     files = RunFiles(tmp_path / "whole")
-    for path in (files.config, files.best, files.last, files.pointer, files.evaluations, files.gating):
+    for path in (files.config, files.best, files.last, files.pointer, files.evaluations, files.gating, files.untrained):
         assert path.exists(), path
     assert list(files.tensorboard.rglob("events.*"))
     assert [row["step"] for row in read_evaluations(files)][0] == 0 and whole.steps >= 90

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from parlour.baselines.engines.gumbel import Gumbel
 from parlour.baselines.engines.puct import PUCT, Evaluation, Request, SearchResult, drive, evaluate_each
 from parlour.baselines.learned.ppo import read_model_meta, require_train_extra
 from parlour.baselines.policy import Param, Policy, register
@@ -51,6 +52,8 @@ class AlphaZeroPolicy(Policy):
         "rollout_mix": Param(None, "weight of one random playout in each leaf's value (None: the training run's setting)", float),
         "deterministic": Param(True, "play the most visited (or, without search, most probable) move; false: sample it", bool),
         "temperature": Param(1.0, "with deterministic=false: sample from the visit counts raised to 1/temperature", float),
+        "gumbel": Param(False, "choose at the root by sequential halving (Gumbel AlphaZero, without its random draws) "
+                               "and sample from the improved policy instead of the visit counts", bool),
     }
 
     def setup(self) -> None:
@@ -72,7 +75,8 @@ class AlphaZeroPolicy(Policy):
         if not 0 <= mix <= 1:
             raise ValueError(f"parameter rollout_mix={mix}: must be in [0, 1]")
         self.evaluator = NetworkEvaluator(load_az_net(path, self.game), self.game, mix, self.rng)
-        self.puct = PUCT(self.evaluator, self.game.num_actions, c=self.config["c"])
+        gumbel = Gumbel(sample=False) if self.config["gumbel"] else None
+        self.puct = PUCT(self.evaluator, self.game.num_actions, c=self.config["c"], gumbel=gumbel)
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
