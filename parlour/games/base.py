@@ -45,6 +45,26 @@ class GameInfo:
 
 
 @dataclass(frozen=True)
+class Symmetry:
+    """One symmetry of a game's rules (``Game.symmetries``): action ``a`` becomes
+    ``actions[a]``, and ``transform`` maps the trailing axes of an observation (or of a
+    batch of them, or of any array laid out like the board) to the symmetric one."""
+
+    name: str
+    actions: np.ndarray
+    transform: Callable[[np.ndarray], np.ndarray]
+
+    def observations(self, observations: np.ndarray) -> np.ndarray:
+        return np.ascontiguousarray(self.transform(observations))
+
+    def over_actions(self, values: np.ndarray) -> np.ndarray:
+        """Per-action arrays (masks, policies; the last axis) of the symmetric positions."""
+        out = np.empty_like(values)
+        out[..., self.actions] = values
+        return out
+
+
+@dataclass(frozen=True)
 class Option:
     """One configuration option of a game: its default, what it means, and the values
     it may take.
@@ -194,6 +214,12 @@ class Game(abc.ABC):
         simultaneous step reveals all its choices together); False where some stay hidden
         (Goofspiel with ``imperfect_info``).  A move log shown to a person follows it."""
         return True
+
+    def symmetries(self) -> list[Symmetry]:
+        """The maps of positions under which the rules do not change (the identity left
+        out): a symmetric position has the symmetric legal moves, observations and
+        returns.  Learners use them to augment their data (``[]``: none)."""
+        return []
 
     def start_deal(self) -> tuple[str, tuple[Any, ...]] | None:
         """The chance of the start, when it is a uniformly random order of known items:

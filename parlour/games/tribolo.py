@@ -33,6 +33,7 @@ from __future__ import annotations
 import re
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -44,6 +45,7 @@ from parlour.games.base import (
     Option,
     PerfectInfoState,
     State,
+    Symmetry,
     make_rng,
     shown,
 )
@@ -352,6 +354,26 @@ class TriboloGame(Game):
             f"{self.width} x {self.height}, walls={w}, start_cells={k}; use a larger board"
         )
 
+    def symmetries(self) -> list[Symmetry]:
+        """The board's mirror images and, on a square board, its rotations and diagonal
+        mirrors: every rule (rules 4-9) reads the eight king directions alike and the
+        cells by owner only, so a mirrored or turned position plays the mirrored moves.
+        (tests/games/test_symmetries.py checks it on random positions.)"""
+        width, height = self.width, self.height
+        ys, xs = np.indices((height, width))
+        found = []
+        for transpose in (False, True) if width == height else (False,):
+            for flip_x in (False, True):
+                for flip_y in (False, True):
+                    if not (transpose or flip_x or flip_y):
+                        continue
+                    nx, ny = (ys, xs) if transpose else (xs, ys)
+                    nx = width - 1 - nx if flip_x else nx
+                    ny = height - 1 - ny if flip_y else ny
+                    name = "+".join(n for n, on in (("transpose", transpose), ("flip_x", flip_x), ("flip_y", flip_y)) if on)
+                    found.append(Symmetry(name, (ny * width + nx).reshape(-1), _board_transform(transpose, flip_x, flip_y)))
+        return found
+
     def state_from_board(self, rows: list[str] | str, to_move: int | None) -> TriboloState:
         """A position from its board rows (``.#BRG``) and the seat to move.
 
@@ -413,6 +435,21 @@ class TriboloGame(Game):
         if counts != state.counts():
             raise ValueError(f"header counts {counts} do not match the board's {state.counts()}")
         return state
+
+
+def _board_transform(transpose: bool, flip_x: bool, flip_y: bool) -> Callable[[np.ndarray], np.ndarray]:
+    """The map of an array's last two axes (rows y, columns x) that moves cell (x, y)
+    where the symmetry sends it: first the transpose, then the flips."""
+
+    def transform(array: np.ndarray) -> np.ndarray:
+        out = np.swapaxes(array, -1, -2) if transpose else array
+        if flip_x:
+            out = out[..., ::-1]
+        if flip_y:
+            out = out[..., ::-1, :]
+        return out
+
+    return transform
 
 
 _HEADER = re.compile(

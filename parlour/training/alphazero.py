@@ -57,7 +57,7 @@ from parlour.training.run_files import (
     write_csv,
     write_evaluations,
 )
-from parlour.training.self_play import Examples, ReplayBuffer, play_games, play_teacher_game
+from parlour.training.self_play import Examples, ReplayBuffer, augment, play_games, play_teacher_game
 from parlour.training.self_play_workers import open_workers, packed_weights
 from parlour.training.train import Trainer, TrainResult, _progress_bar, segment_seed
 from parlour.training.win_rates import rates_deterministic, win_rates
@@ -94,6 +94,7 @@ class AlphaZeroTrainer(Trainer):
         super().__init__(*args, **kwargs)
         self.total = self.config.timesteps
         self.segment_steps = self.config.eval_every
+        self.symmetries = self.game.symmetries()
 
     def check_settings(self) -> None:
         if self.config.alphazero["teacher"]:  # a bad spec fails here, before anything is written or replaced
@@ -210,6 +211,8 @@ class AlphaZeroTrainer(Trainer):
         totals = {"policy": 0.0, "value": 0.0}
         for _ in range(az["train_steps"]):
             batch = buffer.sample(min(az["batch_size"], len(buffer)), rng)
+            if az["symmetries"]:
+                batch = augment(batch, self.symmetries, rng)
             observations, masks, policies, targets, full = (torch.from_numpy(array).to(self.device) for array in
                                                             (batch.observations, batch.masks, batch.policies, batch.values, batch.full))
             logits, values = net(observations)

@@ -63,6 +63,7 @@ AZ_DEFAULTS: dict[str, Any] = {
     "gumbel_considered": 16,
     "fast_simulations": 0,
     "full_fraction": 0.25,
+    "symmetries": True,
 }
 """Settings of ``algo = "alphazero"`` (the ``[alphazero]`` table): PUCT ``simulations`` per
 self-play decision with exploration ``c``; Dirichlet noise ``dirichlet_alpha`` (divided by
@@ -86,7 +87,9 @@ by Gumbel sampling and sequential halving over at most ``gumbel_considered`` act
 target the improved policy (``engines.gumbel``) instead of Dirichlet noise and visit
 counts; ``fast_simulations`` > 0: playout cap randomization (KataGo), a fraction
 ``full_fraction`` of the decisions searched with ``simulations`` and used as policy
-targets, the others with ``fast_simulations`` and used for the values only."""
+targets, the others with ``fast_simulations`` and used for the values only;
+``symmetries``: every training example is replaced by a random symmetric image of it
+where the game's rules have symmetries (``Game.symmetries``: Tribolo's board)."""
 
 AZ_TYPES: dict[str, type] = {key: type(value) for key, value in AZ_DEFAULTS.items()}
 UNIT_INTERVAL = ("dirichlet_fraction", "rollout_mix", "gate_threshold", "full_fraction")
@@ -219,7 +222,7 @@ class TrainConfig:
             raise ValueError(f"unknown alphazero setting(s) {unknown}; settings are {sorted(AZ_DEFAULTS)}")
         for key, value in self.alphazero.items():
             self.alphazero[key] = value = _coerce(f"alphazero.{key}", value, AZ_TYPES[key])
-            if key in ("teacher", "address", "gumbel"):
+            if key in ("teacher", "address", "gumbel", "symmetries"):
                 continue
             low = 0 if key in ("temperature_moves", "c", "dirichlet_fraction", "weight_decay", "eval_simulations", "rollout_mix",
                                 "teacher_positions", "gate_threshold", "fast_simulations", "full_fraction") else 1

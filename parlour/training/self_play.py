@@ -28,7 +28,7 @@ from parlour.baselines.engines.gumbel import Gumbel
 from parlour.baselines.engines.puct import PUCT, Searching, drive, evaluate_each
 from parlour.baselines.learned.alphazero import searching_from
 from parlour.baselines.learned.az_model import SEARCH_BATCH, NetworkEvaluator, PolicyValueNet, evaluate_together, relative_values
-from parlour.games.base import Game, State
+from parlour.games.base import Game, State, Symmetry
 
 
 FIELDS = ("observations", "masks", "policies", "values", "seats", "full")
@@ -290,3 +290,20 @@ class ReplayBuffer:
         for name in FIELDS:
             getattr(self, name)[:n] = saved[name] if name in saved else True  # buffers saved before "full": all full
         self.size, self.next = n, int(saved["next"])
+
+
+def augment(batch: Examples, symmetries: list[Symmetry], rng: np.random.Generator) -> Examples:
+    """``batch`` with each example replaced by a uniformly drawn symmetric image of it
+    (the identity among them): the observation, mask and policy moved by the symmetry,
+    the values unchanged (``Game.symmetries``; AlphaGo Zero's augmentation)."""
+    if not symmetries:
+        return batch
+    choice = rng.integers(len(symmetries) + 1, size=len(batch))
+    out = Examples(*(getattr(batch, name).copy() for name in FIELDS))
+    for index, symmetry in enumerate(symmetries, start=1):
+        rows = np.flatnonzero(choice == index)
+        if len(rows):
+            out.observations[rows] = symmetry.observations(batch.observations[rows])
+            out.masks[rows] = symmetry.over_actions(batch.masks[rows])
+            out.policies[rows] = symmetry.over_actions(batch.policies[rows])
+    return out

@@ -501,3 +501,25 @@ def test_tribolo_on_its_engine_plays_the_same_games_in_any_grouping():
                 assert np.array_equal(getattr(examples, field), getattr(expected, field)), field
     with pytest.raises(ValueError, match="search must be one of"):
         play_games(game, net, settings, seeds, search="fast")
+
+
+def test_augmentation_moves_examples_by_the_games_symmetries():
+    """Each augmented example is its original moved by one of the symmetries (or left as
+    it is), all of them drawn; values and seats unchanged."""
+    from parlour.training.self_play import augment
+
+    game = load_game("tribolo", width=6, height=6, walls=3, start_cells=3)
+    examples, _ = play_game(game, fresh_net(game, "cnn"), SETTINGS, seed=4)
+    symmetries = game.symmetries()
+    out = augment(examples, symmetries, np.random.default_rng(0))
+    used = set()
+    for i in range(len(examples)):
+        images = [(examples.observations[i], examples.masks[i], examples.policies[i])]
+        images += [(s.observations(examples.observations[i]), s.over_actions(examples.masks[i]), s.over_actions(examples.policies[i]))
+                   for s in symmetries]
+        k = next(k for k, (o, m, p) in enumerate(images)
+                 if np.array_equal(o, out.observations[i]) and np.array_equal(m, out.masks[i]) and np.array_equal(p, out.policies[i]))
+        used.add(k)
+    assert np.array_equal(out.values, examples.values) and np.array_equal(out.seats, examples.seats)
+    assert len(used) >= 5  # (8 images; a few dozen examples draw most of them)
+    assert augment(examples, [], np.random.default_rng(0)) is examples
