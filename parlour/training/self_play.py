@@ -77,10 +77,7 @@ def play_games(game: Game, net: PolicyValueNet, settings: dict[str, Any], seeds:
         raise ValueError(f"search must be one of {list(SEARCHES)}, got {search!r}")
     if search == "vector" and not applies(game):
         raise ValueError(f"{game.name}: no batched engine the vectorised search can run on")
-    if search == "vector" and settings.get("gumbel"):
-        raise ValueError("the vectorised search has no Gumbel root: play with search='tree' (or 'auto')")
-    if search == "vector" or (search == "auto" and applies(game) and ENGINES[game.name].SEARCH_ON_ENGINE
-                              and not settings.get("gumbel")):
+    if search == "vector" or (search == "auto" and applies(game) and ENGINES[game.name].SEARCH_ON_ENGINE):
         return _vector_games(game, net, settings, seeds, lockstep)
     return drive([_self_play(game, net, settings, seed) for seed in seeds], evaluate_together)
 
@@ -103,7 +100,9 @@ def _vector_games(game: Game, net: PolicyValueNet, settings: dict[str, Any], see
     playing = np.arange(B)  # the game (index into seeds) in each row
     games.deal(np.arange(B), rngs[:B])
     waiting = B  # the next game to start
-    search = VectorPUCT(games, c=settings["c"], noise=(settings["dirichlet_alpha"], settings["dirichlet_fraction"]))
+    gumbel = Gumbel(considered=settings["gumbel_considered"]) if settings["gumbel"] else None
+    noise = None if gumbel else (settings["dirichlet_alpha"], settings["dirichlet_fraction"])
+    search = VectorPUCT(games, c=settings["c"], noise=noise, gumbel=gumbel)
     leaves = network_leaves(net, settings["rollout_mix"], game.info.max_game_length)
     decided = np.zeros((G, P), dtype=np.int64)
     records: list[list[tuple[np.ndarray, np.ndarray, np.ndarray, int, bool]]] = [[] for _ in range(G)]
@@ -128,7 +127,8 @@ def _vector_games(game: Game, net: PolicyValueNet, settings: dict[str, Any], see
             g = playing[b]
             if (b, p) in policies:
                 pi, best = policies[(b, p)]
-                move = int(rngs[g].choice(A, p=pi)) if decided[g, p] < settings["temperature_moves"] else best
+                opening = decided[g, p] < settings["temperature_moves"] and gumbel is None  # (Gumbel draws vary the moves)
+                move = int(rngs[g].choice(A, p=pi)) if opening else best
             else:  # nothing to decide: the target is the forced move
                 move = int(np.flatnonzero(legal[b, p])[0])
                 pi = np.zeros(A)

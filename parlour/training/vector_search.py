@@ -30,6 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from parlour.baselines.engines.gumbel import Gumbel, SequentialHalving, improved_policy, logits_of, sampled_order
 from parlour.baselines.learned.az_model import SEARCH_BATCH, PolicyValueNet, run_network
 from parlour.games.base import Game
 from parlour.vector.base import BatchedEngine, legal_at
@@ -66,10 +67,13 @@ class VectorResult:
     actions: np.ndarray
     values: np.ndarray
     simulations: int
+    improved: np.ndarray | None = None
+    """With a Gumbel root: the improved policies (``[S, A]``), the training targets."""
 
     def policies(self, temperature: float = 1.0) -> np.ndarray:
-        """The visit distributions (``[S, A]``), as ``SearchResult.policy`` makes them."""
-        counts = self.visits.astype(np.float64)
+        """The search policies (``[S, A]``), as ``SearchResult.policy`` makes them: the
+        visit distributions, or the improved policies of a Gumbel root."""
+        counts = (self.improved if self.improved is not None else self.visits).astype(np.float64)
         if temperature == 0:
             out = np.zeros_like(counts)
             out[np.arange(len(counts)), self.actions] = 1.0
@@ -80,9 +84,13 @@ class VectorResult:
 
 class VectorPUCT:
     """The searches (module docstring) of one game's engine class, with exploration
-    ``c`` and Dirichlet ``noise`` ``(alpha_total, fraction)`` or ``None``."""
+    ``c`` and Dirichlet ``noise`` ``(alpha_total, fraction)`` or ``None``, or a ``gumbel``
+    root (as ``PUCT``'s: ``engines.gumbel``)."""
 
-    def __init__(self, engine: BatchedEngine, c: float = 1.5, noise: tuple[float, float] | None = None) -> None:
+    def __init__(self, engine: BatchedEngine, c: float = 1.5, noise: tuple[float, float] | None = None,
+                 gumbel: Gumbel | None = None) -> None:
+        if noise is not None and gumbel is not None:
+            raise ValueError("PUCT takes Dirichlet noise or a Gumbel root, not both (the Gumbel draws are its exploration)")
         self.engine_type = type(engine)
         self.options = engine.game.config
         self.game = engine.game
@@ -95,7 +103,7 @@ class VectorPUCT:
         self.hidden = not self.game.info.perfect_information
         if self.hidden and not hasattr(engine, "determinize"):
             raise ValueError(f"{self.game.name} hides information and its engine cannot determinize")
-        self.c, self.noise = c, noise
+        self.c, self.noise, self.gumbel = c, noise, gumbel
         self._work: dict[int, BatchedEngine] = {}
         self._trees: dict[tuple[int, int], dict[str, np.ndarray]] = {}
 
@@ -174,6 +182,9 @@ class VectorPUCT:
         root_legal = work.legal_masks()[rows, seats].astype(bool)
         if self.noise is not None:
             self._add_noise(prior, slot, root_legal, rngs)
+        gumbel_roots = [_GumbelRoot(self.gumbel, s, prior, edge_n, edge_w, value, slot, seats, root_legal, lo, hi, rngs[s], simulations)
+                 for s in range(S)] if self.gumbel is not None else []
+        schedules = [iter(root.halving) for root in gumbel_roots]
         for done in range(simulations):
             draws = uniform[:, done + 1]
             if done:
@@ -191,6 +202,8 @@ class VectorPUCT:
                 legal = legal[np.arange(len(idx))[:, None], seat_of]  # [k, M, A]
                 chosen = self._select(prior[idx, at], edge_n[idx, at], edge_w[idx, at], value[idx, at], seat_of,
                                       visits[idx, at], legal, lo[idx], hi[idx])  # [k, M]
+                if schedules and not path:  # at the roots: the searching seats play their Gumbel schedules
+                    chosen[rows, slot] = [root.legal[next(schedule)] for root, schedule in zip(gumbel_roots, schedules)]
                 path.append((idx, at, chosen))
                 if self.simultaneous:
                     joint = np.zeros((S, P), dtype=np.int64)
@@ -233,7 +246,14 @@ class VectorPUCT:
                 for m in range(M):
                     edge_n[idx, at, m, chosen[:, m]] += 1
                     edge_w[idx, at, m, chosen[:, m]] += leaf[idx, seat_of[:, m]]
-        return self._result(prior, edge_n, edge_w, value, slot, seats, root_legal, simulations)
+        result = self._result(prior, edge_n, edge_w, value, slot, seats, root_legal, simulations)
+        if gumbel_roots:
+            chosen = [root.choose() for root in gumbel_roots]
+            actions = np.array([action for action, _ in chosen], dtype=np.int64)
+            values = np.array([edge_w[s, 0, slot[s], a] / edge_n[s, 0, slot[s], a] if edge_n[s, 0, slot[s], a]
+                               else value[s, 0, seats[s]] for s, a in enumerate(actions)])
+            result = VectorResult(result.visits, actions, values, simulations, np.stack([improved for _, improved in chosen]))
+        return result
 
     def _select(self, prior: np.ndarray, n: np.ndarray, w: np.ndarray, node_value: np.ndarray, seat_of: np.ndarray,
                 node_visits: np.ndarray, legal: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
@@ -299,6 +319,49 @@ class VectorPUCT:
             n = edge_n[s, 0, slot[s], best]
             values[s] = edge_w[s, 0, slot[s], best] / n if n else value[s, 0, seats[s]]
         return VectorResult(counts, actions, values, simulations)
+
+
+class _GumbelRoot:
+    """One row's Gumbel root (``engines.gumbel``, as ``PUCT._gumbel_root``): its sampled
+    actions, its sequential halving schedule scored from the row's root statistics, and
+    at the end the chosen action and the improved policy over all actions."""
+
+    def __init__(self, settings: Gumbel, s: int, prior: np.ndarray, edge_n: np.ndarray, edge_w: np.ndarray, value: np.ndarray,
+                 slot: np.ndarray, seats: np.ndarray, legal: np.ndarray, lo: np.ndarray, hi: np.ndarray,
+                 rng: np.random.Generator, simulations: int) -> None:
+        self.settings, self.s, self.slot, self.seat = settings, s, int(slot[s]), int(seats[s])
+        self.edge_n, self.edge_w, self.value, self.lo, self.hi = edge_n, edge_w, value, lo, hi
+        self.legal = np.flatnonzero(legal[s])
+        p = prior[s, 0, self.slot, self.legal]
+        self.prior = p / p.sum() if p.sum() > 0 else np.full(len(p), 1.0 / len(p))
+        self.logits = logits_of(self.prior)
+        self.noise = rng.gumbel(size=len(self.legal)) if settings.sample else np.zeros(len(self.legal))
+        order = sampled_order(self.logits, self.noise, min(settings.considered, len(self.legal)))
+        self.halving = SequentialHalving(simulations, order, self.scores)
+
+    def statistics(self) -> tuple[np.ndarray, np.ndarray, float]:
+        """Normalised mean values and visits of the legal actions, and the root's value."""
+        s = self.s
+        n = self.edge_n[s, 0, self.slot, self.legal].astype(np.float64)
+        w = self.edge_w[s, 0, self.slot, self.legal]
+        spread = self.hi[s] - self.lo[s]
+        scale = 1.0 / spread if spread > 0 else 0.0
+        q = np.where(n > 0, (w / np.maximum(n, 1) - self.lo[s]) * scale if spread > 0 else 0.5, 0.0)
+        root = (self.value[s, 0, self.seat] - self.lo[s]) * scale if spread > 0 else 0.5
+        return q, n, float(root)
+
+    def scores(self, remaining: list[int]) -> dict[int, float]:
+        q, n, _ = self.statistics()
+        sigma = self.settings.sigma(q, n)
+        return {i: float(self.noise[i] + self.logits[i] + sigma[i]) for i in remaining}
+
+    def choose(self) -> tuple[int, np.ndarray]:
+        scores = self.scores(self.halving.remaining)
+        best = max(self.halving.remaining, key=lambda i: (scores[i], -i))
+        q, n, root = self.statistics()
+        improved = np.zeros(self.edge_n.shape[-1])
+        improved[self.legal] = improved_policy(self.logits, q, n, self.prior, root, self.settings)
+        return int(self.legal[best]), improved
 
 
 # --- leaves valued by a network ------------------------------------------------------------------

@@ -12,6 +12,7 @@ import pytest
 
 torch = pytest.importorskip("torch", reason="needs the train extra")
 
+from parlour.baselines.engines.gumbel import Gumbel
 from parlour.baselines.engines.puct import PUCT  # noqa: E402
 from parlour.baselines.learned.az_model import PolicyValueNet  # noqa: E402
 from parlour.games import load_game  # noqa: E402
@@ -60,7 +61,11 @@ def toy_leaves(engine, rows, movers, rngs):
 
 @pytest.mark.parametrize("name, options, steps", [("sticks", {"num_sticks": 13, "max_take": 3}, [0, 2, 5]),
                                                   ("goofspiel", {"num_cards": 5, "prize_order": "descending"}, [0, 1, 3])])
-def test_the_same_visits_as_the_tree_search(name, options, steps):
+@pytest.mark.parametrize("gumbel", [None, Gumbel(considered=4, sample=False)])
+def test_the_same_visits_as_the_tree_search(name, options, steps, gumbel):
+    """Visit for visit the tree search's, with PUCT at the root or a Gumbel root (without
+    its random draws: the two searches draw in different orders); with the Gumbel root
+    also the same chosen actions and improved policies."""
     game = load_game(name, **options)
     assert game.info.perfect_information
     engine = make_engine(name, len(steps), seed=0, autoreset=False, **options)
@@ -77,9 +82,13 @@ def test_the_same_visits_as_the_tree_search(name, options, steps):
             where[row] = True
             engine.step(actions, where=where)
     seats = np.array([state.current_players()[0] for state in states])
-    vector = VectorPUCT(engine, c=1.3).run(engine, np.arange(len(steps)), seats, [np.random.default_rng(i) for i in steps], 60, toy_leaves)
+    vector = VectorPUCT(engine, c=1.3, gumbel=gumbel).run(engine, np.arange(len(steps)), seats,
+                                                          [np.random.default_rng(i) for i in steps], 60, toy_leaves)
     for row, state in enumerate(states):
-        result = PUCT(ToyEvaluator(), game.num_actions, c=1.3).search(state, state.clone, int(seats[row]), 60, np.random.default_rng(0))
+        result = PUCT(ToyEvaluator(), game.num_actions, c=1.3, gumbel=gumbel).search(state, state.clone, int(seats[row]), 60,
+                                                                                   np.random.default_rng(0))
+        if gumbel is not None:
+            assert np.allclose(vector.policies()[row], result.policy(game.num_actions))
         expected = np.zeros(game.num_actions, dtype=np.int64)
         for action, count in result.visits.items():
             expected[action] = count

@@ -26,6 +26,7 @@ paper's ``c_visit = 50``, ``c_scale = 1``.  Below the root the search stays ``PU
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -76,6 +77,36 @@ def halve(remaining: list[int], scores: dict[int, float]) -> list[int]:
     keep = max(1, math.ceil(len(remaining) / 2))
     order = sorted(range(len(remaining)), key=lambda i: (-scores[remaining[i]], i))
     return [remaining[i] for i in sorted(order[:keep])]
+
+
+def sampled_order(logits: np.ndarray, noise: np.ndarray, considered: int) -> list[int]:
+    """The ``considered`` actions (indices) with the largest ``noise + logits``, best
+    first: ``considered`` draws without replacement from the prior (Gumbel-top-k)."""
+    return sorted(range(len(logits)), key=lambda i: (-(noise[i] + logits[i]), i))[:considered]
+
+
+class SequentialHalving:
+    """The root action (an index) of each simulation in turn, iterating: every action of
+    ``order`` still in (``remaining``) gets ``visits_per_action`` simulations a phase,
+    then ``rescore(remaining)`` scores them (``noise + logit + sigma(q)``, after the
+    phase's simulations) and the better half stays; once one is left it takes what
+    remains of the budget.  ``remaining`` is then the candidates to choose among."""
+
+    def __init__(self, simulations: int, order: list[int], rescore: Callable[[list[int]], dict[int, float]]) -> None:
+        self.simulations, self.order, self.rescore = simulations, order, rescore
+        self.remaining = list(order)
+
+    def __iter__(self) -> Iterator[int]:
+        done = 0
+        while done < self.simulations:
+            for i in list(self.remaining):
+                for _ in range(visits_per_action(self.simulations, len(self.order), len(self.remaining))):
+                    if done == self.simulations:
+                        return
+                    yield i
+                    done += 1
+            if len(self.remaining) > 1:
+                self.remaining = halve(self.remaining, self.rescore(self.remaining))
 
 
 def completed_q(q: np.ndarray, visits: np.ndarray, prior: np.ndarray, value: float) -> np.ndarray:

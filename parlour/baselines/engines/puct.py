@@ -61,7 +61,7 @@ from typing import Any
 
 import numpy as np
 
-from parlour.baselines.engines.gumbel import Gumbel, halve, improved_policy, logits_of, visits_per_action
+from parlour.baselines.engines.gumbel import Gumbel, improved_policy, logits_of, SequentialHalving, sampled_order
 from parlour.games.base import State
 
 Evaluation = tuple[dict[int, np.ndarray], np.ndarray]
@@ -262,22 +262,15 @@ class PUCT:
         prior = prior / prior.sum() if prior.sum() > 0 else np.full(len(legal), 1.0 / len(legal))
         logits = logits_of(prior)
         noise = rng.gumbel(size=len(legal)) if settings.sample else np.zeros(len(legal))
-        considered = min(settings.considered, len(legal))
-        remaining = sorted(range(len(legal)), key=lambda i: (-(noise[i] + logits[i]), i))[:considered]
-        state, done = first.clone(), 0
-        while done < simulations:
-            for i in list(remaining):
-                for _ in range(visits_per_action(simulations, considered, len(remaining))):
-                    if done == simulations:
-                        break
-                    if done:
-                        state = sample()
-                    yield from self._simulate(state, root, (player, legal[i]))
-                    done += 1
-            if len(remaining) > 1:
-                remaining = halve(remaining, self._gumbel_scores(root, player, legal, logits, noise, remaining))
-        scores = self._gumbel_scores(root, player, legal, logits, noise, remaining)
-        best = max(remaining, key=lambda i: (scores[i], -i))
+        order = sampled_order(logits, noise, min(settings.considered, len(legal)))
+        halving = SequentialHalving(simulations, order, lambda still: self._gumbel_scores(root, player, legal, logits, noise, still))
+        state = first.clone()
+        for done, i in enumerate(halving):
+            if done:
+                state = sample()
+            yield from self._simulate(state, root, (player, legal[i]))
+        scores = self._gumbel_scores(root, player, legal, logits, noise, halving.remaining)
+        best = max(halving.remaining, key=lambda i: (scores[i], -i))
         q, visits, value = self._root_values(root, player, legal)
         improved = improved_policy(logits, q, visits, prior, value, settings)
         edge = root.edges.get(player * self.num_actions + legal[best])
