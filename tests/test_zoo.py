@@ -42,7 +42,7 @@ def test_each_shipped_agent_plays_legal_moves(name):
     game = load_game(name)
     match = play_match(game, [f"zoo:{name}", "random"], games=2, seed=0, workers=1, progress=False)
     assert len(match.records) == 2
-    assert f"zoo:{name}" in playable(game)
+    assert "zoo" in playable(game)
 
 
 @pytest.fixture
