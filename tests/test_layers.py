@@ -33,6 +33,7 @@ LAYERS = {
     "parlour.render": 1,  # the games' pictures: beside the rules, imports only them (and Pillow when rasterising)
     "parlour.envs": 2,
     "parlour.baselines": 3,
+    "parlour.zoo": 3,  # the shipped trained agents: policies from package data
     "parlour.training": 4,
     "parlour.play": 5,
     "parlour.web": 5,
