@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from parlour.baselines.engines.gumbel import Gumbel, SequentialHalving, improved_policy, logits_of, sampled_order
+from parlour.baselines.engines.gumbel import Gumbel, GumbelRoot
 from parlour.baselines.learned.az_model import SEARCH_BATCH, PolicyValueNet, run_network
 from parlour.games.base import Game
 from parlour.vector.base import BatchedEngine, legal_at
@@ -182,9 +182,9 @@ class VectorPUCT:
         root_legal = work.legal_masks()[rows, seats].astype(bool)
         if self.noise is not None:
             self._add_noise(prior, slot, root_legal, rngs)
-        gumbel_roots = [_GumbelRoot(self.gumbel, s, prior, edge_n, edge_w, value, slot, seats, root_legal, lo, hi, rngs[s], simulations)
+        gumbel_roots = [_gumbel_root(self.gumbel, s, prior, edge_n, edge_w, value, slot, seats, root_legal, lo, hi, rngs[s], simulations)
                  for s in range(S)] if self.gumbel is not None else []
-        schedules = [iter(root.halving) for root in gumbel_roots]
+        schedules = [iter(root.halving) for _, root in gumbel_roots]
         for done in range(simulations):
             draws = uniform[:, done + 1]
             if done:
@@ -203,7 +203,7 @@ class VectorPUCT:
                 chosen = self._select(prior[idx, at], edge_n[idx, at], edge_w[idx, at], value[idx, at], seat_of,
                                       visits[idx, at], legal, lo[idx], hi[idx])  # [k, M]
                 if schedules and not path:  # at the roots: the searching seats play their Gumbel schedules
-                    chosen[rows, slot] = [root.legal[next(schedule)] for root, schedule in zip(gumbel_roots, schedules)]
+                    chosen[rows, slot] = [actions[next(schedule)] for (actions, _), schedule in zip(gumbel_roots, schedules)]
                 path.append((idx, at, chosen))
                 if self.simultaneous:
                     joint = np.zeros((S, P), dtype=np.int64)
@@ -248,7 +248,12 @@ class VectorPUCT:
                     edge_w[idx, at, m, chosen[:, m]] += leaf[idx, seat_of[:, m]]
         result = self._result(prior, edge_n, edge_w, value, slot, seats, root_legal, simulations)
         if gumbel_roots:
-            chosen = [root.choose() for root in gumbel_roots]
+            chosen = []
+            for legal_actions, root in gumbel_roots:
+                best, policy = root.choose()
+                improved = np.zeros(A)
+                improved[legal_actions] = policy
+                chosen.append((int(legal_actions[best]), improved))
             actions = np.array([action for action, _ in chosen], dtype=np.int64)
             values = np.array([edge_w[s, 0, slot[s], a] / edge_n[s, 0, slot[s], a] if edge_n[s, 0, slot[s], a]
                                else value[s, 0, seats[s]] for s, a in enumerate(actions)])
@@ -321,47 +326,25 @@ class VectorPUCT:
         return VectorResult(counts, actions, values, simulations)
 
 
-class _GumbelRoot:
-    """One row's Gumbel root (``engines.gumbel``, as ``PUCT._gumbel_root``): its sampled
-    actions, its sequential halving schedule scored from the row's root statistics, and
-    at the end the chosen action and the improved policy over all actions."""
-
-    def __init__(self, settings: Gumbel, s: int, prior: np.ndarray, edge_n: np.ndarray, edge_w: np.ndarray, value: np.ndarray,
+def _gumbel_root(settings: Gumbel, s: int, prior: np.ndarray, edge_n: np.ndarray, edge_w: np.ndarray, value: np.ndarray,
                  slot: np.ndarray, seats: np.ndarray, legal: np.ndarray, lo: np.ndarray, hi: np.ndarray,
-                 rng: np.random.Generator, simulations: int) -> None:
-        self.settings, self.s, self.slot, self.seat = settings, s, int(slot[s]), int(seats[s])
-        self.edge_n, self.edge_w, self.value, self.lo, self.hi = edge_n, edge_w, value, lo, hi
-        self.legal = np.flatnonzero(legal[s])
-        p = prior[s, 0, self.slot, self.legal]
-        self.prior = p / p.sum() if p.sum() > 0 else np.full(len(p), 1.0 / len(p))
-        self.logits = logits_of(self.prior)
-        self.noise = rng.gumbel(size=len(self.legal)) if settings.sample else np.zeros(len(self.legal))
-        order = sampled_order(self.logits, self.noise, min(settings.considered, len(self.legal)))
-        self.halving = SequentialHalving(simulations, order, self.scores)
+                 rng: np.random.Generator, simulations: int) -> tuple[np.ndarray, GumbelRoot]:
+    """Row ``s``'s legal actions and its Gumbel root (``engines.gumbel.GumbelRoot``, as
+    ``PUCT``'s, over those actions' indices), reading the row's root statistics from the
+    search's arrays."""
+    actions = np.flatnonzero(legal[s])
+    at, seat = int(slot[s]), int(seats[s])
 
-    def statistics(self) -> tuple[np.ndarray, np.ndarray, float]:
-        """Normalised mean values and visits of the legal actions, and the root's value."""
-        s = self.s
-        n = self.edge_n[s, 0, self.slot, self.legal].astype(np.float64)
-        w = self.edge_w[s, 0, self.slot, self.legal]
-        spread = self.hi[s] - self.lo[s]
+    def statistics() -> tuple[np.ndarray, np.ndarray, float]:
+        n = edge_n[s, 0, at, actions].astype(np.float64)
+        w = edge_w[s, 0, at, actions]
+        spread = hi[s] - lo[s]
         scale = 1.0 / spread if spread > 0 else 0.0
-        q = np.where(n > 0, (w / np.maximum(n, 1) - self.lo[s]) * scale if spread > 0 else 0.5, 0.0)
-        root = (self.value[s, 0, self.seat] - self.lo[s]) * scale if spread > 0 else 0.5
+        q = np.where(n > 0, (w / np.maximum(n, 1) - lo[s]) * scale if spread > 0 else 0.5, 0.0)
+        root = (value[s, 0, seat] - lo[s]) * scale if spread > 0 else 0.5
         return q, n, float(root)
 
-    def scores(self, remaining: list[int]) -> dict[int, float]:
-        q, n, _ = self.statistics()
-        sigma = self.settings.sigma(q, n)
-        return {i: float(self.noise[i] + self.logits[i] + sigma[i]) for i in remaining}
-
-    def choose(self) -> tuple[int, np.ndarray]:
-        scores = self.scores(self.halving.remaining)
-        best = max(self.halving.remaining, key=lambda i: (scores[i], -i))
-        q, n, root = self.statistics()
-        improved = np.zeros(self.edge_n.shape[-1])
-        improved[self.legal] = improved_policy(self.logits, q, n, self.prior, root, self.settings)
-        return int(self.legal[best]), improved
+    return actions, GumbelRoot(settings, prior[s, 0, at, actions], rng, simulations, statistics)
 
 
 # --- leaves valued by a network ------------------------------------------------------------------

@@ -130,3 +130,34 @@ def improved_policy(logits: np.ndarray, q: np.ndarray, visits: np.ndarray, prior
     scores = scores - scores.max()
     weights = np.exp(scores)
     return weights / weights.sum()
+
+
+class GumbelRoot:
+    """One search's Gumbel root, whatever holds its tree (``PUCT`` and the vectorised
+    search share it): the legal actions' normalised ``prior``, the Gumbel draws from
+    ``rng``, the sequential halving schedule (``halving``, to iterate), and at the end
+    the chosen action and the improved policy.  ``statistics()`` gives the legal actions'
+    normalised mean values and visits and the root's own normalised value, as they stand."""
+
+    def __init__(self, settings: Gumbel, prior: np.ndarray, rng: np.random.Generator, simulations: int,
+                 statistics: Callable[[], tuple[np.ndarray, np.ndarray, float]]) -> None:
+        prior = np.asarray(prior, dtype=np.float64)
+        self.settings, self.statistics = settings, statistics
+        self.prior = prior / prior.sum() if prior.sum() > 0 else np.full(len(prior), 1.0 / len(prior))
+        self.logits = logits_of(self.prior)
+        self.noise = rng.gumbel(size=len(prior)) if settings.sample else np.zeros(len(prior))
+        order = sampled_order(self.logits, self.noise, min(settings.considered, len(prior)))
+        self.halving = SequentialHalving(simulations, order, self.scores)
+
+    def scores(self, remaining: list[int]) -> dict[int, float]:
+        """``noise + logit + sigma(q)`` of the actions (indices) in ``remaining``."""
+        q, visits, _ = self.statistics()
+        sigma = self.settings.sigma(q, visits)
+        return {i: float(self.noise[i] + self.logits[i] + sigma[i]) for i in remaining}
+
+    def choose(self) -> tuple[int, np.ndarray]:
+        """The chosen action (an index) and the improved policy over the legal actions."""
+        scores = self.scores(self.halving.remaining)
+        best = max(self.halving.remaining, key=lambda i: (scores[i], -i))
+        q, visits, value = self.statistics()
+        return best, improved_policy(self.logits, q, visits, self.prior, value, self.settings)

@@ -61,7 +61,7 @@ from typing import Any
 
 import numpy as np
 
-from parlour.baselines.engines.gumbel import Gumbel, improved_policy, logits_of, SequentialHalving, sampled_order
+from parlour.baselines.engines.gumbel import Gumbel, GumbelRoot
 from parlour.games.base import State
 
 Evaluation = tuple[dict[int, np.ndarray], np.ndarray]
@@ -257,22 +257,15 @@ class PUCT:
                      simulations: int, rng: np.random.Generator) -> Generator[Request, Evaluation, SearchResult]:
         """The simulations with ``player``'s root move chosen by sequential halving over
         Gumbel-sampled actions (``engines.gumbel``); the chosen action and the improved policy."""
-        settings = self.gumbel
         prior = np.array([root.priors[player][a] for a in legal], dtype=np.float64)
-        prior = prior / prior.sum() if prior.sum() > 0 else np.full(len(legal), 1.0 / len(legal))
-        logits = logits_of(prior)
-        noise = rng.gumbel(size=len(legal)) if settings.sample else np.zeros(len(legal))
-        order = sampled_order(logits, noise, min(settings.considered, len(legal)))
-        halving = SequentialHalving(simulations, order, lambda still: self._gumbel_scores(root, player, legal, logits, noise, still))
+        gumbel = GumbelRoot(self.gumbel, prior, rng, simulations, lambda: self._root_values(root, player, legal))
         state = first.clone()
-        for done, i in enumerate(halving):
+        for done, i in enumerate(gumbel.halving):
             if done:
                 state = sample()
             yield from self._simulate(state, root, (player, legal[i]))
-        scores = self._gumbel_scores(root, player, legal, logits, noise, halving.remaining)
-        best = max(halving.remaining, key=lambda i: (scores[i], -i))
-        q, visits, value = self._root_values(root, player, legal)
-        improved = improved_policy(logits, q, visits, prior, value, settings)
+        best, improved = gumbel.choose()
+        _, visits, _ = self._root_values(root, player, legal)
         edge = root.edges.get(player * self.num_actions + legal[best])
         mean = edge[1] / edge[0] if edge and edge[0] else root.value[player]
         return SearchResult(dict(zip(legal, visits.astype(int).tolist())), legal[best], mean, simulations,
@@ -292,12 +285,6 @@ class PUCT:
                 q[i] = (edge[1] / edge[0] - lo) * scale if spread > 0 else 0.5
         value = (root.value[player] - lo) * scale if spread > 0 else 0.5
         return q, visits, value
-
-    def _gumbel_scores(self, root: Node, player: int, legal: list[int], logits: np.ndarray, noise: np.ndarray,
-                       remaining: list[int]) -> dict[int, float]:
-        q, visits, _ = self._root_values(root, player, legal)
-        sigma = self.gumbel.sigma(q, visits)
-        return {i: float(noise[i] + logits[i] + sigma[i]) for i in remaining}
 
     def _simulate(self, state: State, node: Node, forced: tuple[int, int] | None = None) -> Generator[Request, Evaluation, None]:
         """One simulation from ``state`` (changed in place) down from ``node``; ``forced``:
