@@ -123,3 +123,27 @@ def test_a_zoo_agent_plays_its_own_game_only(tiny_zoo, monkeypatch):
         make_from_spec("zoo:sticks", "goofspiel")
     with pytest.raises(ValueError, match="whose observations and actions differ"):
         make_from_spec("zoo", load_game("sticks", num_sticks=12))
+
+
+def test_parlour_play_seats_a_zoo_agent(capsys, monkeypatch):
+    """``parlour play sticks --opponent zoo:sticks``: the shipped agent answers a person."""
+    import io
+
+    from parlour.cli import main
+
+    monkeypatch.setattr("sys.stdin", io.StringIO("1\n" * 12))
+    assert main(["play", "sticks", "--opponent", "zoo:sticks", "--seed", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "opponents: zoo:sticks" in out and ("you win" in out or "you lose" in out), out[-400:]
+
+
+def test_parlour_bench_rates_a_zoo_agent(tmp_path, capsys):
+    """``parlour bench --agent zoo:sticks`` rates the shipped agent on the sticks ladder;
+    its card names the spec the user gave."""
+    from parlour.cli import main
+
+    code = main(["bench", "--game", "sticks", "--agent", "zoo:sticks,simulations=8", "--out", str(tmp_path), "--quiet"])
+    assert code == 0, capsys.readouterr().err
+    card = json.loads((tmp_path / "sticks.json").read_text())
+    assert card["agent"] == "zoo:sticks,simulations=8" and card["games"] == 500
+    assert "zoo:sticks,simulations=8" in capsys.readouterr().out

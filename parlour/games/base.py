@@ -215,6 +215,17 @@ class Game(abc.ABC):
         (Goofspiel with ``imperfect_info``).  A move log shown to a person follows it."""
         return True
 
+    @property
+    def action_planes(self) -> int | None:
+        """``k`` when every action is one of ``k`` kinds of move on one board cell laid out
+        as the observation's: with observations of shape ``(planes, rows, columns)``,
+        action ``a`` is kind ``a // (rows * columns)`` on the cell at ``(row, column) =
+        divmod(a % (rows * columns), columns)`` of the observation.  A network may then
+        give each action its logit from its own cell's features (a convolutional policy
+        head); ``None`` (the default) claims nothing.  tests/games/test_action_planes.py
+        checks each claim: a move changes the observation at its own cell."""
+        return None
+
     def symmetries(self) -> list[Symmetry]:
         """The maps of positions under which the rules do not change (the identity left
         out): a symmetric position has the symmetric legal moves, observations and

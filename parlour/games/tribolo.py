@@ -354,6 +354,11 @@ class TriboloGame(Game):
             f"{self.width} x {self.height}, walls={w}, start_cells={k}; use a larger board"
         )
 
+    @property
+    def action_planes(self) -> int:
+        """One: a move is a cell, ``y * width + x``, the observation's ``[:, y, x]``."""
+        return 1
+
     def symmetries(self) -> list[Symmetry]:
         """The board's mirror images and, on a square board, its rotations and diagonal
         mirrors: every rule (rules 4-9) reads the eight king directions alike and the

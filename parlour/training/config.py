@@ -161,12 +161,15 @@ class TrainConfig:
     """Filters of each ``BoardCNN`` convolution."""
     cnn_blocks: int = 2
     """Residual blocks of ``BoardCNN`` after its first convolution."""
+    cnn_shared: bool = True
+    """PPO: one ``BoardCNN`` read by both the policy and the value heads (SB3's
+    ``share_features_extractor``), or, ``false``, one for each."""
     torch_threads: int = 1
+    """Threads torch may use (one is fastest for these small networks, and steady when
+    the machine is shared: benchmarks/RESULTS.md, training throughput)."""
     device: str = "auto"
     """Where torch runs the learner's network (``ppo`` and ``alphazero``): ``cpu``, ``cuda``,
     or ``auto`` (``cuda`` when torch sees a GPU).  Results are reproducible per device."""
-    """Threads torch may use (one is fastest for these small networks, and steady when
-    the machine is shared: benchmarks/RESULTS.md, training throughput)."""
     ppo: dict[str, Any] = field(default_factory=lambda: dict(PPO_DEFAULTS))
     alphazero: dict[str, Any] = field(default_factory=lambda: dict(AZ_DEFAULTS))
     rllib: dict[str, Any] = field(default_factory=lambda: dict(RLLIB_DEFAULTS))
@@ -187,6 +190,8 @@ class TrainConfig:
             raise ValueError(f"seed must be a non-negative integer, got {self.seed!r}")
         if isinstance(self.cnn_blocks, bool) or not isinstance(self.cnn_blocks, int) or self.cnn_blocks < 0:
             raise ValueError(f"cnn_blocks must be a non-negative integer, got {self.cnn_blocks!r}")
+        if not isinstance(self.cnn_shared, bool):
+            raise ValueError(f"cnn_shared must be true or false, got {self.cnn_shared!r}")
         if self.network not in NETWORKS:
             raise ValueError(f"network must be one of {list(NETWORKS)}, got {self.network!r}")
         if self.vec_env not in VEC_KINDS:

@@ -268,7 +268,7 @@ class Trainer:
         import torch
         from sb3_contrib import MaskablePPO
 
-        from parlour.baselines.learned.networks import policy_kwargs
+        from parlour.baselines.learned.networks import ppo_policy
         from parlour.training.callback import TrainingCallback
 
         start = time.perf_counter()
@@ -307,14 +307,16 @@ class Trainer:
             vec_env = make_vec_env(config, [])
             ppo = dict(config.ppo)
             net_arch = ppo.pop("net_arch")
+            policy, kwargs = ppo_policy(self.network, net_arch, {"channels": config.cnn_channels, "blocks": config.cnn_blocks},
+                                        shared=config.cnn_shared, action_planes=self.game.action_planes)
             model = MaskablePPO(
-                "MlpPolicy",
+                policy,
                 vec_env,
                 seed=config.seed,
                 device=self.device,
                 verbose=0,
                 tensorboard_log=str(files.tensorboard),
-                policy_kwargs=policy_kwargs(self.network, net_arch, {"channels": config.cnn_channels, "blocks": config.cnn_blocks}),
+                policy_kwargs=kwargs,
                 **ppo,
             )
             if uses_self:

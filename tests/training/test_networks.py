@@ -1,5 +1,7 @@
-"""Board-shaped networks: ``BoardCNN`` is the default policy trunk for the games whose
-observation is board planes, sees the board's layout, trains, saves and plays."""
+"""Board-shaped networks: the board CNN is the default network for the games whose
+observation is board planes (``BoardPolicy``, a logit from each move's own cell, where the
+moves are cells; ``BoardCNN`` under dense heads otherwise), sees the board's layout,
+trains, saves and plays."""
 
 import numpy as np
 import pytest
@@ -10,7 +12,8 @@ pytest.importorskip("sb3_contrib", reason="needs the train extra")
 from gymnasium import spaces
 
 from parlour.baselines import make_from_spec
-from parlour.baselines.learned.networks import BoardCNN
+from parlour.baselines.learned.board_policy import BoardPolicy, BoardTrunk
+from parlour.baselines.learned.networks import BoardCNN, ppo_policy
 from parlour.games import GAMES, load_game
 from parlour.training.config import TrainConfig, choose_network
 from parlour.training.run_files import RunFiles
@@ -69,7 +72,8 @@ def test_a_board_game_trains_with_the_cnn_by_default(name, options, tmp_path):
     best = RunFiles(tmp_path / "run").best
     game = load_game(name, **options)
     agent = make_from_spec(f"ppo:{best}", game, seed=0)
-    assert isinstance(agent.actor.model.policy.features_extractor, BoardCNN)
+    assert isinstance(agent.actor.model.policy, BoardPolicy)  # both games' moves are cells
+    assert isinstance(agent.actor.model.policy.features_extractor, BoardTrunk)
     state = game.new_initial_state(seed=0)
     (seat,) = state.current_players()
     assert agent.act(state.info_state(seat)) in state.legal_actions(seat)
@@ -80,3 +84,50 @@ def test_mlp_on_a_board_game_when_asked(tmp_path):
                          eval_games=2, eval_opponents=["random"], ppo={"n_steps": 64, "batch_size": 64, "n_epochs": 1, "net_arch": [8]})
     trainer = Trainer(config, tmp_path / "run", progress=False, log=lambda _: None)
     assert trainer.network == "mlp"
+
+
+def board_policy(shape, actions, blocks=0, shared=True, channels=4):
+    policy, kwargs = ppo_policy("cnn", [16], {"channels": channels, "blocks": blocks}, shared=shared, action_planes=actions // (shape[1] * shape[2]))
+    assert policy is BoardPolicy
+    return BoardPolicy(spaces.Box(0, 1, shape, dtype=np.float32), spaces.Discrete(actions), lambda _: 1e-3, **kwargs)
+
+
+@pytest.mark.parametrize("shared", [True, False])
+def test_board_policy_scores_each_move_from_its_own_cell(shared):
+    """With no residual block the trunk sees one cell around: a piece on (row 2, column 3)
+    may change the logits of the moves on the nine cells around it (all of them, unless
+    a unit is dead there), changes those on its own cell, of every kind, and no others;
+    the value sees the whole board."""
+    torch.manual_seed(0)
+    shape, kinds = (3, 5, 7), 2
+    policy = board_policy(shape, kinds * 35, shared=shared, channels=16)
+    empty, piece = torch.zeros(1, *shape), torch.zeros(1, *shape)
+    piece[0, 1, 2, 3] = 1
+    with torch.no_grad():
+        logits = [policy.action_net(policy.mlp_extractor.forward_actor(policy.pi_features_extractor(x))).view(kinds, 5, 7)
+                  for x in (empty, piece)]
+        values = [policy.predict_values(x) for x in (empty, piece)]
+    changed = (logits[0] != logits[1]).any(dim=0)
+    expected = torch.zeros(5, 7, dtype=torch.bool)
+    expected[1:4, 2:5] = True
+    assert not (changed & ~expected).any() and changed.sum() >= 6
+    assert (logits[0] != logits[1])[:, 2, 3].all()  # every kind of move on the cell
+    assert not torch.equal(*values)
+
+
+def test_board_policy_refuses_actions_that_are_not_cells():
+    with pytest.raises(ValueError, match="needs k moves per cell of the 5 x 7 board; the game has 36 actions"):
+        board_policy((3, 5, 7), 36)
+
+
+def test_board_policy_starts_near_uniform_and_learns():
+    """SB3's small first logits (gain 0.01), and the optimizer reaches every layer."""
+    torch.manual_seed(0)
+    policy = board_policy((5, 11, 16), 176, blocks=1)
+    x = torch.rand(8, 5, 11, 16).round()
+    with torch.no_grad():
+        probs = policy.get_distribution(x).distribution.probs
+    assert float(probs.max()) < 2.0 / 176
+    optimized = {id(p) for group in policy.optimizer.param_groups for p in group["params"]}
+    assert optimized == {id(p) for p in policy.parameters()}
+    assert not any(isinstance(m, torch.nn.Linear) and m.out_features == 176 for m in policy.modules())

@@ -402,6 +402,7 @@ def test_config_file_flags_and_overrides(tmp_path):
         ({"network": "transformer"}, r"network must be one of \['auto', 'mlp', 'cnn'\], got 'transformer'"),
         ({"cnn_channels": 0}, "cnn_channels must be a positive integer"),
         ({"cnn_blocks": -1}, "cnn_blocks must be a non-negative integer"),
+        ({"cnn_shared": "no"}, "cnn_shared must be true or false, got 'no'"),
         ({"colour": "blue"}, "bad training settings"),
     ],
 )

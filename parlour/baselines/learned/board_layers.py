@@ -31,6 +31,16 @@ def check_board_shape(shape: tuple[int, ...], channels: int, blocks: int, head_c
         raise ValueError(f"BoardCNN blocks must be at least 0, got {blocks}")
 
 
+def board_trunk(planes: int, channels: int, blocks: int) -> nn.Sequential:
+    """The stem convolution and ``blocks`` residual blocks: ``channels`` maps of the
+    board's size, each cell's computed from the cells around it."""
+    return nn.Sequential(
+        nn.Conv2d(planes, channels, 3, padding=1),
+        nn.ReLU(),
+        *(ResidualBlock(channels) for _ in range(blocks)),
+    )
+
+
 def board_layers(shape: tuple[int, ...], channels: int = 32, blocks: int = 2, head_channels: int = 8,
                  features_dim: int = 256) -> tuple[nn.Sequential, nn.Sequential]:
     """``(trunk, joint)``: a stem convolution, ``blocks`` residual blocks and a 1x1 head
@@ -39,9 +49,7 @@ def board_layers(shape: tuple[int, ...], channels: int = 32, blocks: int = 2, he
     check_board_shape(shape, channels, blocks, head_channels, features_dim)
     planes, rows, columns = shape
     trunk = nn.Sequential(
-        nn.Conv2d(planes, channels, 3, padding=1),
-        nn.ReLU(),
-        *(ResidualBlock(channels) for _ in range(blocks)),
+        *board_trunk(planes, channels, blocks),
         nn.Conv2d(channels, head_channels, 1),
         nn.ReLU(),
         nn.Flatten(),

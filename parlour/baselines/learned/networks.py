@@ -51,10 +51,22 @@ class BoardCNN(BaseFeaturesExtractor):
         return board_features(self.trunk, self.joint, observations)
 
 
-def policy_kwargs(network: str, net_arch: list[int], cnn: dict[str, Any]) -> dict[str, Any]:
-    """MaskablePPO's ``policy_kwargs`` for a chosen network (``mlp`` or ``cnn``)."""
+def ppo_policy(network: str, net_arch: list[int], cnn: dict[str, Any], shared: bool = True,
+               action_planes: int | None = None) -> tuple[Any, dict[str, Any]]:
+    """MaskablePPO's policy and ``policy_kwargs`` for a chosen network: ``mlp``, SB3's
+    dense layers on the flat observation; ``cnn``, ``board_policy.BoardPolicy`` (a logit
+    from each move's own cell) when the game's moves are cells (``action_planes``), else
+    ``BoardCNN`` under SB3's dense heads. ``shared``: one trunk for the policy and the
+    value, else one each."""
     kwargs: dict[str, Any] = {"net_arch": list(net_arch)}
-    if network == "cnn":
-        kwargs["features_extractor_class"] = BoardCNN
-        kwargs["features_extractor_kwargs"] = dict(cnn)
-    return kwargs
+    if network != "cnn":
+        return "MlpPolicy", kwargs
+    kwargs["share_features_extractor"] = shared
+    if action_planes is not None:
+        from parlour.baselines.learned.board_policy import BoardPolicy
+
+        kwargs["features_extractor_kwargs"] = {key: cnn[key] for key in ("channels", "blocks")}
+        return BoardPolicy, kwargs
+    kwargs["features_extractor_class"] = BoardCNN
+    kwargs["features_extractor_kwargs"] = dict(cnn)
+    return "MlpPolicy", kwargs

@@ -138,6 +138,13 @@ class DoubleCardGame(Game):
     def observation_shape(self) -> tuple[int, ...]:
         return (NUM_PLANES, ROWS, COLS)
 
+    @property
+    def action_planes(self) -> int:
+        """Nine: placement ``p`` (1-8) with its bottom-left cell at ``c`` is ``(p - 1) * 96 + c``
+        and taking the card on cell ``c`` is ``768 + c``; a cell is ``row * 8 + column``,
+        the observation's ``[:, row, column]`` (row 0 = row 1)."""
+        return NUM_ACTIONS // CELLS
+
     def new_initial_state(self, seed: int | np.random.Generator | None = None, **start: Any) -> DoubleCardState:
         """The empty board, player_0 to move; ``moves=[...]`` plays those moves first.
 

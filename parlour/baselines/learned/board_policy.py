@@ -1,0 +1,102 @@
+"""The PPO policy for games whose moves are cells of the board (``Game.action_planes``):
+every action's logit comes from its own cell's features.
+
+``BoardCNN`` with SB3's usual heads flattens the board and maps it to the 176 or 864
+logits through dense layers, so what it learns about a move on one cell teaches it
+nothing about the same pattern on another; with a few hundred thousand PPO steps it
+learned no more than the flat MLP did (docs/results.md). Here the residual trunk keeps
+its maps of the board to the end and a 1x1 convolution turns each cell's features into
+the logits of the ``k`` kinds of move on that cell (the fully convolutional policy head
+of Go and Othello programs): a good move's pattern is worth the same everywhere. The
+value is AlphaZero's head: a 1x1 convolution to two maps, then dense layers
+(``ppo.net_arch``) to the latent SB3's value layer reads.
+
+SB3 builds a policy from three parts, and this fills them: ``BoardTrunk`` is the
+features extractor (the maps, flattened), ``BoardHeads`` the "mlp_extractor" whose
+policy latent is already the logits, and the action layer is the identity. The model
+file names these classes, so it loads wherever parlour is installed; it needs the
+``train`` extra.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Any
+
+import gymnasium
+import torch
+from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
+from torch import nn
+
+from parlour.baselines.learned.board_layers import board_trunk, check_board_shape
+
+
+class BoardTrunk(BaseFeaturesExtractor):
+    """The stem and residual blocks; features: the ``channels`` maps, flattened."""
+
+    def __init__(self, observation_space: gymnasium.spaces.Box, channels: int = 32, blocks: int = 2) -> None:
+        shape = tuple(observation_space.shape)
+        check_board_shape(shape, channels, blocks, 1, 1)
+        planes, rows, columns = shape
+        super().__init__(observation_space, channels * rows * columns)
+        self.maps = (channels, rows, columns)
+        self.trunk = nn.Sequential(board_trunk(planes, channels, blocks), nn.Flatten())
+
+    def forward(self, observations: torch.Tensor) -> torch.Tensor:
+        return self.trunk(observations)
+
+
+class BoardHeads(nn.Module):
+    """The policy and value heads over the trunk's maps, in the place of SB3's
+    ``MlpExtractor``: ``forward_actor`` gives every action's logit, ``forward_critic``
+    the value head's last hidden layer."""
+
+    def __init__(self, maps: tuple[int, int, int], action_planes: int, value_arch: list[int]) -> None:
+        super().__init__()
+        channels, rows, columns = maps
+        self.maps = maps
+        self.policy = nn.Conv2d(channels, action_planes, 1)
+        layers: list[nn.Module] = [nn.Conv2d(channels, 2, 1), nn.ReLU(), nn.Flatten()]
+        width = 2 * rows * columns
+        for size in value_arch:
+            layers += [nn.Linear(width, size), nn.ReLU()]
+            width = size
+        self.value = nn.Sequential(*layers)
+        self.latent_dim_pi = action_planes * rows * columns
+        self.latent_dim_vf = width
+
+    def forward_actor(self, features: torch.Tensor) -> torch.Tensor:
+        return self.policy(features.view(-1, *self.maps)).flatten(1)
+
+    def forward_critic(self, features: torch.Tensor) -> torch.Tensor:
+        return self.value(features.view(-1, *self.maps))
+
+    def forward(self, features: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        return self.forward_actor(features), self.forward_critic(features)
+
+
+class BoardPolicy(MaskableActorCriticPolicy):
+    """MaskablePPO's policy with ``BoardTrunk`` and ``BoardHeads`` (module docstring).
+    The action space must be ``k`` moves on each of the observation's cells, laid out as
+    ``Game.action_planes`` says."""
+
+    def __init__(self, observation_space: gymnasium.spaces.Box, action_space: gymnasium.spaces.Discrete,
+                 lr_schedule: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("features_extractor_class", BoardTrunk)
+        super().__init__(observation_space, action_space, lr_schedule, **kwargs)
+
+    def _build_mlp_extractor(self) -> None:
+        _, rows, columns = self.observation_space.shape
+        actions = int(self.action_space.n)
+        if actions % (rows * columns):
+            raise ValueError(f"BoardPolicy needs k moves per cell of the {rows} x {columns} board; the game has {actions} actions")
+        arch = self.net_arch["vf"] if isinstance(self.net_arch, dict) else self.net_arch
+        self.mlp_extractor = BoardHeads(self.features_extractor.maps, actions // (rows * columns), list(arch))
+
+    def _build(self, lr_schedule: Any) -> None:
+        super()._build(lr_schedule)
+        self.action_net = nn.Identity()  # the heads' policy latent is the logits already
+        if self.ortho_init:  # small first logits, as SB3 gives its action layer
+            self.mlp_extractor.policy.apply(partial(self.init_weights, gain=0.01))
+        self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)
