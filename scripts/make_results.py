@@ -35,7 +35,7 @@ RUNS: dict[str, list[str]] = {
     "double_card": ["--game", "double_card", "--opponents", "random,alphabeta:depth=1,evaluation=h1,self",
                     "--timesteps", "300000", "--eval-every", "30000", "--eval-games", "60", "--set", "torch_threads=2"],
 }
-"""The board games train their default network, ``BoardCNN`` (``--network auto``), with
+"""The board games train their default network, ``BoardPolicy`` (``--network auto``), with
 torch on both cores: its convolutions, not the games, are most of the time."""
 
 BOARD_GAMES = ("tribolo", "double_card")
@@ -87,9 +87,11 @@ One MaskablePPO agent per game, trained by the command shown (`--seed 0`, 2 CPU 
 then rated by the arena against `random`, the game's original AI (see
 [baselines.md](baselines.md)) and the strongest search baseline of the game's docs, every
 agent in every seat equally often, with 95% intervals. The board games (Tribolo, Double
-Card) train `BoardCNN`, the default network for board planes (see
+Card) train the default network for board planes, `BoardPolicy` (a residual CNN whose
+1x1 convolution gives every move its logit from its own cell, see
 [training.md](training.md)); the same runs with the flat MLP follow each of them, at the
-same budget. Where a search-guided agent (`--algo alphazero`) has been trained, its run
+same budget (those were trained before `BoardPolicy`, whose runs replaced `BoardCNN`'s
+under SB3's dense heads: bench ratings in [benchmark.md](benchmark.md)). Where a search-guided agent (`--algo alphazero`) has been trained, its run
 follows, played with the number of PUCT simulations its spec states; the arena's last line
 gives every agent's milliseconds per move. The Tribolo and Double Card runs begin from a
 teacher's games (`alphazero.teacher`, see [training.md](training.md)): a depth-limited
@@ -102,6 +104,16 @@ counts) so that its games against the deterministic search players are not one g
 replayed. The times include the evaluations and the final arena; runs that shared the
 machine say so. These are the numbers as measured, losses included. Regenerate with
 `python scripts/make_results.py` (one run: `--games sticks`).
+
+The search-guided agents below were trained before self-play played its games in
+lockstep (see "Search-guided learning" in [training.md](training.md)). Since then the Tides of Time
+and Double Card self-play searches run on the batched engines, the same search with its
+random draws made in another order, so the same commands now play other self-play games
+from the same seeds and train other networks of the same kind than the ones rated here.
+The search-guided agents trained since (lockstep self-play, gated best, the Gumbel root),
+with their measurements against the untrained network, random and the strongest search
+at matched time, are in [zoo.md](zoo.md); those runs are not yet part of
+`scripts/make_results.py`.
 """
 
 

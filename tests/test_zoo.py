@@ -39,10 +39,23 @@ def test_each_shipped_agent_plays_legal_moves(name):
         with pytest.raises(ValueError, match=f"the zoo has no agent for {name} yet"):
             zoo.load(name)
         return
-    game = load_game(name)
-    match = play_match(game, [f"zoo:{name}", "random"], games=2, seed=0, workers=1, progress=False)
-    assert len(match.records) == 2
+    game = load_game(name, **zoo.card(name).game_options)
+    agents = [f"zoo:{name}", *["random"] * (game.num_players - 1)]
+    match = play_match(game, agents, games=2, seed=0, workers=1, progress=False)
+    assert len(match.records) >= 2  # whole cycles of seats
     assert "zoo" in playable(game)
+    policy = zoo.load(name)  # on the options it was trained with
+    assert policy.game == game
+
+
+def test_an_agent_plays_the_options_it_was_trained_with():
+    """The Goofspiel agent is the bench ladder's (6 cards): the 13-card game is refused by name."""
+    assert zoo.card("goofspiel").game_options == {"num_cards": 6}
+    thirteen = load_game("goofspiel")
+    assert "zoo" not in playable(thirteen) and "zoo" in playable(load_game("goofspiel", num_cards=6))
+    with pytest.raises(ValueError, match="the zoo's goofspiel agent was trained on goofspiel with num_cards=6; "
+                                         "this game's observations and actions differ"):
+        make_from_spec("zoo", thirteen)
 
 
 @pytest.fixture
@@ -117,12 +130,19 @@ def test_a_damaged_card_is_named(tiny_zoo):
         zoo.card("sticks")
 
 
-def test_a_zoo_agent_plays_its_own_game_only(tiny_zoo, monkeypatch):
-    monkeypatch.setattr(zoo, "available", lambda: ["goofspiel", "sticks"])
+def test_a_zoo_agent_plays_its_own_game_only():
     with pytest.raises(ValueError, match="zoo:sticks is the zoo's sticks agent; it cannot play goofspiel"):
-        make_from_spec("zoo:sticks", "goofspiel")
-    with pytest.raises(ValueError, match="whose observations and actions differ"):
+        make_from_spec("zoo:sticks", load_game("goofspiel", num_cards=6))
+    with pytest.raises(ValueError, match="the zoo's sticks agent was trained on sticks with its default options; "
+                                         "this game's observations and actions differ"):
         make_from_spec("zoo", load_game("sticks", num_sticks=12))
+
+
+def test_a_missing_card_is_named(tiny_zoo):
+    (tiny_zoo / "sticks.json").unlink()
+    (tiny_zoo / "sticks.json").mkdir()  # listed (a json entry beside the zip) but unreadable
+    with pytest.raises(ValueError, match="zoo card .*sticks.json' cannot be read"):
+        zoo.card("sticks")
 
 
 def test_parlour_play_seats_a_zoo_agent(capsys, monkeypatch):

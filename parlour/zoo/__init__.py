@@ -51,6 +51,20 @@ class ZooCard:
     def model(self) -> Path:
         return MODELS / f"{self.game}.zip"
 
+    @property
+    def game_options(self) -> dict[str, Any]:
+        """The options of the game it was trained on (Goofspiel's agent: 6 cards, the
+        bench ladder's game); it plays games whose observations and actions are those."""
+        return dict(self.config.get("game_options", {}))
+
+    def plays(self, game: Any) -> str | None:
+        """Why this agent cannot play ``game`` (a ``Game``), or ``None`` if it can."""
+        trained = load_game(self.game, **self.game_options)
+        if (trained.observation_shape, trained.num_actions) == (game.observation_shape, game.num_actions):
+            return None
+        options = ", ".join(f"{key}={value}" for key, value in self.game_options.items()) or "its default options"
+        return f"the zoo's {self.game} agent was trained on {self.game} with {options}; this game's observations and actions differ"
+
     def spec(self, **overrides: Any) -> str:
         """The policy spec that plays this agent (``az:PATH,simulations=...``)."""
         params = {**self.play, **{key: value for key, value in overrides.items() if value is not None}}
@@ -78,7 +92,7 @@ def card(game: str) -> ZooCard:
     try:
         data = json.loads(path.read_text())
         made = ZooCard(**data)
-    except (ValueError, TypeError) as error:
+    except (OSError, ValueError, TypeError) as error:
         raise ValueError(f"zoo card {str(path)!r} cannot be read: {error}") from None
     if made.game != game or made.kind not in KINDS:
         raise ValueError(f"zoo card {str(path)!r} is for game {made.game!r} and kind {made.kind!r}, expected {game!r} and one of {list(KINDS)}")
@@ -90,9 +104,10 @@ def card(game: str) -> ZooCard:
 
 
 def load(game: str, seed: int | None = None, **overrides: Any) -> Any:
-    """The zoo's agent for ``game`` (default options) as a policy; ``overrides`` change
-    how it plays (``simulations=0``: the network alone)."""
+    """The zoo's agent for ``game``, on the options it was trained with
+    (``ZooCard.game_options``), as a policy; ``overrides`` change how it plays
+    (``simulations=0``: the network alone)."""
     from parlour.baselines.policy import make
 
-    card(game)  # the zoo's own error for a game it has no agent for
-    return make("zoo", game, seed=seed, entry=game, **overrides)
+    entry = card(game)  # the zoo's own error for a game it has no agent for
+    return make("zoo", load_game(game, **entry.game_options), seed=seed, entry=game, **overrides)

@@ -29,11 +29,14 @@ class ZooPolicy(Policy):
 
     @classmethod
     def unsupported(cls, game: Any, full_states: bool = False) -> str | None:
-        from parlour.zoo import available
+        from parlour.zoo import available, card
 
         if game.name not in available():
             return f"the zoo has no agent for it yet (it has agents for {', '.join(available()) or 'no game'})"
-        return None
+        try:
+            return card(game.name).plays(game)
+        except ValueError as error:  # a damaged card or another rules version: said when it is asked for
+            return str(error)
 
     def setup(self) -> None:
         from parlour.zoo import card
@@ -42,6 +45,9 @@ class ZooPolicy(Policy):
         if entry != self.game.name:
             raise ValueError(f"zoo:{entry} is the zoo's {entry} agent; it cannot play {self.game.name} (use zoo:{self.game.name})")
         self.card = card(entry)
+        reason = self.card.plays(self.game)
+        if reason:
+            raise ValueError(reason)
         overrides = {key: self.config[key] for key in ("simulations", "deterministic", "temperature")}
         if self.card.kind == "ppo" and (overrides["simulations"] is not None or overrides["temperature"] is not None):
             raise ValueError(f"the zoo's {entry} agent is a ppo model (no search): simulations and temperature do not apply")
