@@ -124,8 +124,9 @@ class AlphaZeroTrainer(Trainer):
         torch.set_num_threads(config.torch_threads)
         with torch.random.fork_rng():  # the initial weights from the run's seed, torch's global generator untouched
             torch.manual_seed(config.seed)
+            cells = game.action_planes if az["cell_policy"] and self.network == "cnn" else None
             net = PolicyValueNet(game.observation_shape, game.num_actions, game.num_players, network=self.network,
-                                 channels=config.cnn_channels, blocks=config.cnn_blocks, hidden=az["hidden"])
+                                 channels=config.cnn_channels, blocks=config.cnn_blocks, hidden=az["hidden"], action_planes=cells)
         net.to(self.device)
         optimizer = torch.optim.Adam(net.parameters(), lr=az["learning_rate"], weight_decay=az["weight_decay"])
         buffer = ReplayBuffer(az["buffer_size"], game.observation_shape, game.num_actions, game.num_players)

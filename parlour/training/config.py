@@ -64,6 +64,7 @@ AZ_DEFAULTS: dict[str, Any] = {
     "fast_simulations": 0,
     "full_fraction": 0.25,
     "symmetries": True,
+    "cell_policy": False,
 }
 """Settings of ``algo = "alphazero"`` (the ``[alphazero]`` table): PUCT ``simulations`` per
 self-play decision with exploration ``c``; Dirichlet noise ``dirichlet_alpha`` (divided by
@@ -89,7 +90,9 @@ counts; ``fast_simulations`` > 0: playout cap randomization (KataGo), a fraction
 ``full_fraction`` of the decisions searched with ``simulations`` and used as policy
 targets, the others with ``fast_simulations`` and used for the values only;
 ``symmetries``: every training example is replaced by a random symmetric image of it
-where the game's rules have symmetries (``Game.symmetries``: Tribolo's board)."""
+where the game's rules have symmetries (``Game.symmetries``: Tribolo's board);
+``cell_policy``: with the board CNN, where the moves are cells (``Game.action_planes``),
+each move's logit from its own cell's features (``PolicyValueNet``'s ``action_planes``)."""
 
 AZ_TYPES: dict[str, type] = {key: type(value) for key, value in AZ_DEFAULTS.items()}
 UNIT_INTERVAL = ("dirichlet_fraction", "rollout_mix", "gate_threshold", "full_fraction")
@@ -227,7 +230,7 @@ class TrainConfig:
             raise ValueError(f"unknown alphazero setting(s) {unknown}; settings are {sorted(AZ_DEFAULTS)}")
         for key, value in self.alphazero.items():
             self.alphazero[key] = value = _coerce(f"alphazero.{key}", value, AZ_TYPES[key])
-            if key in ("teacher", "address", "gumbel", "symmetries"):
+            if key in ("teacher", "address", "gumbel", "symmetries", "cell_policy"):
                 continue
             low = 0 if key in ("temperature_moves", "c", "dirichlet_fraction", "weight_decay", "eval_simulations", "rollout_mix",
                                 "teacher_positions", "gate_threshold", "fast_simulations", "full_fraction") else 1

@@ -522,3 +522,37 @@ def test_augmentation_moves_examples_by_the_games_symmetries():
     assert np.array_equal(out.values, examples.values) and np.array_equal(out.seats, examples.seats)
     assert len(used) >= 5  # (8 images; a few dozen examples draw most of them)
     assert augment(examples, [], np.random.default_rng(0)) is examples
+
+
+def test_a_cell_policy_scores_each_move_from_its_own_cell(tmp_path):
+    """``action_planes``: with no residual block a piece on one cell changes the logits of
+    the moves on the nine cells around it at most, the value anywhere; the model file
+    keeps the shape, and ``alphazero.cell_policy`` trains it."""
+    game = load_game("tribolo", **GAMES["tribolo"])
+    _, rows, columns = game.observation_shape
+    torch.manual_seed(0)
+    net = PolicyValueNet(game.observation_shape, game.num_actions, game.num_players, network="cnn", channels=16, blocks=0,
+                         hidden=16, action_planes=game.action_planes)
+    empty = torch.zeros(1, *game.observation_shape)
+    piece = empty.clone()
+    piece[0, 0, 2, 3] = 1
+    with torch.no_grad():
+        (a, va), (b, vb) = net(empty), net(piece)
+    changed = (a != b).view(rows, columns)
+    near = torch.zeros(rows, columns, dtype=torch.bool)
+    near[1:4, 2:5] = True
+    assert changed[2, 3] and not (changed & ~near).any()
+    with torch.no_grad():
+        assert not torch.equal(va, net(torch.rand(1, *game.observation_shape).round())[1])
+    path = save_az_model(net, tmp_path / "cells.zip", game)
+    again, _ = read_az_net(path)
+    assert again.cells and all(torch.equal(x, y) for x, y in zip(net.state_dict().values(), again.state_dict().values()))
+    with pytest.raises(ValueError, match="action_planes=2 on a 5 x 6 board gives 60 actions, not 30"):
+        PolicyValueNet(game.observation_shape, game.num_actions, 3, network="cnn", action_planes=2)
+    with pytest.raises(ValueError, match="action_planes needs the cnn network"):
+        PolicyValueNet(game.observation_shape, game.num_actions, 3, network="mlp", action_planes=1)
+    config = TrainConfig(game="tribolo", game_options=GAMES["tribolo"], algo="alphazero", timesteps=60, eval_every=60,
+                         eval_games=2, eval_opponents=["random"], cnn_channels=4, cnn_blocks=1,
+                         alphazero={**SETTINGS, "games_per_iteration": 2, "workers": 1, "gate_games": 3, "cell_policy": True})
+    AlphaZeroTrainer(config, tmp_path / "run", progress=False, log=lambda _: None).run()
+    assert read_az_net(RunFiles(tmp_path / "run").last)[0].cells

@@ -32,6 +32,7 @@ from torch import nn
 
 from parlour.atomic import replace_atomic
 from parlour.baselines.engines.puct import random_rollout
+from parlour.baselines.learned.board_layers import board_trunk
 from parlour.baselines.learned.networks import BoardCNN
 from parlour.baselines.learned.ppo import META_ENTRY, check_model_game, model_meta, read_model_meta
 from parlour.errors import DamagedFileError
@@ -42,13 +43,34 @@ KIND = "alphazero"
 
 
 class PolicyValueNet(nn.Module):
-    """Logits over the actions and relative values per seat (see the module docstring)."""
+    """Logits over the actions and relative values per seat (see the module docstring).
+
+    ``action_planes`` (with ``network="cnn"``, for games whose moves are cells,
+    ``Game.action_planes``): the board trunk keeps its maps and a 1x1 convolution gives
+    each move its logit from its own cell, the value coming from AlphaZero's head (a 1x1
+    convolution to two maps, then dense layers), as PPO's ``BoardPolicy`` does; without
+    it, ``BoardCNN``'s features feed dense heads (model files from before have none)."""
 
     def __init__(self, observation_shape: tuple[int, ...], num_actions: int, num_players: int,
-                 network: str = "mlp", channels: int = 32, blocks: int = 2, hidden: int = 128) -> None:
+                 network: str = "mlp", channels: int = 32, blocks: int = 2, hidden: int = 128,
+                 action_planes: int | None = None) -> None:
         super().__init__()
         self.shape = {"observation_shape": list(observation_shape), "num_actions": num_actions, "num_players": num_players,
                       "network": network, "channels": channels, "blocks": blocks, "hidden": hidden}
+        self.cells = action_planes is not None
+        if self.cells:
+            if network != "cnn" or len(observation_shape) != 3:
+                raise ValueError(f"action_planes needs the cnn network on board planes, got network {network!r} and shape {tuple(observation_shape)}")
+            planes, rows, columns = observation_shape
+            if action_planes * rows * columns != num_actions:
+                raise ValueError(f"action_planes={action_planes} on a {rows} x {columns} board gives "
+                                 f"{action_planes * rows * columns} actions, not {num_actions}")
+            self.shape["action_planes"] = action_planes
+            self.trunk = board_trunk(planes, channels, blocks)
+            self.policy_head = nn.Sequential(nn.Conv2d(channels, action_planes, 1), nn.Flatten())
+            self.value_head = nn.Sequential(nn.Conv2d(channels, 2, 1), nn.ReLU(), nn.Flatten(), nn.Linear(2 * rows * columns, hidden),
+                                            nn.ReLU(), nn.Linear(hidden, num_players))
+            return
         if network == "cnn":
             box = spaces.Box(0.0, 1.0, tuple(observation_shape), dtype=np.float32)
             self.trunk: nn.Module = BoardCNN(box, channels=channels, blocks=blocks, features_dim=2 * hidden)
