@@ -32,7 +32,7 @@ from torch import nn
 
 from parlour.atomic import replace_atomic
 from parlour.baselines.engines.puct import random_rollout
-from parlour.baselines.learned.board_layers import board_trunk
+from parlour.baselines.learned.board_layers import board_trunk, cell_value_layers
 from parlour.baselines.learned.networks import BoardCNN
 from parlour.baselines.learned.ppo import META_ENTRY, check_model_game, model_meta, read_model_meta
 from parlour.errors import DamagedFileError
@@ -68,8 +68,8 @@ class PolicyValueNet(nn.Module):
             self.shape["action_planes"] = action_planes
             self.trunk = board_trunk(planes, channels, blocks)
             self.policy_head = nn.Sequential(nn.Conv2d(channels, action_planes, 1), nn.Flatten())
-            self.value_head = nn.Sequential(nn.Conv2d(channels, 2, 1), nn.ReLU(), nn.Flatten(), nn.Linear(2 * rows * columns, hidden),
-                                            nn.ReLU(), nn.Linear(hidden, num_players))
+            layers, width = cell_value_layers(channels, rows, columns, [hidden])
+            self.value_head = nn.Sequential(*layers, nn.Linear(width, num_players))
             return
         if network == "cnn":
             box = spaces.Box(0.0, 1.0, tuple(observation_shape), dtype=np.float32)

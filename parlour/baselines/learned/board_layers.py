@@ -41,6 +41,18 @@ def board_trunk(planes: int, channels: int, blocks: int) -> nn.Sequential:
     )
 
 
+def cell_value_layers(channels: int, rows: int, columns: int, sizes: list[int]) -> tuple[list[nn.Module], int]:
+    """AlphaZero's value head over the trunk's maps, up to its last hidden layer: a 1x1
+    convolution to two maps, flattened, then dense layers of ``sizes``; and its width.
+    (The policy head beside it is one 1x1 convolution: each move's logit from its own cell.)"""
+    layers: list[nn.Module] = [nn.Conv2d(channels, 2, 1), nn.ReLU(), nn.Flatten()]
+    width = 2 * rows * columns
+    for size in sizes:
+        layers += [nn.Linear(width, size), nn.ReLU()]
+        width = size
+    return layers, width
+
+
 def board_layers(shape: tuple[int, ...], channels: int = 32, blocks: int = 2, head_channels: int = 8,
                  features_dim: int = 256) -> tuple[nn.Sequential, nn.Sequential]:
     """``(trunk, joint)``: a stem convolution, ``blocks`` residual blocks and a 1x1 head

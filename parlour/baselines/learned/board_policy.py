@@ -29,7 +29,7 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
 
-from parlour.baselines.learned.board_layers import board_trunk, check_board_shape
+from parlour.baselines.learned.board_layers import board_trunk, cell_value_layers, check_board_shape
 
 
 class BoardTrunk(BaseFeaturesExtractor):
@@ -57,11 +57,7 @@ class BoardHeads(nn.Module):
         channels, rows, columns = maps
         self.maps = maps
         self.policy = nn.Conv2d(channels, action_planes, 1)
-        layers: list[nn.Module] = [nn.Conv2d(channels, 2, 1), nn.ReLU(), nn.Flatten()]
-        width = 2 * rows * columns
-        for size in value_arch:
-            layers += [nn.Linear(width, size), nn.ReLU()]
-            width = size
+        layers, width = cell_value_layers(channels, rows, columns, value_arch)
         self.value = nn.Sequential(*layers)
         self.latent_dim_pi = action_planes * rows * columns
         self.latent_dim_vf = width
