@@ -11,6 +11,9 @@ interleaved in this process.
   that the batch stays full), else the tree searches of all the games with every round
   of their simulations evaluated by one call of the network (padded to 16 rows).
 
+- **new, bfloat16**: the same with ``alphazero.inference = "bfloat16"`` (the searches call a
+  bfloat16 channels-last copy of the network, ``az_model.InferenceCopy``).
+
 The network is the one a run of that game trains (``network`` and ``hidden`` as
 ``parlour train --algo alphazero`` chooses them: the MLP for Tides of Time, the 32-channel
 board CNN for Tribolo and Double Card), freshly initialised from seed 0; the simulations
@@ -41,7 +44,7 @@ CASES = {
     # game: (simulations, games played one at a time in a run, games played by the new way in a run,
     #        of which at most this many at once)
     "tides_of_time": (64, 8, 256, 128),
-    "tribolo": (64, 1, 16, 16),
+    "tribolo": (64, 2, 32, 32),
     "double_card": (100, 1, 256, 128),
 }
 
@@ -53,10 +56,11 @@ def network(name: str) -> PolicyValueNet:
     return PolicyValueNet(game.observation_shape, game.num_actions, game.num_players, network=kind, hidden=AZ_DEFAULTS["hidden"])
 
 
-def rate(name: str, net: PolicyValueNet, simulations: int, seeds: list[int], together: bool, lockstep: int | None = None) -> float:
+def rate(name: str, net: PolicyValueNet, simulations: int, seeds: list[int], together: bool, lockstep: int | None = None,
+         inference: str = "float32") -> float:
     """Positions per second of self-play of the games of ``seeds``."""
     game = load_game(name)
-    settings = {**AZ_DEFAULTS, "simulations": simulations}
+    settings = {**AZ_DEFAULTS, "simulations": simulations, "inference": inference}
     start = time.perf_counter()
     if together:
         results = self_play.play_games(game, net, settings, seeds, lockstep=lockstep)
@@ -77,19 +81,22 @@ def main() -> None:
     args = parser.parse_args()
     torch.set_num_threads(1)
     print(f"torch {torch.__version__}, one thread; Python {sys.version.split()[0]}")
-    print("| game | network | simulations | old: positions/s (games) | new: positions/s (games) | new / old |")
-    print("|---|---|---|---|---|---|")
+    print("| game | network | simulations | old: positions/s (games) | new: positions/s (games) | new / old "
+          "| new, bfloat16: positions/s | new bfloat16 / old |")
+    print("|---|---|---|---|---|---|---|---|")
     for name in args.games_only:
         simulations, alone, together, lockstep = CASES[name]
         net = network(name)
         way = "vectorised search" if applies(load_game(name)) and ENGINES[name].SEARCH_ON_ENGINE else "tree searches"
-        old, new = [], []
+        old, new, half = [], [], []
         for run in range(args.runs):  # interleaved, different games each run
-            old.append(rate(name, net, simulations, [1000 * run + i for i in range(alone)], together=False))
-            new.append(rate(name, net, simulations, [1000 * run + i for i in range(together)], together=True, lockstep=lockstep))
-        o, n = statistics.median(old), statistics.median(new)
+            seeds = [1000 * run + i for i in range(together)]
+            old.append(rate(name, net, simulations, seeds[:alone], together=False))
+            new.append(rate(name, net, simulations, seeds, together=True, lockstep=lockstep))
+            half.append(rate(name, net, simulations, seeds, together=True, lockstep=lockstep, inference="bfloat16"))
+        o, n, h = statistics.median(old), statistics.median(new), statistics.median(half)
         print(f"| {name} | {net.shape['network']} | {simulations} | {o:.1f} ({alone}) | {n:.1f} ({together}, {lockstep} at once, {way}) "
-              f"| {n / o:.1f}x |", flush=True)
+              f"| {n / o:.1f}x | {h:.1f} | {h / o:.1f}x |", flush=True)
 
 
 if __name__ == "__main__":

@@ -253,6 +253,8 @@ def _arena(args: argparse.Namespace) -> int:
         raise UsageError(f"--workers must be at least 1, got {args.workers}")
     if args.seed < 0:
         raise UsageError(f"--seed must be a non-negative integer, got {args.seed}")
+    if args.opening < 0:
+        raise UsageError(f"--opening must be at least 0, got {args.opening}")
     plot = not args.no_plot
     if args.out is not None:
         _check_out(args.out)
@@ -265,7 +267,7 @@ def _arena(args: argparse.Namespace) -> int:
             raise UsageError(str(error)) from None
     try:
         result = play_match(game, agents, args.games, args.seed, workers=args.workers, progress=not args.quiet,
-                            backend=args.backend, address=args.address or "")
+                            backend=args.backend, address=args.address or "", opening=args.opening)
     except GameFailed as error:
         raise Failure(str(error)) from error
     summary = summarize(result)
@@ -335,6 +337,23 @@ def _play(args: argparse.Namespace) -> int:
     if args.seed is not None and args.seed < 0:
         raise UsageError(f"--seed must be a non-negative integer, got {args.seed}")
     return play(game, args.opponent, seat=args.seat, seed=args.seed)
+
+
+def _train_ntuple(args: argparse.Namespace) -> int:
+    """TD(lambda) training of an n-tuple evaluation inside the game's alpha-beta search."""
+    from parlour.training.ntuple import NTupleSettings, train_ntuple
+
+    game = _game(args.game, parse_options(args.option))
+    try:
+        settings = NTupleSettings(generations=args.generations, games=args.games, depth=args.depth, opening=args.opening,
+                                  teacher=not args.no_teacher, lam=args.lam, epochs=args.epochs, window=args.window,
+                                  gate_games=args.gate_games, workers=args.workers, seed=args.seed)
+        summary = train_ntuple(game, args.out, settings, log=print)
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+    best = max((row["generation"] for row in summary["generations"] if row["best"]), default=None)
+    print(f"best: generation {best}; play it with ntuple:{Path(args.out) / 'best.zip'}")
+    return 0
 
 
 DEFAULT_ARENA: dict[str, Any] = {
@@ -649,6 +668,9 @@ def build_parser() -> argparse.ArgumentParser:
     arena.add_argument("--games", type=int, default=200, help="games per pairing of agents, rounded up so every agent plays every seat equally often (default 200)")
     arena.add_argument("--seed", type=int, default=0, help="master seed (default 0)")
     arena.add_argument("--workers", type=int, default=1, help="worker processes (default 1; the results do not depend on it)")
+    arena.add_argument("--opening", type=int, default=0,
+                       help="plies played at random (from each game's seed) before the agents take over, so that "
+                            "deterministic searchers do not replay one game (default 0)")
     arena.add_argument("--backend", choices=["local", "ray"], default="local",
                        help="local worker processes (default) or Ray tasks over a cluster's CPUs (the same tables; needs the rllib extra)")
     arena.add_argument("--address", metavar="HOST:PORT",
@@ -728,6 +750,31 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--workers", type=int, default=1, help="worker processes for the final arena (default 1)")
     train.add_argument("--quiet", action="store_true", help="no progress bars")
     train.set_defaults(run=_train)
+
+    ntuple = sub.add_parser(
+        "train-ntuple",
+        help="learn an n-tuple evaluation by TD(lambda) inside the game's alpha-beta search (Double Card)",
+        description="Generations of self-play games of the game's alpha-beta search at a fixed depth, each fitting a "
+        "logistic n-tuple evaluation to the games' lambda-returns; a generation becomes best.zip by beating the best "
+        "in a gating match.  Play the result with ntuple:DIR/best.zip.",
+        parents=[common],
+    )
+    ntuple.add_argument("--game", **game_arg, default="double_card", help="the game (default double_card)")
+    ntuple.add_argument("--option", action="append", metavar="KEY=VALUE", help=option_help)
+    ntuple.add_argument("--out", metavar="DIR", required=True, help="a new run directory (an existing one is refused)")
+    ntuple.add_argument("--generations", type=int, default=4, help="generations of games and fits (default 4)")
+    ntuple.add_argument("--games", type=int, default=1000, help="self-play games per generation (default 1000)")
+    ntuple.add_argument("--depth", type=int, default=2, help="search depth of the self-play and gating games (default 2)")
+    ntuple.add_argument("--opening", type=int, default=4, help="random plies that start every self-play game (default 4)")
+    ntuple.add_argument("--no-teacher", action="store_true",
+                        help="generation 0 plays with all weights zero instead of the search's own evaluation")
+    ntuple.add_argument("--lam", type=float, default=0.7, help="TD(lambda)'s lambda (1: fit the results; default 0.7)")
+    ntuple.add_argument("--epochs", type=int, default=300, help="full-batch epochs per fit (default 300)")
+    ntuple.add_argument("--window", type=int, default=3, help="fit on the newest this many generations' games (default 3)")
+    ntuple.add_argument("--gate-games", type=int, default=100, help="games of each gating match (0: every generation is best)")
+    ntuple.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
+    ntuple.add_argument("--seed", type=int, default=0, help="run seed (default 0)")
+    ntuple.set_defaults(run=_train_ntuple)
 
     from parlour.bench.cli import add_parser as add_bench_parser
 

@@ -35,7 +35,7 @@ import signal
 import sys
 import time
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -332,20 +332,25 @@ def play_match(
     progress: bool = True,
     backend: str = "local",
     address: str = "",
+    opening: int = 0,
 ) -> MatchResult:
     """Play ``games`` games per group of agents (see the module docstring for the
     schedule and seeds) with ``workers`` processes; the records are the same for any
     number of workers.  ``backend="ray"``: the games are Ray tasks over every CPU of the
     cluster at ``address`` (see ``arena_ray``; ``workers`` is then the cluster's CPUs),
-    with the same records again.
+    with the same records again.  ``opening``: every game starts with this many plies
+    drawn uniformly at random from its seed (as the benchmark's ladders do), so that
+    deterministic searchers do not replay one game.
 
     ``agents``: specs such as ``"mcts:simulations=400"`` or ``Policy`` objects (these
     are pickled to the workers, so with ``workers > 1`` they must be importable there).
     """
+    if opening < 0:
+        raise ValueError(f"opening must be at least 0, got {opening}")
     policies = build_agents(game, agents)  # fail early, in this process, on bad specs
     labels = agent_labels(agents)
     schedule = make_schedule(len(policies), game.num_players, games, seed)
-    specs = [schedule.game(i) for i in range(schedule.num_games)]
+    specs = [replace(schedule.game(i), opening=opening) for i in range(schedule.num_games)]
     records, seconds, seconds_per_move, workers = play_specs(
         game, agents, specs, workers=workers, progress=progress, backend=backend, address=address, policies=policies
     )

@@ -27,7 +27,8 @@ import numpy as np
 from parlour.baselines.engines.gumbel import Gumbel
 from parlour.baselines.engines.puct import PUCT, Searching, drive, evaluate_each
 from parlour.baselines.learned.alphazero import searching_from
-from parlour.baselines.learned.az_model import SEARCH_BATCH, NetworkEvaluator, PolicyValueNet, evaluate_together, relative_values
+from parlour.baselines.learned.az_model import (SEARCH_BATCH, NetworkEvaluator, PolicyValueNet, evaluate_together,
+                                                inference_network, relative_values)
 from parlour.games.base import Game, State, Symmetry
 
 
@@ -77,6 +78,7 @@ def play_games(game: Game, net: PolicyValueNet, settings: dict[str, Any], seeds:
         raise ValueError(f"search must be one of {list(SEARCHES)}, got {search!r}")
     if search == "vector" and not applies(game):
         raise ValueError(f"{game.name}: no batched engine the vectorised search can run on")
+    net = inference_network(net, settings.get("inference", "float32"))  # type: ignore[assignment]
     if search == "vector" or (search == "auto" and applies(game) and ENGINES[game.name].SEARCH_ON_ENGINE):
         return _vector_games(game, net, settings, seeds, lockstep)
     return drive([_self_play(game, net, settings, seed) for seed in seeds], evaluate_together)

@@ -12,7 +12,8 @@ pytest.importorskip("sb3_contrib", reason="needs the train extra")
 from parlour.baselines import make_from_spec
 from parlour.baselines.engines.puct import PUCT
 from parlour.baselines.learned.alphazero import search_from
-from parlour.baselines.learned.az_model import NetworkEvaluator, PolicyValueNet, read_az_net, save_az_model
+from parlour.baselines.learned.az_model import (NetworkEvaluator, PolicyValueNet, inference_network, read_az_net, run_network,
+                                                save_az_model)
 from helpers import SMALL_GAMES
 from parlour.cli import main
 from parlour.games import load_game
@@ -74,6 +75,36 @@ def test_games_played_together_are_the_games_played_alone(name, network, mix, fu
             assert np.array_equal(returns, expected_returns)
             for field in FIELDS:
                 assert np.array_equal(getattr(examples, field), getattr(expected, field)), field
+
+
+@pytest.mark.parametrize("name, network", [("tribolo", "cnn"), ("double_card", "cnn"), ("tides_of_time", "mlp")])
+def test_bfloat16_inference_is_close_and_keeps_the_games_of_any_grouping(name, network):
+    """``inference = "bfloat16"``: the copy's priors and values are the float32 network's
+    to bfloat16's precision, the weights it trains are untouched, and a seed's game is
+    still the game it plays alone, in lockstep with any others (one padded call a round)."""
+    game = load_game(name, **GAMES[name])
+    torch.manual_seed(0)
+    net = PolicyValueNet(game.observation_shape, game.num_actions, game.num_players, network=network)
+    before = {key: value.clone() for key, value in net.state_dict().items()}
+    copy = inference_network(net, "bfloat16")
+    assert inference_network(net, "float32") is net
+    rows = np.stack([load_game(name, **GAMES[name]).new_initial_state().observation_tensor(0)] * 3).astype(np.float32)
+    rows[1:] = np.random.default_rng(0).random(rows[1:].shape) < 0.3
+    exact_probs, exact_values = run_network(net, rows)
+    probs, values = run_network(copy, rows)
+    assert np.allclose(probs, exact_probs, atol=0.02, rtol=0.1) and np.allclose(values, exact_values, atol=0.05)
+    assert not np.array_equal(values, exact_values)  # (it is the copy that ran)
+    assert all(torch.equal(before[key], value) for key, value in net.state_dict().items())
+    settings = {**SETTINGS, "simulations": 8, "inference": "bfloat16"}
+    seeds = [3, 1, 4]
+    alone = [play_game(game, net, settings, seed) for seed in seeds]
+    together = play_games(game, net, settings, seeds) + play_games(game, net, settings, seeds, lockstep=2)
+    for (examples, returns), (expected, expected_returns) in zip(together, alone + alone):
+        assert np.array_equal(returns, expected_returns)
+        for field in FIELDS:
+            assert np.array_equal(getattr(examples, field), getattr(expected, field)), field
+    with pytest.raises(ValueError, match="inference must be one of .*float16"):
+        inference_network(net, "float16")
 
 
 @pytest.mark.parametrize("name, gumbel", [("tides_of_time", False), ("tides_of_time", True), ("goofspiel", True), ("tribolo", True),
@@ -327,7 +358,8 @@ def test_az_player_specs_and_model_files(tmp_path):
     state = game.new_initial_state(seed=4)
     (seat,) = state.current_players()
     for spec in (f"az:{path}", f"az:{path},simulations=0", f"az:{path},simulations=5,deterministic=false",
-                 f"az:{path},simulations=5,deterministic=false,temperature=0.25"):
+                 f"az:{path},simulations=5,deterministic=false,temperature=0.25", f"az:{path},simulations=5,inference=bfloat16",
+                 f"az:{path},simulations=0,inference=bfloat16"):
         agent = make_from_spec(spec, game, seed=1)
         again = make_from_spec(spec, game, seed=1)
         move = agent.act(state.info_state(seat))
@@ -344,6 +376,8 @@ def test_az_player_specs_and_model_files(tmp_path):
         make_from_spec(f"az:{path},temperature=0", game)
     with pytest.raises(ValueError, match="simulations=-1: must be 0 or more"):
         make_from_spec(f"az:{path},simulations=-1", game)
+    with pytest.raises(ValueError, match=r"inference='half': must be one of \['float32', 'bfloat16'\]"):
+        make_from_spec(f"az:{path},inference=half", game)
     with pytest.raises(ValueError, match="is an alphazero model"):
         make_from_spec(f"ppo:{path}", game)
 
@@ -367,6 +401,7 @@ def test_az_refuses_a_ppo_model(tmp_path):
         ({"alphazero": {"sims": 3}}, "unknown alphazero setting"),
         ({"alphazero": {"teacher_positions": 100}}, "alphazero.teacher_positions=100 needs alphazero.teacher"),
         ({"alphazero": {"teacher": 3}}, "alphazero.teacher must be a str, got 3"),
+        ({"alphazero": {"inference": "float16"}}, r"alphazero.inference must be one of \['float32', 'bfloat16'\], got 'float16'"),
         ({"alphazero": {"gate_threshold": 1.5}}, r"alphazero.gate_threshold must be in \[0, 1\], got 1.5"),
         ({"alphazero": {"gate_games": 0}}, "alphazero.gate_games must be at least 1, got 0"),
         ({"backend": "ray"}, "backend 'ray' plays alphazero's self-play on Ray actors, got algo 'ppo'"),

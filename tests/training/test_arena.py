@@ -7,6 +7,7 @@ import subprocess
 import sys
 import time
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -140,6 +141,22 @@ def test_a_game_depends_only_on_its_index():
     for index in (0, 7, len(result.records) - 1):
         replay = play_game(STICKS, build_agents(STICKS, agents), result.schedule.game(index))
         assert replay == result.records[index]
+
+
+def test_random_openings_keep_deterministic_searchers_from_replaying_one_game():
+    """Two deterministic searchers replay one game per seating; ``opening`` random plies
+    (from each game's seed) make the games differ, the same for any number of workers."""
+    agents = ["alphabeta:depth=2", "alphabeta:depth=1"]
+    plain = play_match(STICKS, agents, 8, seed=2, progress=False)
+    assert len({record.moves for record in plain.records}) <= 2
+    opened = play_match(STICKS, agents, 8, seed=2, progress=False, opening=2)
+    assert len({record.moves for record in opened.records}) > 2
+    assert comparable(play_match(STICKS, agents, 8, seed=2, progress=False, opening=2, workers=2)) == comparable(opened)
+    for record, spec in zip(opened.records, (opened.schedule.game(i) for i in range(len(opened.records)))):
+        replay = play_game(STICKS, build_agents(STICKS, agents), replace(spec, opening=2))
+        assert replay == record
+    with pytest.raises(ValueError, match="opening must be at least 0, got -1"):
+        play_match(STICKS, agents, 2, progress=False, opening=-1)
 
 
 def test_simultaneous_seats_choose_from_their_own_information_state():
@@ -399,6 +416,8 @@ def test_bad_game_options_and_arguments(capsys):
     assert code == 2 and "both --game and --agents" in err
     code, _, err = run_cli(capsys, "--game", "sticks", "--agents", "random", "random:", "--workers", "0")
     assert code == 2 and "--workers must be at least 1, got 0" in err
+    code, _, err = run_cli(capsys, "--game", "sticks", "--agents", "random", "random:", "--opening", "-1")
+    assert code == 2 and "--opening must be at least 0, got -1" in err
 
 
 @pytest.mark.parametrize(

@@ -1,7 +1,8 @@
 """Players backed by trained models: ``ppo:PATH`` (an sb3-contrib MaskablePPO model file
 written by ``parlour train``), ``az:PATH`` (a policy-value network of ``parlour train
 --algo alphazero``, playing with PUCT search), ``rllib:PATH`` (a PPO agent trained on
-Ray RLlib) and their file formats.  torch, Stable-Baselines3 and Ray are imported only
+Ray RLlib), ``ntuple:PATH`` (a learned n-tuple evaluation inside the game's alpha-beta
+search, ``parlour train-ntuple``) and their file formats.  torch, Stable-Baselines3 and Ray are imported only
 when a model is loaded (the ``train`` and ``rllib`` extras)."""
 
-from parlour.baselines.learned import alphazero, ppo, rllib, zoo_player  # noqa: F401  (registration)
+from parlour.baselines.learned import alphazero, ntuple, ppo, rllib, zoo_player  # noqa: F401  (registration)

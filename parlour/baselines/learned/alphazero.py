@@ -20,6 +20,11 @@ from parlour.baselines.learned.ppo import read_model_meta, require_train_extra
 from parlour.baselines.policy import Param, Policy, register
 from parlour.games.base import State
 
+INFERENCE = ("float32", "bfloat16")
+"""How a search calls the network: ``float32``, the network as it trains; ``bfloat16``, a
+half-precision copy (``az_model.InferenceCopy``), about twice as fast on a CPU with
+native bfloat16 (``alphazero.inference`` in training, ``inference=`` here)."""
+
 
 def search_from(puct: PUCT, info_state: Any, simulations: int, rng: np.random.Generator, perfect_information: bool) -> SearchResult:
     """``PUCT`` from a seat's information state: one sample searched throughout when
@@ -54,6 +59,8 @@ class AlphaZeroPolicy(Policy):
         "temperature": Param(1.0, "with deterministic=false: sample from the visit counts raised to 1/temperature", float),
         "gumbel": Param(False, "choose at the root by sequential halving (Gumbel AlphaZero, without its random draws) "
                                "and sample from the improved policy instead of the visit counts", bool),
+        "inference": Param("float32", f"the network's arithmetic in the search, one of {list(INFERENCE)} "
+                                      "(bfloat16: about twice as fast on a CPU with native bfloat16)", str),
     }
 
     def setup(self) -> None:
@@ -66,15 +73,18 @@ class AlphaZeroPolicy(Policy):
             raise ValueError(f"parameter c={self.config['c']}: must be >= 0")
         if not self.config["temperature"] > 0:
             raise ValueError(f"parameter temperature={self.config['temperature']}: must be positive")
+        if self.config["inference"] not in INFERENCE:
+            raise ValueError(f"parameter inference={self.config['inference']!r}: must be one of {list(INFERENCE)}")
         require_train_extra()
-        from parlour.baselines.learned.az_model import NetworkEvaluator, load_az_net
+        from parlour.baselines.learned.az_model import NetworkEvaluator, inference_network, load_az_net
 
         mix = self.config["rollout_mix"]
         if mix is None:
             mix = float(read_model_meta(path).get("rollout_mix", 0.0))
         if not 0 <= mix <= 1:
             raise ValueError(f"parameter rollout_mix={mix}: must be in [0, 1]")
-        self.evaluator = NetworkEvaluator(load_az_net(path, self.game), self.game, mix, self.rng)
+        net = inference_network(load_az_net(path, self.game), self.config["inference"])
+        self.evaluator = NetworkEvaluator(net, self.game, mix, self.rng)  # type: ignore[arg-type]
         gumbel = Gumbel(sample=False) if self.config["gumbel"] else None
         self.puct = PUCT(self.evaluator, self.game.num_actions, c=self.config["c"], gumbel=gumbel)
 

@@ -339,19 +339,25 @@ def window_codes(state: Any) -> np.ndarray:
     return seg[_WINDOW_INDEX] @ _POWERS
 
 
+def _missing_at_surface(state: Any, codes: np.ndarray) -> np.ndarray:
+    """Per window (of ``codes``): whether it is a three whose empty cell is at the
+    surface, so that a move can fill it now."""
+    surface = np.zeros(ROWS * COLS + 1, dtype=bool)
+    cells = state.surface
+    while cells:  # by hand, not iter_bits: the generator and a list index cost 10% of the windows evaluation
+        low = cells & -cells
+        surface[low.bit_length() - 1] = True
+        cells ^= low
+    return surface[_WINDOW_INDEX5[_ROWS_RANGE, _MISSING[codes]]]
+
+
 @register_evaluation("double_card", "windows")
 def windows(state: State) -> np.ndarray:
     """Windows of 4 that one colour (or one dot kind) can still fill, weighted by how many
     of their cells it holds; threats (3 held, the fourth cell at the surface) weigh more,
     and a threat of the side to move counts double (it is its turn)."""
     codes = window_codes(state)[:-1]
-    surface = np.zeros(ROWS * COLS + 1, dtype=bool)
-    cells = state.surface
-    while cells:  # by hand, not iter_bits: the generator and a list index cost 10% of this evaluation
-        low = cells & -cells
-        surface[low.bit_length() - 1] = True
-        cells ^= low
-    playable = surface[_WINDOW_INDEX5[_ROWS_RANGE, _MISSING[codes]]]
+    playable = _missing_at_surface(state, codes)
     colour_threats = int(np.count_nonzero(playable & _W_COLOUR3[codes]))
     dot_threats = int(np.count_nonzero(playable & _W_DOT3[codes]))
     colours = int(_W_COLOUR[codes].sum()) + _PLAYABLE_BONUS * colour_threats
@@ -366,6 +372,26 @@ def windows(state: State) -> np.ndarray:
     values[colors_seat] = _squash(h)
     values[1 - colors_seat] = _squash(-h)
     return values
+
+
+# --- features of a learned evaluation (``parlour.baselines.learned.ntuple``) ---------------
+
+WINDOW_FEATURES = 4 * _CODES
+"""Feature indices of :func:`window_features`: a window's code, whether it is a three
+whose missing cell is at the surface, and whether the colours seat is to move."""
+
+
+def window_features(state: Any) -> np.ndarray:
+    """One feature index per window (222): its code (the four segments it holds, in
+    ``[0, 625)``), plus 625 if it is a three whose missing cell can be filled now, plus
+    1250 if the colours seat is to move.  An n-tuple network over these is the
+    ``windows`` evaluation with every weight learned: its ones, twos and threes, its
+    threat and to-move bonuses, and what ``windows`` leaves out (windows mixing colours
+    and dots, a three with a filled-in cell of the other kind)."""
+    codes = window_codes(state)[:-1]
+    playable = _missing_at_surface(state, codes)
+    side = 2 * _CODES if state.to_move == state.game.colors_seat else 0
+    return codes + _CODES * playable + side
 
 
 # --- move hints for ordering (only the windows through the two cells a move fills) ----------

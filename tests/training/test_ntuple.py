@@ -1,0 +1,180 @@
+"""The learned n-tuple evaluation: Double Card's window features, the model file, the
+``ntuple:`` player, TD(lambda)'s targets and fit, and ``parlour train-ntuple``."""
+
+import json
+import zipfile
+
+import numpy as np
+import pytest
+
+from parlour.baselines import make_from_spec
+from parlour.baselines.learned.ntuple import NTupleEvaluation, load_ntuple, ntuple_features, save_ntuple
+from parlour.baselines.players.double_card import _ALL_WINDOW_CELLS, WINDOW_FEATURES, window_features
+from parlour.cli import main
+from parlour.errors import DamagedFileError
+from parlour.games import load_game
+from parlour.games.double_card import COLS, ROWS
+from parlour.training.ntuple import NTupleSettings, record_game, td_fit, td_targets, train_ntuple
+
+
+def random_positions(count, seed=0):
+    game = load_game("double_card")
+    rng = np.random.default_rng(seed)
+    positions = []
+    while len(positions) < count:
+        state = game.new_initial_state()
+        while not state.is_terminal() and len(positions) < count:
+            (seat,) = state.current_players()
+            legal = state.legal_actions(seat)
+            state.apply(legal[int(rng.integers(len(legal)))])
+            if not state.is_terminal():
+                positions.append(state.clone())
+    return positions
+
+
+def test_window_features_are_each_windows_code_threat_and_side_to_move():
+    """Checked against the board cell by cell: a window's index holds its four segments
+    (base 5), +625 for a three whose empty cell is at the surface, +1250 when the colours
+    seat is to move."""
+    for state in random_positions(60):
+        indices = window_features(state)
+        assert indices.shape == (len(_ALL_WINDOW_CELLS),) and indices.min() >= 0 and indices.max() < WINDOW_FEATURES
+        surface = {cell for cell in range(ROWS * COLS) if state.surface >> cell & 1}
+        colours_to_move = state.to_move == state.game.colors_seat
+        for index, cells in zip(indices, _ALL_WINDOW_CELLS):
+            segs = [state.seg[cell] for cell in cells]
+            code = sum(seg * 5 ** (3 - i) for i, seg in enumerate(segs))
+            empty = [cell for cell, seg in zip(cells, segs) if seg == 0]
+            threat = len(empty) == 1 and empty[0] in surface
+            assert index == code + 625 * threat + 1250 * colours_to_move
+
+
+def test_the_evaluation_is_a_logistic_win_probability_for_the_colours_seat():
+    game = load_game("double_card")
+    features = ntuple_features(game)
+    state = random_positions(10, seed=3)[-1]
+    assert np.array_equal(NTupleEvaluation(np.zeros(WINDOW_FEATURES), features)(state), [0.0, 0.0])
+    weights = np.zeros(WINDOW_FEATURES)
+    weights[window_features(state)[0]] = 2.0  # one feature of this position: the colours seat's chances rise
+    evaluation = NTupleEvaluation(weights, features)
+    values = evaluation(state)
+    colours = game.colors_seat
+    count = int((window_features(state) == window_features(state)[0]).sum())
+    assert values[colours] == pytest.approx(np.tanh(count)) and values[1 - colours] == -values[colours]
+    assert evaluation.win_probability(state) == pytest.approx(1 / (1 + np.exp(-2.0 * count)))
+
+
+def test_model_files_round_trip_and_refuse_what_they_cannot_play(tmp_path):
+    game = load_game("double_card")
+    weights = np.random.default_rng(0).normal(size=WINDOW_FEATURES)
+    path = save_ntuple(weights, tmp_path / "m.zip", game, {"generation": 3})
+    loaded, meta = load_ntuple(path, game)
+    assert np.array_equal(loaded, weights) and meta["generation"] == 3 and meta["search"] == "double-card-best"
+    with pytest.raises(ValueError, match="must be 2500 finite numbers, got shape \\(3,\\)"):
+        save_ntuple(np.zeros(3), tmp_path / "bad.zip", game)
+    with pytest.raises(ValueError, match="must be 2500 finite numbers"):
+        save_ntuple(np.full(WINDOW_FEATURES, np.nan), tmp_path / "bad.zip", game)
+    assert not (tmp_path / "bad.zip").exists()
+    with pytest.raises(ValueError, match="no n-tuple features for tribolo; games with them: \\['double_card'\\]"):
+        save_ntuple(weights, tmp_path / "t.zip", load_game("tribolo"))
+    with pytest.raises(ValueError, match="was trained for 'double_card', not 'tribolo'"):
+        load_ntuple(path, load_game("tribolo"))
+    # a weights entry of the wrong shape, or unreadable: a damaged file, named
+    for name, content in (("shape.zip", np.zeros(7)), ("text.zip", b"not an array")):
+        with zipfile.ZipFile(path) as archive:
+            meta_text = archive.read("parlour.json")
+        with zipfile.ZipFile(tmp_path / name, "w") as archive:
+            archive.writestr("parlour.json", meta_text)
+            if isinstance(content, bytes):
+                archive.writestr("weights.npy", content)
+            else:
+                with archive.open("weights.npy", "w") as entry:
+                    np.save(entry, content)
+        with pytest.raises(DamagedFileError, match=f"{name}"):
+            load_ntuple(tmp_path / name, game)
+    truncated = tmp_path / "truncated.zip"
+    truncated.write_bytes(path.read_bytes()[:200])
+    with pytest.raises(DamagedFileError):
+        load_ntuple(truncated, game)
+    other = tmp_path / "other.zip"
+    with zipfile.ZipFile(other, "w") as archive:
+        archive.writestr("parlour.json", json.dumps({**json.loads(meta_text), "kind": "alphazero"}))
+    with pytest.raises(ValueError, match="is 'alphazero' model, not an n-tuple one"):
+        load_ntuple(other, game)
+
+
+def test_the_ntuple_player_is_the_search_with_the_learned_evaluation(tmp_path):
+    game = load_game("double_card")
+    path = save_ntuple(np.random.default_rng(1).normal(scale=0.1, size=WINDOW_FEATURES), tmp_path / "m.zip", game)
+    state = random_positions(9, seed=2)[-1]
+    (seat,) = state.current_players()
+    agent = make_from_spec(f"ntuple:{path},depth=2,time_limit=none", game, seed=0)
+    move = agent.act(state.info_state(seat))
+    assert move in state.legal_actions(seat)
+    assert move == make_from_spec(f"ntuple:{path},depth=2,time_limit=none", game, seed=0).act(state.info_state(seat))
+    assert isinstance(agent.search.evaluate, NTupleEvaluation) and agent.stats
+    with pytest.raises(ValueError, match="policy 'ntuple' needs a model file"):
+        make_from_spec("ntuple", game)
+    with pytest.raises(ValueError, match="cannot play tribolo"):
+        make_from_spec(f"ntuple:{path}", load_game("tribolo"))
+    with pytest.raises(ValueError, match="depth=0: must be at least 1"):
+        make_from_spec(f"ntuple:{path},depth=0", game)
+
+
+def test_td_targets_are_lambda_returns_game_by_game():
+    predictions = np.array([0.2, 0.4, 0.6, 0.9, 0.1])  # a game of three positions, then one of two
+    lengths, results = np.array([3, 2]), np.array([1.0, 0.0])
+    lam = 0.5
+    g2 = 1.0
+    g1 = 0.5 * 0.6 + 0.5 * g2
+    g0 = 0.5 * 0.4 + 0.5 * g1
+    h1 = 0.0
+    h0 = 0.5 * 0.1 + 0.5 * h1
+    assert np.allclose(td_targets(predictions, lengths, results, lam), [g0, g1, g2, h0, h1])
+    assert np.allclose(td_targets(predictions, lengths, results, 1.0), [1, 1, 1, 0, 0])  # Monte Carlo
+    assert np.allclose(td_targets(predictions, lengths, results, 0.0), [0.4, 0.6, 1, 0.1, 0])  # one step
+
+
+def test_td_fit_learns_which_features_win():
+    """Games in which feature 5 shows up when the perspective seat wins and feature 9
+    when it loses: the fit raises the one and lowers the other, and the result loss falls."""
+    rng = np.random.default_rng(0)
+    games = []
+    for _ in range(200):
+        won = bool(rng.integers(2))
+        positions = rng.integers(20, 30, size=(6, 4))
+        positions[:, 0] = 5 if won else 9
+        games.append((positions, float(won)))
+    settings = NTupleSettings(epochs=150, lam=0.7, learning_rate=0.05)
+    weights, report = td_fit(games, np.zeros(WINDOW_FEATURES), settings)
+    assert weights[5] > 1 and weights[9] < -1
+    assert report.positions == 1200 and report.result_loss_after < 0.2 < report.result_loss_before
+
+
+def test_recorded_games_and_a_run_do_not_depend_on_the_workers(tmp_path):
+    game = load_game("double_card")
+    positions, result = record_game(game, None, depth=1, opening=2, seed=4)
+    assert positions.shape[1] == len(_ALL_WINDOW_CELLS) and result in (0.0, 0.5, 1.0)
+    assert np.array_equal(record_game(game, None, depth=1, opening=2, seed=4)[0], positions)
+    settings = {"generations": 2, "games": 4, "depth": 1, "opening": 2, "epochs": 5, "gate_games": 2, "seed": 1}
+    one = train_ntuple(game, tmp_path / "one", NTupleSettings(**settings, workers=1), log=lambda _: None)
+    two = train_ntuple(game, tmp_path / "two", NTupleSettings(**settings, workers=2), log=lambda _: None)
+    assert [row["gate_score"] for row in one["generations"]] == [row["gate_score"] for row in two["generations"]]
+    for name in ("generation_0.zip", "generation_1.zip", "best.zip"):
+        assert np.array_equal(load_ntuple(tmp_path / "one" / name, game)[0], load_ntuple(tmp_path / "two" / name, game)[0])
+    assert one["generations"][0]["best"] and one["generations"][1]["gate_score"] is not None
+    assert json.loads((tmp_path / "one" / "summary.json").read_text())["generations"] == one["generations"]
+    with pytest.raises(ValueError, match="is not empty: choose a new one"):
+        train_ntuple(game, tmp_path / "one", NTupleSettings(**settings), log=lambda _: None)
+
+
+def test_the_command_trains_and_refuses_bad_settings(tmp_path, capsys):
+    out = tmp_path / "run"
+    assert main(["train-ntuple", "--out", str(out), "--generations", "1", "--games", "2", "--depth", "1",
+                 "--epochs", "2", "--gate-games", "0"]) == 0
+    assert f"play it with ntuple:{out / 'best.zip'}" in capsys.readouterr().out
+    assert main(["train-ntuple", "--out", str(tmp_path / "x"), "--lam", "2"]) == 2
+    assert "lam must be in [0, 1], got 2.0" in capsys.readouterr().err
+    assert main(["train-ntuple", "--game", "tribolo", "--out", str(tmp_path / "y"), "--generations", "1", "--games", "1"]) == 2
+    assert "no n-tuple features for tribolo" in capsys.readouterr().err
+    assert not (tmp_path / "y").exists()
