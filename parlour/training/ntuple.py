@@ -204,14 +204,14 @@ def train_ntuple(game: Game, out: str | Path, settings: NTupleSettings, log: Cal
         raise ValueError(f"output directory {str(out)!r} is not empty: choose a new one (nothing is overwritten)")
     out.mkdir(parents=True, exist_ok=True)
     start = time.perf_counter()
-    weights = np.zeros(features.size)
+    weights = best_weights = np.zeros(features.size)
     best: Path | None = None
     history: list[list[Recorded]] = []
     rows: list[dict[str, Any]] = []
     summary: dict[str, Any] = {"game": game.name, "options": game.config, "features": features.name, "search": features.search,
                                "settings": asdict(settings), "generations": rows}
     for generation in range(settings.generations):
-        playing = None if (generation == 0 and settings.teacher) else (weights if best is None else best_weights)
+        playing = None if (generation == 0 and settings.teacher) else best_weights  # (None: the search's own evaluation)
         seeds = [settings.seed * 1_000_003 + generation * settings.games + i for i in range(settings.games)]
         history.append(record_games(game, playing, settings.depth, settings.opening, seeds, settings.workers))
         history = history[-settings.window:]

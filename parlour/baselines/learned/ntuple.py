@@ -84,12 +84,16 @@ class NTupleEvaluation:
         self.weights = weights
         self.features = features
 
+    def logit(self, state: State) -> float:
+        """The summed weights of the position's features: the log-odds of the perspective seat's win."""
+        return float(self.weights[self.features.indices(state)].sum())
+
     def win_probability(self, state: State) -> float:
         """The model's probability that the perspective seat wins (draws half)."""
-        return float(1 / (1 + np.exp(-self.weights[self.features.indices(state)].sum())))
+        return float(1 / (1 + np.exp(-self.logit(state))))
 
     def __call__(self, state: State) -> np.ndarray:
-        value = float(np.tanh(self.weights[self.features.indices(state)].sum() / 2))  # 2 sigmoid(x) - 1
+        value = float(np.tanh(self.logit(state) / 2))  # 2 sigmoid(x) - 1
         seat = self.features.perspective(state)
         values = np.empty(2)
         values[seat], values[1 - seat] = value, -value
