@@ -4,8 +4,8 @@
         --play simulations=200 --bench bench/tides_of_time.json
 
 Copies RUN/best.zip to GAME.zip and writes GAME.json (the card: how it plays, the
-command and the resolved config.toml of the run, the parlour and rules versions, the
-bench card).  An agent already in the zoo is replaced only with ``--force``.
+command and the resolved config.toml of the run, or an n-tuple run's settings from its
+summary.json, the parlour and rules versions, the bench card).  An agent already in the zoo is replaced only with ``--force``.
 """
 
 from __future__ import annotations
@@ -22,6 +22,15 @@ from parlour.baselines.learned.ppo import read_model_meta
 from parlour.baselines.policy import make_from_spec
 from parlour.games import load_game
 from parlour.zoo import KINDS, MODELS, card
+
+
+def run_config(run: Path) -> dict[str, object]:
+    """The run's whole configuration: ``parlour train``'s resolved config.toml, or the
+    game options and settings of a ``parlour train-ntuple`` run (its summary.json)."""
+    if (run / "config.toml").is_file():
+        return tomllib.loads((run / "config.toml").read_text())
+    summary = json.loads((run / "summary.json").read_text())
+    return {"game": summary["game"], "game_options": summary["options"], "ntuple": summary["settings"]}
 
 
 def add(run: Path, command: str, play: dict[str, object], bench: Path | None, notes: str = "", force: bool = False,
@@ -42,7 +51,7 @@ def add(run: Path, command: str, play: dict[str, object], bench: Path | None, no
         "kind": kind,
         "play": play,
         "command": command,
-        "config": tomllib.loads((run / "config.toml").read_text()),
+        "config": run_config(run),
         "parlour_version": parlour.__version__,
         "rules_version": game.rules_version,
         "bench": json.loads(bench.read_text()) if bench else {},

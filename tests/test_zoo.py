@@ -5,6 +5,7 @@ import json
 import runpy
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 torch = pytest.importorskip("torch", reason="needs the train extra")
@@ -12,6 +13,7 @@ torch = pytest.importorskip("torch", reason="needs the train extra")
 import parlour.zoo as zoo
 from parlour.baselines import make_from_spec
 from parlour.baselines.learned.az_model import PolicyValueNet, save_az_model
+from parlour.baselines.learned.ntuple import ntuple_features
 from parlour.baselines.policy import playable
 from parlour.envs import sticks_v0
 from parlour.games import GAMES, load_game
@@ -112,6 +114,41 @@ def test_load_acts_on_a_pettingzoo_observation(tiny_zoo):
     assert action == policy.act_observation(observation["observation"], observation["action_mask"])
     with pytest.raises(ValueError, match="needs the legal mask"):
         policy.act_observation(observation["observation"])
+
+
+def test_an_ntuple_agent_searches_from_a_pettingzoo_observation(tmp_path, monkeypatch):
+    """A ``parlour train-ntuple`` run enters the zoo like any other (its card from the
+    run's summary.json) and acts on a PettingZoo observation with its search."""
+    from parlour.baselines.learned.ntuple import save_ntuple
+    from parlour.envs import double_card_v0
+
+    game = load_game("double_card")
+    run = tmp_path / "run"
+    run.mkdir()
+    weights = np.random.default_rng(0).normal(scale=0.1, size=ntuple_features(game).size)
+    save_ntuple(weights, run / "best.zip", game)
+    settings = {"generations": 1, "games": 10, "depth": 2}
+    (run / "summary.json").write_text(json.dumps({"game": "double_card", "options": game.config, "settings": settings}))
+    monkeypatch.setattr(zoo, "MODELS", tmp_path / "models")
+    add = runpy.run_path(str(ROOT / "scripts" / "zoo_add.py"))["main"]
+    assert add([str(run), "--command", "parlour train-ntuple --games 10", "--play", "depth=2", "time_limit=none"]) == 0
+    entry = zoo.card("double_card")
+    assert entry.kind == "ntuple" and entry.config["ntuple"] == settings and entry.game_options == game.config
+    env = double_card_v0.env()
+    env.reset(seed=0)
+    policy = zoo.load("double_card")
+    for _ in range(4):
+        observation, *_ = env.last()
+        action = policy.act_observation(observation)
+        assert observation["action_mask"][action] == 1
+        env.step(action)
+    observation, *_ = env.last()
+    state = env.unwrapped.game_state
+    assert policy.act_observation(observation) == make_from_spec(f"ntuple:{run / 'best.zip'},depth=2,time_limit=none",
+                                                                 game).act(state.info_state(state.to_move))
+    with pytest.raises(ValueError, match="an n-tuple evaluation inside an alpha-beta search: simulations, "
+                                         "deterministic and temperature do not apply"):
+        make_from_spec("zoo:double_card,simulations=8", game)
 
 
 def test_another_rules_version_is_refused(tiny_zoo, monkeypatch):

@@ -191,6 +191,14 @@ class Game(abc.ABC):
     def state_from_text(self, text: str) -> State:
         """Parse the text form written by ``State.to_text``; ``ValueError`` if malformed."""
 
+    def state_from_observation(self, observation: np.ndarray, mask: np.ndarray) -> State:
+        """The position a seat's observation and legal mask show, that seat to move, for
+        a game whose observation determines the position (so that a search can play from
+        a PettingZoo observation, as the zoo's search agents do); ``ValueError`` if they
+        show no position.  Default: not possible (hidden information, or history the
+        observation leaves out)."""
+        raise NotImplementedError(f"{self.name}'s observation does not determine its position")
+
     @property
     @abc.abstractmethod
     def observation_shape(self) -> tuple[int, ...]:

@@ -4,14 +4,16 @@ Users asked OpenSpiel and PettingZoo for trained models to compare against (Open
 issue 904, PettingZoo issues 226 and 773); pgx ships baseline models for its games.
 Here each game's agent is two small files of package data in ``parlour/zoo/models``:
 
-- ``GAME.zip``, the model file as ``parlour train`` wrote it (``az:`` or ``ppo:``), and
+- ``GAME.zip``, the model file as ``parlour train`` (``az:``, ``ppo:``) or
+  ``parlour train-ntuple`` (``ntuple:``) wrote it, and
 - ``GAME.json``, its card: how it plays (``kind`` and ``play``, the player's parameters),
   the training command and configuration that made it, the parlour version and the
   game's rules version it was made with, and its ``parlour bench`` card.
 
 ``load("tribolo")`` is a :class:`~parlour.baselines.policy.Policy` for the game's default
 options (``act`` searches from an information state; ``act_observation`` takes a
-PettingZoo observation, the network alone); the spec ``zoo:GAME`` plays it wherever a
+PettingZoo observation: a network agent's network alone, an n-tuple agent's search from
+the position it shows); the spec ``zoo:GAME`` plays it wherever a
 policy spec is accepted (``parlour arena``, ``play``, ``serve``, ``bench``).  A card made
 for another version of the game's rules is refused: its moves may mean something else.
 """
@@ -29,7 +31,7 @@ from parlour.games import GAMES, load_game
 MODELS = Path(str(resources.files("parlour.zoo") / "models"))
 """Where the zoo's files are (package data)."""
 
-KINDS = ("az", "ppo")
+KINDS = ("az", "ppo", "ntuple")
 
 
 @dataclass(frozen=True)

@@ -86,3 +86,23 @@ def test_recycling_takes_are_exactly_the_free_cards(seed):
                 child = state.clone()
                 child.apply(action)
                 assert child.legal_actions(child.to_move)
+
+
+@settings(max_examples=40, deadline=None)
+@given(configs, st.integers(0, 2**32 - 1), st.booleans())
+def test_the_observation_of_the_seat_to_move_gives_back_the_position(config, seed, quiet):
+    """``state_from_observation`` inverts the observation (with the legal mask) at every
+    position of a game, recycling included; the recycled card's placement, which the
+    planes leave out, comes back where the rules read it (``same_placement``)."""
+    game = DoubleCardGame(**config)
+    for state in playout(game, seed, quiet):
+        if state.is_terminal():
+            continue
+        seat = state.to_move
+        back = game.state_from_observation(state.observation_tensor(seat), state.legal_mask(seat))
+        assert back.legal_actions(seat) == state.legal_actions(seat)
+        if state.taken is not None and config["recycle_rule"] != "same_placement":
+            assert back.taken[0] == state.taken[0]
+            assert back.key()[:-1] == state.key()[:-1]
+        else:
+            assert back.key() == state.key() and back.to_text() == state.to_text()

@@ -450,3 +450,25 @@ def test_observation_planes():
             obs = state.observation_tensor(player)
             assert obs.dtype == np.float32 and obs.shape == (12, 12, 8)
             assert np.array_equal(obs, _planes_by_cell(state, player))
+
+
+def test_a_bad_observation_is_refused_by_name():
+    """``state_from_observation`` takes only the observation and mask of the seat to move."""
+    game = DoubleCardGame()
+    state = game.new_initial_state(moves=["0 2 D 1", "0 5 E 1"])
+    obs, mask = state.observation_tensor(0), state.legal_mask(0)
+    assert game.state_from_observation(obs, mask).key() == state.key()
+    with pytest.raises(ValueError, match=r"observation has shape \(12, 12, 8\), got \(12, 96\)"):
+        game.state_from_observation(obs.reshape(12, 96), mask)
+    with pytest.raises(ValueError, match=r"legal mask has shape \(864,\), got \(10,\)"):
+        game.state_from_observation(obs, mask[:10])
+    with pytest.raises(ValueError, match="allows no move"):
+        game.state_from_observation(state.observation_tensor(1), state.legal_mask(1))
+    with pytest.raises(ValueError, match="not those of a double_card position where the observing seat moves"):
+        game.state_from_observation(state.observation_tensor(1), mask)  # the other seat's planes
+    hanging = obs.copy()
+    hanging[0, 5, 0] = hanging[2, 5, 0] = 1  # a red dot in mid-air, on no card
+    with pytest.raises(ValueError, match="not those of a double_card position"):
+        game.state_from_observation(hanging, mask)
+    with pytest.raises(NotImplementedError, match="goofspiel's observation does not determine its position"):
+        __import__("parlour.games", fromlist=["load_game"]).load_game("goofspiel").state_from_observation(obs, mask)

@@ -119,6 +119,10 @@ def test_the_ntuple_player_is_the_search_with_the_learned_evaluation(tmp_path):
         make_from_spec(f"ntuple:{path}", load_game("tribolo"))
     with pytest.raises(ValueError, match="depth=0: must be at least 1"):
         make_from_spec(f"ntuple:{path},depth=0", game)
+    observation, mask = state.observation_tensor(seat), state.legal_mask(seat)
+    assert agent.act_observation(observation, mask) == move  # the search, from the position the observation shows
+    with pytest.raises(ValueError, match="the observing seat moves"):
+        agent.act_observation(state.observation_tensor(1 - seat), mask)
 
 
 def test_td_targets_are_lambda_returns_game_by_game():

@@ -174,6 +174,13 @@ class NTuplePolicy(Policy):
         self.stats = self.search.stats
         return action
 
+    def act_observation(self, observation: np.ndarray, mask: np.ndarray) -> int:
+        """The search's move from the seat to move's observation and legal mask: the
+        game's observation determines its position (``Game.state_from_observation``),
+        so the search plays from a PettingZoo observation as from a state."""
+        state = self.game.state_from_observation(observation, mask)
+        return self.act(state.info_state(state.current_players()[0]))
+
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
         self.search.reset(seed)

@@ -1,7 +1,7 @@
 """``zoo:GAME``: the model zoo's agent for a game (``parlour.zoo``), as a policy spec.
 
-It is the card's own player (``az:`` or ``ppo:`` on the shipped model file, with the
-card's parameters) under a name that does not depend on where parlour is installed;
+It is the card's own player (``az:``, ``ppo:`` or ``ntuple:`` on the shipped model file,
+with the card's parameters) under a name that does not depend on where parlour is installed;
 ``simulations``, ``deterministic`` and ``temperature`` override the card's.
 """
 
@@ -17,7 +17,7 @@ from parlour.baselines.policy import Param, Policy, make_from_spec, register
 @register
 class ZooPolicy(Policy):
     name = "zoo"
-    summary = "The model zoo's trained agent for the game (`zoo`, or `zoo:GAME`; see parlour.zoo); needs the train extra."
+    summary = "The model zoo's trained agent for the game (`zoo`, or `zoo:GAME`; see parlour.zoo); a network agent needs the train extra."
     source = "parlour's own training runs (each card states its command)"
     positional = "entry"
     params = {
@@ -51,6 +51,9 @@ class ZooPolicy(Policy):
         overrides = {key: self.config[key] for key in ("simulations", "deterministic", "temperature")}
         if self.card.kind == "ppo" and (overrides["simulations"] is not None or overrides["temperature"] is not None):
             raise ValueError(f"the zoo's {entry} agent is a ppo model (no search): simulations and temperature do not apply")
+        if self.card.kind == "ntuple" and any(value is not None for value in overrides.values()):
+            raise ValueError(f"the zoo's {entry} agent is an n-tuple evaluation inside an alpha-beta search: "
+                             "simulations, deterministic and temperature do not apply")
         self.inner = make_from_spec(self.card.spec(**overrides), self.game, seed=self.seed)
 
     def reset(self, seed: int | None = None) -> None:
@@ -63,8 +66,10 @@ class ZooPolicy(Policy):
         return action
 
     def act_observation(self, observation: Any, mask: np.ndarray | None = None) -> int:
-        """The network's own move (no search) from a seat's observation: a PettingZoo
-        observation (``{"observation": ..., "action_mask": ...}``) or the array and the mask."""
+        """The agent's move from a seat's observation: a PettingZoo observation
+        (``{"observation": ..., "action_mask": ...}``) or the array and the mask.  A
+        network agent plays its network alone (no search); an n-tuple agent searches from
+        the position the observation shows (its game's observation determines it)."""
         if isinstance(observation, dict):
             observation, mask = observation["observation"], observation["action_mask"]
         if mask is None:

@@ -168,6 +168,51 @@ class DoubleCardGame(Game):
     def state_from_text(self, text: str) -> DoubleCardState:
         return notation.parse_position(self, text, DoubleCardState.from_board)
 
+    def state_from_observation(self, observation: np.ndarray, mask: np.ndarray) -> DoubleCardState:
+        """The position behind the observation of the seat to move (see
+        :meth:`DoubleCardState.observation_tensor`): the planes give every segment, card,
+        the last card and the recycled card's cells, whose side the seat plays, and the
+        move count.  The recycled card's placement is not in the planes; ``mask`` gives it
+        where the rules depend on it (``recycle_rule=same_placement``), elsewhere it does
+        not change a move.  ``ValueError`` unless the observation and mask are exactly
+        those of a position where that seat moves."""
+        obs = np.asarray(observation)
+        if obs.shape != self.observation_shape:
+            raise ValueError(f"a double_card observation has shape {self.observation_shape}, got {obs.shape}")
+        legal = np.asarray(mask)
+        if legal.shape != (NUM_ACTIONS,):
+            raise ValueError(f"a double_card legal mask has shape ({NUM_ACTIONS},), got {legal.shape}")
+        legal = legal.astype(bool)
+        if not legal.any():
+            raise ValueError("the legal mask allows no move: the game is over or it is not this seat's turn")
+        planes = obs.reshape(NUM_PLANES, CELLS) > 0.5
+        boards = [int.from_bytes(np.packbits(plane, bitorder="little").tobytes(), "little") for plane in planes[:8]]
+        red, white, filled, ring, hanch, vanch, last_cells, taken_cells = boards
+        seg = [EMPTY] * CELLS
+        for cell in iter_bits(red | white):
+            seg[cell] = 1 + 2 * (white >> cell & 1) + (ring >> cell & 1)
+        colors_seat = self.colors_seat
+        to_move = colors_seat if planes[8, 0] else 1 - colors_seat
+        moves = int(round(float(obs.reshape(NUM_PLANES, CELLS)[11, 0]) * self.max_moves))
+        anchors = last_cells & (hanch | vanch)
+        last = anchors.bit_length() - 1 if anchors else -1
+        candidates: list[tuple[int, int] | None] = [None]
+        if planes[9, 0] and taken_cells:
+            anchor = (taken_cells & -taken_cells).bit_length() - 1
+            horizontal = bool(taken_cells >> (anchor + 1) & 1) and anchor % COLS != COLS - 1
+            candidates = [(anchor, p) for p in range(1, 9) if HORIZONTAL[p] == horizontal]
+        refused = "the observation and legal mask are not those of a double_card position where the observing seat moves"
+        for taken in candidates:
+            state = DoubleCardState.from_board(self, seg, hanch, vanch, moves=moves, to_move=to_move, last=last, taken=taken)
+            if (np.array_equal(state.observation_tensor(to_move), obs.astype(np.float32, copy=False))
+                    and np.array_equal(state.legal_mask(to_move), legal)):
+                try:
+                    self.state_from_text(state.to_text())  # the text parser's checks: whole cards, no gaps, turn
+                except ValueError as error:
+                    raise ValueError(f"{refused}: {error}") from None
+                return state
+        raise ValueError(f"{refused} (the observation of the seat not to move, or a damaged one)")
+
 
 class DoubleCardState(State):
     """One position.
