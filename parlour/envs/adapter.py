@@ -45,12 +45,19 @@ def render_modes(game_cls: type[Game]) -> list[str]:
     return RENDER_MODES + (["rgb_array"] if has_picture(game_cls.name) else [])
 
 
-def info(reason: str = "") -> dict[str, Any]:
-    """An agent's info dict: always the same keys and value types, so that replay buffers
-    that store infos (Tianshou's, say) can stack them.  ``illegal_action``: the game
-    ended because of an illegal move (``env()`` and ``parallel_env()`` only);
-    ``reason``: who played what, and what was legal ("" otherwise)."""
-    return {"illegal_action": bool(reason), "reason": reason}
+NO_MOVE = -1
+"""``illegal_move`` of an agent that played no illegal move."""
+
+
+def info(ended_illegally: bool = False, illegal_move: int = NO_MOVE) -> dict[str, Any]:
+    """An agent's info dict: always the same keys, and numbers only, so that replay
+    buffers that stack infos (Tianshou's) and tensor wrappers (TorchRL's
+    ``PettingZooWrapper``, BenchMARL) can store them.  ``illegal_action``: the game ended
+    because of an illegal move (``env()`` and ``parallel_env()`` only); ``illegal_move``:
+    the action this agent played that was illegal, ``NO_MOVE`` (-1) if it played none.
+    The sentence for a person (who played what, and what was legal) is the env's
+    ``end_reason``."""
+    return {"illegal_action": ended_illegally, "illegal_move": illegal_move}
 
 
 class _GameBinding:
@@ -90,6 +97,9 @@ class _GameBinding:
         self._seed: int | None = None  # the seed of the generator not made yet (see _new_state)
         self._state: State | None = None
         self._obs_cache: dict[str, dict[str, np.ndarray]] = {}
+        self.end_reason = ""
+        """Why the game ended early, for a person: ``"player_0 played illegal action 4;
+        legal actions were [...]"``, or ``""`` (the infos hold the numbers)."""
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
@@ -228,6 +238,7 @@ class ParlourAECEnv(_GameBinding, AECEnv):
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {agent: info() for agent in self.agents}
+        self.end_reason = ""
         self._pending = {}
         self._obs_cache = {}
         self._advance()
@@ -379,11 +390,11 @@ class ParlourAECEnv(_GameBinding, AECEnv):
         self._accumulate_rewards()
 
     def _terminate_illegal(self, agent: str, action: int) -> None:
-        reason = self._illegal_reason(agent, action)
+        self.end_reason = self._illegal_reason(agent, action)
         for other in self.agents:
             self.rewards[other] = -1.0 if other == agent else 0.0
             self.terminations[other] = True
-            self.infos[other] = info(reason)
+            self.infos[other] = info(True, action if other == agent else NO_MOVE)
         self._pending = {}
         self._obs_cache = {}
         self._accumulate_rewards()
@@ -413,6 +424,7 @@ class ParlourParallelEnv(_GameBinding, ParallelEnv):
         self._last_move = None
         self.agents = self.possible_agents[:] if not self._state.is_terminal() else []
         self._obs_cache = {}
+        self.end_reason = ""
         return self._observations(), {agent: info() for agent in self.agents}
 
     def _observations(self, ended: bool = False, acting: tuple[int, ...] | None = None) -> dict[str, dict[str, np.ndarray]]:
@@ -481,14 +493,14 @@ class ParlourParallelEnv(_GameBinding, ParallelEnv):
             rewards,
             dict.fromkeys(agents, not acting),
             dict.fromkeys(agents, False),
-            {agent: {"illegal_action": False, "reason": ""} for agent in agents},  # info(), inlined
+            {agent: {"illegal_action": False, "illegal_move": NO_MOVE} for agent in agents},  # info(), inlined
         )
 
     def _terminate_illegal(self, joint: dict[int, int]) -> tuple[dict, dict, dict, dict, dict]:
         state = self._state
         offenders = [seat for seat, action in joint.items() if action not in state.legal_actions(seat)]
         agents = self.agents
-        reason = "; ".join(self._illegal_reason(self.possible_agents[s], joint[s]) for s in offenders)
+        self.end_reason = "; ".join(self._illegal_reason(self.possible_agents[s], joint[s]) for s in offenders)
         self._obs_cache = {}
         observations = self._observations(ended=True)
         rewards = {agent: -1.0 if self._seat[agent] in offenders else 0.0 for agent in agents}
@@ -498,7 +510,7 @@ class ParlourParallelEnv(_GameBinding, ParallelEnv):
             rewards,
             dict.fromkeys(agents, True),
             dict.fromkeys(agents, False),
-            {agent: info(reason) for agent in agents},
+            {agent: info(True, joint[self._seat[agent]] if self._seat[agent] in offenders else NO_MOVE) for agent in agents},
         )
 
     def render(self) -> str | None:

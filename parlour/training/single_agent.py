@@ -37,7 +37,7 @@ from gymnasium import spaces
 
 from parlour.baselines import Policy
 from parlour.baselines.playout import play_out, step
-from parlour.envs.adapter import render_modes, render_state
+from parlour.envs.adapter import NO_MOVE, info, render_modes, render_state
 from parlour.errors import IllegalActionError
 from parlour.games import load_game
 from parlour.games.base import Game, State, integer_action
@@ -99,6 +99,9 @@ class SingleAgentEnv(gymnasium.Env):
         self.seat = 0 if seat == "random" else int(seat)
         self.opponents: dict[int, Policy] = {}
         self.opponent_labels: dict[int, str] = {}
+        self.end_reason = ""
+        """Why the episode ended early, for a person (``"player_0 played illegal action 4;
+        legal actions were [...]"``), or ``""``; the info holds the numbers."""
         self._state: State | None = None
         self._done = True
         self._mask: np.ndarray | None = None
@@ -130,6 +133,7 @@ class SingleAgentEnv(gymnasium.Env):
                     policy.reset(int(rng.integers(2**63)))
                     self.opponents[other], self.opponent_labels[other] = policy, label
             self._state = self.game.new_initial_state(int(rng.integers(2**63)))
+            self.end_reason = ""
             self._advance()
             self._done = self._state.is_terminal()
             if not self._done:
@@ -155,7 +159,8 @@ class SingleAgentEnv(gymnasium.Env):
             if self.illegal_action == "raise":
                 raise IllegalActionError(f"{self.game.name}: {reason}", action=value, player=seat, legal=state.legal_actions(seat))
             self._done = True
-            return self._observation(), -1.0, True, False, self._info(reason)
+            self.end_reason = reason
+            return self._observation(), -1.0, True, False, self._info(value)
         step(state, self.opponents, fixed={seat: value})
         self._advance()
         done = self._done = state.is_terminal()
@@ -211,9 +216,8 @@ class SingleAgentEnv(gymnasium.Env):
     def _observation(self) -> np.ndarray:
         return self._state.observation_tensor(self.seat)
 
-    def _info(self, reason: str = "") -> dict[str, Any]:
-        """The same keys and value types at every step (replay buffers stack infos):
-        the learner's seat, its opponents as text (``"player_1: random"``), whether the
-        episode ended by an illegal move of the learner, and why."""
-        opponents = ", ".join(f"player_{seat}: {label}" for seat, label in sorted(self.opponent_labels.items()))
-        return {"seat": self.seat, "opponents": opponents, "illegal_action": bool(reason), "reason": reason}
+    def _info(self, illegal_move: int = NO_MOVE) -> dict[str, Any]:
+        """The PettingZoo envs' info (:func:`parlour.envs.adapter.info`: the same keys at
+        every step, numbers only) and the learner's seat; its opponents' names are
+        ``opponent_labels``, the reason for a person ``end_reason``."""
+        return {"seat": self.seat, **info(illegal_move != NO_MOVE, illegal_move)}

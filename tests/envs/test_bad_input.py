@@ -44,7 +44,8 @@ def test_env_illegal_bid_in_simultaneous_round():
     env.step(1)  # player_0's card 2 is fine
     env.step(1)  # player_1 already played card 2
     assert env.rewards == {"player_0": 0.0, "player_1": -1.0}
-    assert env.infos["player_0"] == {"illegal_action": True, "reason": "player_1 played illegal action 1; legal actions were [0, 2]"}
+    assert env.infos == {"player_0": {"illegal_action": True, "illegal_move": -1}, "player_1": {"illegal_action": True, "illegal_move": 1}}
+    assert env.end_reason == "player_1 played illegal action 1; legal actions were [0, 2]"
 
 
 def test_parallel_env_illegal_actions():
@@ -55,8 +56,8 @@ def test_parallel_env_illegal_actions():
     assert not any(o["action_mask"].any() for o in observations.values())
     assert rewards == {"player_0": -1.0, "player_1": -1.0}
     assert all(terms.values()) and env.agents == []
-    assert infos["player_0"]["illegal_action"] and infos["player_0"]["reason"].startswith("player_0 played illegal action 0")
-    assert "; player_1 played illegal action 0" in infos["player_0"]["reason"]
+    assert infos == dict.fromkeys(("player_0", "player_1"), {"illegal_action": True, "illegal_move": 0})
+    assert env.end_reason.startswith("player_0 played illegal action 0") and "; player_1 played illegal action 0" in env.end_reason
     raw = goofspiel_v0.raw_parallel_env(num_cards=3)
     raw.reset(seed=0)
     raw.step({"player_0": 0, "player_1": 0})

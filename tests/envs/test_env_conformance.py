@@ -34,7 +34,7 @@ from env_helpers import (
     play_parallel,
 )
 
-NO_ILLEGAL = {"illegal_action": False, "reason": ""}
+NO_ILLEGAL = {"illegal_action": False, "illegal_move": -1}
 """Every agent's info at every step of a game without an illegal move: the same keys and
 value types as after one (replay buffers stack infos)."""
 from gymnasium import spaces
@@ -502,13 +502,13 @@ def test_env_illegal_action_ends_the_game(case):
     check_outside_the_space_is_an_error(env)
     offender, action, legal = step_until_illegal(case, env, np.random.default_rng(13))
     reason = f"{offender} played illegal action {action}; legal actions were {legal}"
-    info = {"illegal_action": True, "reason": reason}
     assert env.rewards == {a: -1.0 if a == offender else 0.0 for a in env.possible_agents}
     assert all(env.terminations.values()) and not any(env.truncations.values())
-    assert env.infos == {a: info for a in env.possible_agents}
+    assert env.infos == {a: {"illegal_action": True, "illegal_move": action if a == offender else -1} for a in env.possible_agents}
+    assert env.end_reason == reason
     assert env.agent_selection == offender
     _, reward, term, _, last_info = env.last()
-    assert reward == -1.0 and term and last_info == info
+    assert reward == -1.0 and term and last_info == {"illegal_action": True, "illegal_move": action}
     assert not any(env.observe(a)["action_mask"].any() for a in env.agents)
     stepped = [agent for agent, _ in play_aec(env, np.random.default_rng(0))]
     assert sorted(stepped) == env.possible_agents and env.agents == []
@@ -539,7 +539,8 @@ def test_parallel_env_illegal_actions_end_the_game(case):
     )
     assert rewards == {a: -1.0 if a in offenders else 0.0 for a in agents}
     assert terms == dict.fromkeys(agents, True) and truncs == dict.fromkeys(agents, False)
-    assert infos == {a: {"illegal_action": True, "reason": reason} for a in agents}
+    assert infos == {a: {"illegal_action": True, "illegal_move": actions[a] if a in offenders else -1} for a in agents}
+    assert par.end_reason == reason
     assert set(observations) == set(agents) and not any(o["action_mask"].any() for o in observations.values())
     assert par.agents == []
     with pytest.raises(IllegalActionError, match="the game is over; call reset"):

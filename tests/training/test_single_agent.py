@@ -192,8 +192,9 @@ def test_illegal_action_loses_or_raises():
     env.reset(seed=0)
     obs, reward, terminated, _, info = env.step(2)  # take 3 of 2
     assert terminated and reward == -1.0
-    assert info == {"seat": 0, "opponents": "player_1: random", "illegal_action": True,
-                    "reason": "player_0 played illegal action 2; legal actions were [0, 1]"}
+    assert info == {"seat": 0, "illegal_action": True, "illegal_move": 2}
+    assert env.end_reason == "player_0 played illegal action 2; legal actions were [0, 1]"
+    assert env.opponent_labels == {1: "random"}
     with pytest.raises(RuntimeError, match="reset"):
         env.step(0)
     strict = SingleAgentEnv("sticks", "random", seat=0, num_sticks=2, max_take=3, illegal_action="raise")
