@@ -2,7 +2,25 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterable
+
+ILLEGAL_MODES = ("terminate", "raise")
+"""What every env does with an action inside the action space that the rules forbid:
+``"terminate"`` ends the game (the offender gets -1, the others 0, and the infos say so),
+``"raise"`` raises :class:`IllegalActionError` and changes nothing.  The one vocabulary
+of the PettingZoo envs, the Gymnasium and vector learner views and RLlib's env."""
+
+
+def illegal_mode(value: object) -> str:
+    """``value`` checked against :data:`ILLEGAL_MODES`; ``"lose"``, the learner views'
+    old word for ``"terminate"``, still works with a ``DeprecationWarning``."""
+    if value == "lose":
+        warnings.warn('illegal_action="lose" is now called "terminate"', DeprecationWarning, stacklevel=3)
+        return "terminate"
+    if value not in ILLEGAL_MODES:
+        raise ValueError(f"illegal_action must be one of {list(ILLEGAL_MODES)}, got {value!r}")
+    return str(value)
 
 
 class IllegalActionError(ValueError):

@@ -13,8 +13,9 @@ Parallel env hands the whole step over at once.
 Illegal actions: with ``illegal_action="raise"`` (``raw_env``, ``raw_parallel_env``)
 an ``IllegalActionError`` names the action, the agent and the legal actions and
 nothing changes; with ``"terminate"`` (``env``, ``parallel_env``) the game ends,
-the offender gets -1 and the others 0, and every agent's info says why, as
-PettingZoo's ``TerminateIllegalWrapper`` does.  An action outside the action
+the offender gets -1 and the others 0, and every agent's info says so, as
+PettingZoo's ``TerminateIllegalWrapper`` does (``parlour.errors.ILLEGAL_MODES``: the
+learner views use the same two words).  An action outside the action
 space, a wrong agent, or a missing action is always an error.
 """
 
@@ -31,11 +32,10 @@ from pettingzoo import AECEnv, ParallelEnv
 from pettingzoo.utils.env import AECIterable, AECIterator
 from pettingzoo.utils.env_logger import EnvLogger
 
-from parlour.errors import IllegalActionError
+from parlour.errors import IllegalActionError, illegal_mode
 from parlour.games.base import Game, State, integer_action
 from parlour.render import has_picture, picture
 
-ILLEGAL_MODES = ("raise", "terminate")
 RENDER_MODES = ["ansi", "human"]
 """Every game renders as text; a game with a picture (``parlour.render``: all five) also
 renders ``"rgb_array"``, the picture rasterised (Pillow, the ``render`` extra)."""
@@ -71,11 +71,9 @@ class _GameBinding:
         modes = render_modes(game_cls)
         if render_mode is not None and render_mode not in modes:
             raise ValueError(f"render_mode must be one of {modes} or None, got {render_mode!r}")
-        if illegal_action not in ILLEGAL_MODES:
-            raise ValueError(f"illegal_action must be one of {list(ILLEGAL_MODES)}, got {illegal_action!r}")
+        self.illegal_action = illegal_mode(illegal_action)
         self.render_mode = render_mode
         self._last_move: Any = None  # (seat, action) or {seat: action}, for the picture
-        self.illegal_action = illegal_action
         info = self.game.info
         self.possible_agents = [f"player_{i}" for i in range(info.num_players)]
         self._seat = {agent: i for i, agent in enumerate(self.possible_agents)}

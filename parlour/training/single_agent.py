@@ -16,7 +16,7 @@ The observation is the seat's observation tensor (the same array the PettingZoo 
 puts under ``"observation"``); the legal moves come from ``action_masks()``, a method
 of the env itself, so MaskablePPO finds it through ``SubprocVecEnv`` too.  An action
 inside the action space that the mask forbids ends the episode with -1 for the learner
-(``illegal_action="lose"``, as PettingZoo's ``env()`` does, because Gymnasium's and
+(``illegal_action="terminate"``, as PettingZoo's ``env()`` does, because Gymnasium's and
 SB3's env checkers step with unmasked samples) or raises ``IllegalActionError``
 (``"raise"``); an action outside the space (not an integer, or out of range) is a
 programming error and always raises, as in the PettingZoo envs.
@@ -38,13 +38,12 @@ from gymnasium import spaces
 from parlour.baselines import Policy
 from parlour.baselines.playout import play_out, step
 from parlour.envs.adapter import NO_MOVE, info, render_modes, render_state
-from parlour.errors import IllegalActionError
+from parlour.errors import IllegalActionError, illegal_mode
 from parlour.games import load_game
 from parlour.games.base import Game, State, integer_action
 from parlour.training.opponents import OpponentPool, parse_opponents
 
 SEAT_MODES = ("random",)
-ILLEGAL_MODES = ("lose", "raise")
 MAX_RESET_TRIES = 1000
 """Deals drawn before giving up when every game ends before the learner moves."""
 
@@ -68,7 +67,7 @@ class SingleAgentEnv(gymnasium.Env):
         seat: int | str = "random",
         opponent_weights: Sequence[float] | None = None,
         render_mode: str | None = None,
-        illegal_action: str = "lose",
+        illegal_action: str = "terminate",
         **game_options: Any,
     ) -> None:
         if isinstance(game, Game):
@@ -83,8 +82,7 @@ class SingleAgentEnv(gymnasium.Env):
                 raise ValueError(f"seat must be an int in 0..{info.num_players - 1} or 'random', got {seat!r}")
         elif isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < info.num_players:
             raise ValueError(f"seat must be an int in 0..{info.num_players - 1} or 'random', got {seat!r}")
-        if illegal_action not in ILLEGAL_MODES:
-            raise ValueError(f"illegal_action must be one of {list(ILLEGAL_MODES)}, got {illegal_action!r}")
+        illegal_action = illegal_mode(illegal_action)
         modes = render_modes(type(self.game))
         if render_mode is not None and render_mode not in modes:
             raise ValueError(f"render_mode must be one of {modes} or None, got {render_mode!r}")

@@ -10,7 +10,7 @@ sb3-contrib's MaskablePPO reads).  Opponents act inside ``step``: in a simultane
 game they bid in the same step as the learner; in a turn-based game they move until
 the learner must act again, so every episode ends with the learner's own reward even
 when an opponent's move ends it.  An action the mask forbids ends that game's episode
-with -1 (``illegal_action="lose"``, because checkers step with unmasked samples) or
+with -1 (``illegal_action="terminate"``, because checkers step with unmasked samples) or
 raises (``"raise"``); an action outside ``Discrete(A)`` always raises.
 
 Finished games are reset in the same step (``AutoresetMode.SAME_STEP``): the returned
@@ -32,11 +32,10 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
-from parlour.errors import IllegalActionError
+from parlour.errors import IllegalActionError, illegal_mode
 from parlour.vector import make_engine
 from parlour.vector.base import BatchedEngine
 
-ILLEGAL_MODES = ("lose", "raise")
 MAX_REDEALS = 1000
 """Rounds of opponents' moves in one call before giving up (games that keep ending
 before the learner ever moves, e.g. sticks with one stick and the learner second)."""
@@ -46,9 +45,8 @@ class LearnerCore:
     """The learner-versus-opponents logic over a batched engine, shared by the
     Gymnasium and the SB3 vector envs: ``reset`` and ``step`` return plain arrays."""
 
-    def __init__(self, game: str, num_envs: int, opponent: str = "random", seat: int | str = "random", illegal_action: str = "lose", seed: int | None = None, **game_options: Any) -> None:
-        if illegal_action not in ILLEGAL_MODES:
-            raise ValueError(f"illegal_action must be one of {list(ILLEGAL_MODES)}, got {illegal_action!r}")
+    def __init__(self, game: str, num_envs: int, opponent: str = "random", seat: int | str = "random", illegal_action: str = "terminate", seed: int | None = None, **game_options: Any) -> None:
+        illegal_action = illegal_mode(illegal_action)
         self.engine: BatchedEngine = make_engine(game, num_envs, seed, autoreset=True, **game_options)
         if opponent not in self.engine.opponents:
             raise ValueError(f"opponent must be one of {list(self.engine.opponents)} for the batched {game} envs, got {opponent!r}")
@@ -174,7 +172,7 @@ class BatchedVectorEnv(gymnasium.vector.VectorEnv):
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP}
 
-    def __init__(self, game: str = "goofspiel", num_envs: int = 8, opponent: str = "random", seat: int | str = "random", illegal_action: str = "lose", seed: int | None = None, **game_options: Any) -> None:
+    def __init__(self, game: str = "goofspiel", num_envs: int = 8, opponent: str = "random", seat: int | str = "random", illegal_action: str = "terminate", seed: int | None = None, **game_options: Any) -> None:
         self.core = LearnerCore(game, num_envs, opponent, seat, illegal_action, seed, **game_options)
         engine = self.core.engine
         self.num_envs = num_envs

@@ -205,7 +205,24 @@ def test_illegal_action_loses_or_raises():
     assert strict.game_state.to_text() == before
 
 
-@pytest.mark.parametrize("illegal_action", ["lose", "raise"])
+def test_one_vocabulary_for_illegal_moves():
+    """The learner views take the PettingZoo envs' words ("terminate", "raise"); their old
+    "lose" still terminates, with a DeprecationWarning; anything else names the two."""
+    from parlour.envs.adapter import ParlourAECEnv
+    from parlour.vector.gym_env import BatchedVectorEnv
+
+    with pytest.warns(DeprecationWarning, match='"lose" is now called "terminate"'):
+        env = SingleAgentEnv("sticks", "random", seat=0, num_sticks=2, max_take=3, illegal_action="lose")
+    assert env.illegal_action == "terminate"
+    env.reset(seed=0)
+    assert env.step(2)[1] == -1.0
+    for make in (lambda mode: SingleAgentEnv("sticks", illegal_action=mode), lambda mode: BatchedVectorEnv("sticks", 2, illegal_action=mode),
+                 lambda mode: ParlourAECEnv(GAMES["sticks"], illegal_action=mode)):
+        with pytest.raises(ValueError, match=r"illegal_action must be one of \['terminate', 'raise'\], got 'quit'"):
+            make("quit")
+
+
+@pytest.mark.parametrize("illegal_action", ["terminate", "raise"])
 @pytest.mark.parametrize("action", [3, -1, np.int64(7), 1.0, np.float32(0.0), True, np.array([0]), "one"])
 def test_an_action_outside_the_space_raises_in_either_mode(illegal_action, action):
     """Outside ``Discrete(3)`` (out of range, or not an integer) is a programming error,
