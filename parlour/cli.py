@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 import parlour
-from parlour.errors import DamagedFileError
+from parlour.errors import DamagedFileError, Failure, Interrupted, UsageError
 from parlour.games import GAMES, OPENSPIEL_PREFIX, Game, load_game
 from parlour.registration import env_id
 
@@ -89,19 +89,6 @@ def _demo(args: argparse.Namespace) -> int:
 
 
 # --- game options and agent specs from the command line ---------------------------------
-
-
-class UsageError(Exception):
-    """Bad command-line input: printed without a traceback, exit code 2."""
-
-
-class Failure(Exception):
-    """The command could not do its job (a damaged file, a game that failed, a missing
-    extra): printed without a traceback, exit code 1."""
-
-
-class Interrupted(Exception):
-    """Ctrl-C, with what the user should know (where a run stands, how to continue): exit code 130."""
 
 
 class Terminated(KeyboardInterrupt):
@@ -561,7 +548,7 @@ def _run_training(config: Any, out: str, args: argparse.Namespace, timesteps: in
     from parlour.baselines import references
     from parlour.training.arena import GameFailed
     from parlour.training.run_files import DamagedRun
-    from parlour.training.train import open_trainer
+    from parlour.training.trainers import open_trainer
 
     def warn(text: str) -> None:
         print(f"parlour train: warning: {text}", file=sys.stderr)

@@ -53,3 +53,19 @@ class DamagedFileError(ValueError):
     kind of file expected (a model file of another game, say).  The message names the
     file.  A ``ValueError`` so callers that already catch bad values keep working; the
     command line reports it as a failure (exit status 1), not as bad usage."""
+
+
+# --- what the command line reports (``parlour ...``; also ``parlour bench``) --------------
+
+
+class UsageError(Exception):
+    """Bad command-line input: printed without a traceback, exit code 2."""
+
+
+class Failure(Exception):
+    """The command could not do its job (a damaged file, a game that failed, a missing
+    extra): printed without a traceback, exit code 1."""
+
+
+class Interrupted(Exception):
+    """Ctrl-C, with what the user should know (where a run stands, how to continue): exit code 130."""

@@ -129,7 +129,7 @@ def test_existing_results_are_a_usage_error(tmp_path, capsys):
 
 
 def test_failures_are_one_line_with_status_1(monkeypatch, tmp_path, capsys):
-    import parlour.training.arena
+    import parlour.training.arena_games
     import parlour.training.report
 
     def boom(*args, **kwargs):
@@ -137,7 +137,7 @@ def test_failures_are_one_line_with_status_1(monkeypatch, tmp_path, capsys):
 
     arena = ["arena", "--game", "sticks", "--agents", "random", "random:", "--games", "2", "--quiet", "--no-plot"]
     with monkeypatch.context() as patch:
-        patch.setattr(parlour.training.arena, "play_game", boom)  # a game fails in the arena
+        patch.setattr(parlour.training.arena_games, "play_game", boom)  # a game fails in the arena
         code, _, err = outcome(capsys, arena)
     assert code == 1 and "game 0 (seat 0: random, seat 1: random:) failed: RuntimeError: boom" in error_line(err)
 

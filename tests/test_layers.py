@@ -1,10 +1,25 @@
-"""The import graph has no upward arrow.
+"""The import graph has no upward arrow and no circle.
 
-Layers, lowest first: the foundation (``errors``, ``atomic``, ``_version``), ``games``
-(with the root package and ``registration``, which import only the games and the two
-registries), ``envs``, ``baselines``, ``training``, and the command line (``cli``,
-``play``).  A module imports only from its own layer or below; the rules modules import
-numpy and the standard library only; and importing ``parlour`` or a rules module in a
+Layers, lowest first (docs/architecture.md draws them):
+
+0. the foundation: ``errors``, ``atomic``, ``processes``, ``locks``, ``_version``;
+1. ``games``: the rules, numpy and the standard library only;
+2. beside the rules, importing only them: ``render`` (the games' pictures) and
+   ``interop`` (OpenSpiel's games as parlour games and back);
+3. the environments: ``envs`` (PettingZoo) and ``vector`` (batched engines and their
+   vector envs);
+4. the players: ``baselines`` and ``zoo``;
+5. ``training``;
+6. the front ends: ``cli``, ``play``, ``web``, ``bench``, and the wiring that names every
+   layer's entry points for Gymnasium's and PettingZoo's registries (``registration``,
+   loaded by the root package ``parlour``: its names are strings, so importing
+   ``parlour`` still loads the rules alone).
+
+Every package and top-level module is assigned a layer explicitly: a new one without an
+entry fails ``test_every_module_has_a_layer``.  A module imports only from its own layer
+or below, and a string naming a parlour module (``importlib.import_module("parlour.x")``,
+an entry point) counts as an import.  No two files import each other, directly or round
+a circle, except under ``TYPE_CHECKING``.  Importing ``parlour`` or a rules module in a
 fresh interpreter loads none of the layers above the games, nor torch.
 """
 
@@ -12,6 +27,7 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -26,31 +42,35 @@ LAYERS = {
     "parlour.atomic": 0,
     "parlour.processes": 0,
     "parlour.locks": 0,
-    "parlour": 1,
-    "parlour.registration": 1,
     "parlour.games": 1,
-    "parlour.interop": 1,  # games from and for other frameworks: beside the rules, imports only them
-    "parlour.render": 1,  # the games' pictures: beside the rules, imports only them (and Pillow when rasterising)
-    "parlour.envs": 2,
-    "parlour.baselines": 3,
-    "parlour.zoo": 3,  # the shipped trained agents: policies from package data
-    "parlour.training": 4,
-    "parlour.play": 5,
-    "parlour.web": 5,
-    "parlour.bench": 5,  # the benchmark: ladders and cards on top of the arena
-    "parlour.cli": 5,
+    "parlour.render": 2,  # the games' pictures: imports only the rules (and Pillow when rasterising)
+    "parlour.interop": 2,  # games from and for other frameworks: imports only the rules
+    "parlour.envs": 3,
+    "parlour.vector": 3,  # batched engines (numpy) and their Gymnasium / SB3 vector envs
+    "parlour.baselines": 4,
+    "parlour.zoo": 4,  # the shipped trained agents: policies from package data
+    "parlour.training": 5,
+    "parlour.play": 6,
+    "parlour.web": 6,
+    "parlour.bench": 6,  # the benchmark: ladders and cards on top of the arena
+    "parlour.cli": 6,
+    "parlour.registration": 6,  # names every layer's entry points (as strings) for the registries
+    "parlour": 6,  # the root package itself only (it calls registration); no catch-all for its modules
 }
-NAMES = {0: "foundation", 1: "games", 2: "envs", 3: "baselines", 4: "training", 5: "command line"}
+NAMES = {0: "foundation", 1: "games", 2: "beside the games", 3: "envs", 4: "baselines", 5: "training", 6: "front ends"}
 
 
 def layer(module: str) -> int:
-    """The layer of a parlour module: its longest listed prefix."""
+    """The layer of a parlour module: its longest listed prefix (the root's entry is for
+    the root package alone, so that an unlisted package or module has none)."""
     parts = module.split(".")
-    for end in range(len(parts), 0, -1):
+    for end in range(len(parts), 1, -1):
         prefix = ".".join(parts[:end])
         if prefix in LAYERS:
             return LAYERS[prefix]
-    raise AssertionError(f"{module} belongs to no layer; add it to LAYERS")
+    if module == "parlour":
+        return LAYERS["parlour"]
+    raise AssertionError(f"{module} belongs to no layer; add it (or its package) to LAYERS in tests/test_layers.py")
 
 
 def module_name(path: Path) -> str:
@@ -60,19 +80,38 @@ def module_name(path: Path) -> str:
     return ".".join(parts)
 
 
+MODULE_TEXT = re.compile(r"parlour(?:\.\w+)+")
+
+
 def imports(path: Path) -> list[tuple[str, int]]:
-    """Every module a file imports, anywhere in it (function-level imports too)."""
+    """Every parlour module a file imports, anywhere in it (function-level imports too),
+    and every string that names one (``"parlour.x.y"`` or the entry point
+    ``"parlour.x.y:name"``), except under ``if TYPE_CHECKING:``."""
     tree = ast.parse(path.read_text(), str(path))
+    type_checking = {id(sub) for node in ast.walk(tree) if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
+                     for sub in ast.walk(node)}
     found = []
     for node in ast.walk(tree):
+        if id(node) in type_checking:
+            continue
         if isinstance(node, ast.Import):
             found += [(alias.name, node.lineno) for alias in node.names]
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            found.append((node.module, node.lineno))
-            # ``from parlour import x`` may name a submodule
-            if node.module == "parlour":
-                found += [(f"parlour.{alias.name}", node.lineno) for alias in node.names]
+            submodules = [f"{node.module}.{alias.name}" for alias in node.names if is_module(f"{node.module}.{alias.name}")]
+            found += [(name, node.lineno) for name in submodules]  # ``from parlour.x import y``, y a module
+            if len(submodules) < len(node.names):
+                found.append((node.module, node.lineno))
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            text = node.value.split(":")[0]
+            if MODULE_TEXT.fullmatch(text) and is_module(text):
+                found.append((text, node.lineno))
     return found
+
+
+def is_module(name: str) -> bool:
+    """Whether ``name`` is a parlour module or package (a file of the source tree)."""
+    path = PACKAGE.parent.joinpath(*name.split("."))
+    return path.with_suffix(".py").is_file() or (path / "__init__.py").is_file()
 
 
 MODULES = sorted(PACKAGE.rglob("*.py"))
@@ -84,18 +123,82 @@ def test_every_module_has_a_layer():
         layer(module_name(path))
 
 
-@pytest.mark.parametrize("path", MODULES, ids=lambda p: module_name(p))
-def test_no_upward_import(path):
-    me = module_name(path)
+def check_layers(me: str, targets: list[tuple[str, int]]) -> None:
     mine = layer(me)
-    for target, line in imports(path):
+    for target, line in targets:
         if target == "parlour" or target.startswith("parlour."):
-            if target in ("parlour", "parlour._version"):
-                continue  # every module loads the root; it is importing *from* it that counts
             theirs = layer(target)
             assert theirs <= mine, (
                 f"{me} ({NAMES[mine]}) imports {target} ({NAMES[theirs]}) at line {line}: an upward arrow"
             )
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: module_name(p))
+def test_no_upward_import(path):
+    check_layers(module_name(path), imports(path))
+
+
+def import_graph() -> dict[str, set[str]]:
+    """File to the parlour files it imports (``imports``: strings and function-level
+    imports too; an import of ``parlour.x.y.name`` is one of the file ``parlour.x.y``)."""
+    modules = {module_name(path): path for path in MODULES}
+
+    def file_of(name: str) -> str | None:
+        while name and name not in modules:
+            name = name.rpartition(".")[0]
+        return name or None
+
+    return {me: {file_of(target) for target, _ in imports(path) if target.startswith("parlour")} - {me, None}
+            for me, path in modules.items()}
+
+
+def circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one file (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for other in sorted(graph[node]):
+            if other not in index:
+                visit(other)
+                low[node] = min(low[node], low[other])
+            elif other in stack:
+                low[node] = min(low[node], index[other])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_no_import_circle():
+    assert circles(import_graph()) == []
+
+
+def test_the_checks_see_an_upward_import_and_a_circle():
+    """The layer test fails on a deliberate upward import (a rules module naming the
+    envs), and the circle test on two files that import each other."""
+    upward = ast.parse("from parlour.envs.adapter import info")
+    targets = [node.module for node in ast.walk(upward) if isinstance(node, ast.ImportFrom)]
+    assert layer(targets[0]) > layer("parlour.games.sticks")
+    with pytest.raises(AssertionError, match="parlour.games.sticks .games. imports parlour.envs.adapter .envs. at line 1: an upward arrow"):
+        check_layers("parlour.games.sticks", [("parlour.envs.adapter", 1)])
+    assert circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    with pytest.raises(AssertionError, match="belongs to no layer"):
+        layer("parlour.newpackage.module")
 
 
 @pytest.mark.parametrize("path", sorted((PACKAGE / "games").rglob("*.py")), ids=lambda p: module_name(p))

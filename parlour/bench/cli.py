@@ -40,7 +40,7 @@ def add_parser(sub: argparse._SubParsersAction, common: argparse.ArgumentParser)
 
 
 def run(args: argparse.Namespace) -> int:
-    from parlour.cli import Failure, UsageError
+    from parlour.errors import Failure, UsageError
     from parlour.training.arena import GameFailed
 
     if args.workers < 1:
@@ -79,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _calibrate(args: argparse.Namespace, games: list[str]) -> int:
     from parlour.bench.calibrate import calibrate_ladder, write_calibration
-    from parlour.cli import UsageError
+    from parlour.errors import UsageError
 
     if len(games) > 1 and args.calibration_file:
         raise UsageError("--calibration-file names one file: give one --game")

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -164,7 +163,7 @@ DATA = "data"
 
 def data_path(game: str) -> Path:
     """Where ``game``'s calibration file lives inside the package (it may not exist yet)."""
-    return Path(str(resources.files("parlour.bench").joinpath(DATA, f"{game}.json")))
+    return Path(__file__).parent / DATA / f"{game}.json"
 
 
 def ladder_from_record(spec: LadderSpec, record: dict[str, Any], source: str) -> Ladder:

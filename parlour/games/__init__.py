@@ -6,7 +6,8 @@ builds one.  See ``docs/games_protocol.md``.
 
 from __future__ import annotations
 
-import importlib
+from collections.abc import Callable
+from importlib.metadata import entry_points
 from typing import Any
 
 from parlour.games.base import Game, GameInfo, Option, PerfectInfoState, State
@@ -27,16 +28,32 @@ GAMES: dict[str, type[Game]] = {
 OPENSPIEL_PREFIX = "openspiel:"
 """Game names with this prefix are OpenSpiel games (``openspiel:connect_four``)."""
 
+GAME_SOURCES = "parlour.game_sources"
+"""The entry-point group of game sources: ``load_game("SOURCE:NAME")`` loads the entry
+point called ``SOURCE`` and calls it with ``NAME`` and the configuration.  parlour's own
+``pyproject.toml`` puts ``openspiel`` there (``parlour.interop.openspiel``: any OpenSpiel
+game as a parlour game); another installed package may add its own.  So the rules layer
+never names the packages above it, and imports numpy alone."""
+
+
+def game_source(source: str) -> Callable[..., Game]:
+    """The loader of the game source ``source``; ``ValueError`` naming the installed ones."""
+    found = {point.name: point for point in entry_points(group=GAME_SOURCES)}
+    if source not in found:
+        raise ValueError(f"unknown game source {source!r}; installed game sources are {sorted(found)} "
+                         f"(entry points of the group {GAME_SOURCES!r})")
+    return found[source].load()
+
 
 def load_game(name: str, /, **config: Any) -> Game:
     """The game called ``name`` with ``config``; a clear error for an unknown name.
 
-    ``openspiel:<game>`` is an OpenSpiel game wrapped as a parlour game (``config`` are
-    its OpenSpiel parameters; needs open_spiel: ``parlour.interop.openspiel``, loaded by
-    name only when asked for, so the rules layer itself imports numpy alone)."""
-    if name.startswith(OPENSPIEL_PREFIX):
-        interop = importlib.import_module("parlour.interop.openspiel")
-        return interop.load_openspiel(name[len(OPENSPIEL_PREFIX) :], **config)
+    ``SOURCE:NAME`` is a game of an installed game source (:data:`GAME_SOURCES`), such as
+    ``openspiel:connect_four``, an OpenSpiel game wrapped as a parlour game (``config``
+    are its OpenSpiel parameters; needs open_spiel)."""
+    source, colon, rest = name.partition(":")
+    if colon:
+        return game_source(source)(rest, **config)
     try:
         cls = GAMES[name]
     except KeyError:
@@ -44,4 +61,4 @@ def load_game(name: str, /, **config: Any) -> Game:
     return cls(**config)
 
 
-__all__ = ["GAMES", "OPENSPIEL_PREFIX", "Game", "GameInfo", "Option", "PerfectInfoState", "State", "load_game"]
+__all__ = ["GAMES", "GAME_SOURCES", "OPENSPIEL_PREFIX", "Game", "GameInfo", "Option", "PerfectInfoState", "State", "load_game"]

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from parlour.render import register, register_targets
+from parlour.render.registry import register, register_targets
 from parlour.render.drawing import Drawing
 from parlour.render.style import HIGHLIGHT, INK, MUTED, TABLE, seat_colour
 

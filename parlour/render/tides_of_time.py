@@ -9,7 +9,7 @@ from typing import Any
 
 from parlour.games.bitmask import set_bits
 from parlour.games.tides_of_time import CARDS, PHASES
-from parlour.render import register, register_targets
+from parlour.render.registry import register, register_targets
 from parlour.render.drawing import Drawing
 from parlour.render.style import HIGHLIGHT, INK, MUTED, TABLE, card, seat_colour
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from parlour.games.bitmask import iter_bits
 from parlour.games.tribolo import EMPTY, SYMBOLS, WALL
-from parlour.render import register, register_targets
+from parlour.render.registry import register, register_targets
 from parlour.render.drawing import Drawing
 from parlour.render.style import HIGHLIGHT, INK, MUTED, TABLE, seat_colour
 

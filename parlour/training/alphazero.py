@@ -59,7 +59,7 @@ from parlour.training.run_files import (
 )
 from parlour.training.self_play import Examples, ReplayBuffer, augment, play_games, play_teacher_game
 from parlour.training.self_play_workers import open_workers, packed_weights
-from parlour.training.train import Trainer, TrainResult, _progress_bar, segment_seed
+from parlour.training.train import Trainer, TrainResult, progress_bar, segment_seed
 from parlour.training.win_rates import rates_deterministic, win_rates
 
 
@@ -155,7 +155,7 @@ class AlphaZeroTrainer(Trainer):
         from torch.utils.tensorboard import SummaryWriter
 
         writer = SummaryWriter(str(files.tensorboard / "alphazero"))
-        bar = _progress_bar(self.total, step, self.progress)
+        bar = progress_bar(self.total, step, self.progress)
         workers = open_workers(config.backend, game, net, az, config.torch_threads, self.device)
         try:
             while step < self.total:

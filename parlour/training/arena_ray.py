@@ -20,7 +20,14 @@ from typing import Any
 import numpy as np
 
 from parlour.games.base import Game
-from parlour.training.arena import GameFailed, GameRecord, GameSpec, _play_reporting, agent_labels, build_agents
+from parlour.training.arena_games import (
+    GameFailed,
+    GameRecord,
+    GameSpec,
+    agent_labels,
+    build_agents,
+    play_reporting,
+)
 from parlour.training.ray_cluster import ray_session
 
 _BUILT: dict[str, tuple[list[Any], list[str]]] = {}
@@ -35,7 +42,7 @@ def _play_chunk(game: Game, packed_agents: bytes, specs: Sequence[GameSpec]) -> 
         _BUILT[key] = (build_agents(game, agents), agent_labels(agents))
     policies, labels = _BUILT[key]
     timing = np.zeros((len(policies), 2))
-    return [_play_reporting(game, policies, labels, spec, timing) for spec in specs], timing
+    return [play_reporting(game, policies, labels, spec, timing) for spec in specs], timing
 
 
 def play_on_ray(game: Game, agents: Sequence[Any], specs: Sequence[GameSpec], timing: np.ndarray, bar: Any,

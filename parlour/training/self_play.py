@@ -26,11 +26,15 @@ import numpy as np
 
 from parlour.baselines.engines.gumbel import Gumbel
 from parlour.baselines.engines.puct import PUCT, Searching, drive, evaluate_each
-from parlour.baselines.learned.alphazero import searching_from
-from parlour.baselines.learned.az_model import (SEARCH_BATCH, NetworkEvaluator, PolicyValueNet, evaluate_together,
-                                                inference_network, relative_values)
+from parlour.baselines.learned.alphazero import inference_network, searching_from
+from parlour.baselines.learned.az_model import (
+    SEARCH_BATCH,
+    NetworkEvaluator,
+    PolicyValueNet,
+    evaluate_together,
+    relative_values,
+)
 from parlour.games.base import Game, State, Symmetry
-
 
 FIELDS = ("observations", "masks", "policies", "values", "seats", "full")
 

@@ -324,7 +324,7 @@ class Trainer:
                 vec_env.env_method("add_snapshot", snapshots[0])
             rows, best_score = self._evaluate(model, 0, -np.inf)  # the untrained start of the curve
             self._checkpoint(model, rows, snapshots, best_score, global_rng_state())
-        bar = _progress_bar(self.total, model.num_timesteps, self.progress)
+        bar = progress_bar(self.total, model.num_timesteps, self.progress)
         finished = False
         try:
             while model.num_timesteps < self.total:
@@ -349,8 +349,7 @@ class Trainer:
                     raise
                 # interrupted (Ctrl-C reaches SubprocVecEnv's workers too): the interruption is what to report
         self._plot(rows)
-        best_step = _best_step(rows)
-        return TrainResult(files.root, model.num_timesteps, rows, best_step, time.perf_counter() - start)
+        return TrainResult(files.root, model.num_timesteps, rows, best_evaluated_step(rows), time.perf_counter() - start)
 
     def _checkpoint(self, model: Any, rows: list[dict[str, Any]], snapshots: list[str], best_score: float, rng: dict[str, Any]) -> None:
         """The evaluation log, then a checkpoint (``rng``: the global generators' states
@@ -415,30 +414,9 @@ class Trainer:
             self.log("matplotlib is not installed: no learning_curve.png (pip install 'parlour[plot]')")
 
 
-def open_trainer(config: TrainConfig | None, out: str | Path, resume: bool = False, **kwargs: Any) -> Trainer:
-    """The trainer of the run's algorithm and backend (``config.algo`` and ``config.backend``,
-    or for ``resume`` the saved config's), constructed with the same arguments as ``Trainer``."""
-    algo, backend = (config.algo, config.backend) if config is not None else (None, None)
-    if resume:
-        from parlour.training.config import load_config
-
-        try:
-            saved = load_config(RunFiles(Path(out)).config)
-            algo, backend = saved.get("algo", "ppo"), saved.get("backend", "sb3")
-        except ValueError:
-            algo, backend = "ppo", "sb3"  # Trainer reports the bad file
-    if algo == "alphazero":
-        from parlour.training.alphazero import AlphaZeroTrainer
-
-        return AlphaZeroTrainer(config, out, resume=resume, **kwargs)
-    if backend == "rllib":
-        from parlour.training.rllib.trainer import RLlibTrainer
-
-        return RLlibTrainer(config, out, resume=resume, **kwargs)
-    return Trainer(config, out, resume=resume, **kwargs)
-
-
-def _best_step(rows: list[dict[str, Any]]) -> int | None:
+def best_evaluated_step(rows: list[dict[str, Any]]) -> int | None:
+    """The step whose evaluation rows score best on average (the earlier of a tie), or
+    ``None`` before the first evaluation: every backend's ``TrainResult.best_step``."""
     by_step: dict[int, list[float]] = {}
     for row in rows:
         by_step.setdefault(row["step"], []).append(row["score"])
@@ -447,7 +425,8 @@ def _best_step(rows: list[dict[str, Any]]) -> int | None:
     return max(by_step, key=lambda s: (float(np.mean(by_step[s])), -s))
 
 
-def _progress_bar(total: int, done: int, enabled: bool) -> Any:
+def progress_bar(total: int, done: int, enabled: bool) -> Any:
+    """The run's progress bar (tqdm), or ``None`` when it is off; every backend's."""
     if not enabled:
         return None
     from tqdm.auto import tqdm

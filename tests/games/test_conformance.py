@@ -356,3 +356,29 @@ def test_many_more_random_playouts_keep_the_protocol(game_name):
     """The rest of the ``TOTAL_STEPS`` random steps per game (seeds the default test
     does not play), with the expensive checks on fewer steps."""
     run_cases(game_name, TOTAL_STEPS - DEFAULT_STEPS[game_name], every=50, end_every=5, replay_every=11, first_seed=1_000_000)
+
+
+def test_names_with_a_source_come_from_the_installed_game_sources(monkeypatch):
+    """``load_game("SOURCE:NAME")`` asks the ``parlour.game_sources`` entry points (parlour
+    declares ``openspiel`` there) and never names the package that serves it."""
+    import parlour.games as games
+
+    calls = []
+
+    class Point:
+        name = "toy"
+
+        def load(self):
+            return lambda name, **config: calls.append((name, config)) or GAMES["sticks"](num_sticks=3)
+
+    monkeypatch.setattr(games, "entry_points", lambda group: [Point()] if group == games.GAME_SOURCES else [])
+    assert load_game("toy:three", max_take=2).num_sticks == 3 and calls == [("three", {"max_take": 2})]
+    with pytest.raises(ValueError, match=r"unknown game source 'chess'; installed game sources are \['toy'\]"):
+        load_game("chess:board")
+
+
+def test_openspiel_is_an_installed_game_source():
+    from importlib.metadata import entry_points
+
+    (point,) = [p for p in entry_points(group="parlour.game_sources") if p.name == "openspiel"]
+    assert point.value == "parlour.interop.openspiel.from_openspiel:load_openspiel"

@@ -11,9 +11,8 @@ pytest.importorskip("sb3_contrib", reason="needs the train extra")
 
 from parlour.baselines import make_from_spec
 from parlour.baselines.engines.puct import PUCT
-from parlour.baselines.learned.alphazero import search_from
-from parlour.baselines.learned.az_model import (NetworkEvaluator, PolicyValueNet, inference_network, read_az_net, run_network,
-                                                save_az_model)
+from parlour.baselines.learned.alphazero import inference_network, search_from
+from parlour.baselines.learned.az_model import NetworkEvaluator, PolicyValueNet, read_az_net, run_network, save_az_model
 from helpers import SMALL_GAMES
 from parlour.cli import main
 from parlour.games import load_game
@@ -23,7 +22,7 @@ from parlour.training.config import AZ_DEFAULTS, TrainConfig, make_config
 from parlour.training.report import summarize
 from parlour.training.run_files import RunFiles, read_evaluations
 from parlour.training.self_play import FIELDS, SEARCH_BATCH, Examples, ReplayBuffer, play_game, play_games, play_teacher_game
-from parlour.training.train import open_trainer
+from parlour.training.trainers import open_trainer
 from parlour.training.win_rates import win_rates
 
 SETTINGS = {**AZ_DEFAULTS, "simulations": 12, "temperature_moves": 2}

@@ -29,7 +29,7 @@ from parlour.training.config import TrainConfig
 from parlour.training.ray_cluster import loopback_only
 from parlour.training.rllib import ParlourMultiAgentEnv, ppo_config
 from parlour.training.run_files import RunFiles, read_evaluations
-from parlour.training.train import open_trainer
+from parlour.training.trainers import open_trainer
 
 GAMES = SMALL_GAMES
 QUIET = {"progress": False, "log": lambda text: None}

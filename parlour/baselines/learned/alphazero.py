@@ -26,6 +26,18 @@ half-precision copy (``az_model.InferenceCopy``), about twice as fast on a CPU w
 native bfloat16 (``alphazero.inference`` in training, ``inference=`` here)."""
 
 
+def inference_network(net: Any, inference: str) -> Any:
+    """The network a search calls: ``net`` itself, or its bfloat16 ``InferenceCopy``
+    (needs torch, like ``net``)."""
+    if inference not in INFERENCE:
+        raise ValueError(f"inference must be one of {list(INFERENCE)}, got {inference!r}")
+    if inference == "float32":
+        return net
+    from parlour.baselines.learned.az_model import InferenceCopy
+
+    return InferenceCopy(net)
+
+
 def search_from(puct: PUCT, info_state: Any, simulations: int, rng: np.random.Generator, perfect_information: bool) -> SearchResult:
     """``PUCT`` from a seat's information state: one sample searched throughout when
     nothing is hidden, else a fresh sample for every simulation."""
@@ -76,7 +88,7 @@ class AlphaZeroPolicy(Policy):
         if self.config["inference"] not in INFERENCE:
             raise ValueError(f"parameter inference={self.config['inference']!r}: must be one of {list(INFERENCE)}")
         require_train_extra()
-        from parlour.baselines.learned.az_model import NetworkEvaluator, inference_network, load_az_net
+        from parlour.baselines.learned.az_model import NetworkEvaluator, load_az_net
 
         mix = self.config["rollout_mix"]
         if mix is None:

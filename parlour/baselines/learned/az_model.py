@@ -33,7 +33,6 @@ from torch import nn
 
 from parlour.atomic import replace_atomic
 from parlour.baselines.engines.puct import random_rollout
-from parlour.baselines.learned.alphazero import INFERENCE
 from parlour.baselines.learned.board_layers import board_trunk, cell_value_layers
 from parlour.baselines.learned.networks import BoardCNN
 from parlour.baselines.learned.ppo import META_ENTRY, check_model_game, model_meta, read_model_meta
@@ -194,13 +193,6 @@ class InferenceCopy(nn.Module):
             x = x.contiguous(memory_format=torch.channels_last)
         logits, values = self.net(x)
         return logits.float(), values.float()
-
-
-def inference_network(net: nn.Module, inference: str) -> nn.Module:
-    """The network self-play's searches call: ``net`` itself, or its ``InferenceCopy``."""
-    if inference not in INFERENCE:
-        raise ValueError(f"inference must be one of {list(INFERENCE)}, got {inference!r}")
-    return net if inference == "float32" else InferenceCopy(net)
 
 
 def device_of(net: nn.Module) -> torch.device:

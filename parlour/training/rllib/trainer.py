@@ -45,7 +45,7 @@ from parlour.training.rllib.checkpoint import save_checkpoint, swap_in, unzip_ch
 from parlour.training.rllib.league import add_league_snapshot, load_snapshot, push_snapshot, save_snapshot
 from parlour.training.opponents import LEAGUE
 from parlour.training.run_files import read_evaluations, write_atomic, write_checkpoint, write_evaluations
-from parlour.training.train import Trainer, TrainResult, _best_step, _progress_bar
+from parlour.training.train import Trainer, TrainResult, best_evaluated_step, progress_bar
 from parlour.training.win_rates import rates_deterministic
 
 
@@ -114,7 +114,7 @@ class RLlibTrainer(Trainer):
                 self._snapshot(algo, step)
                 rows, best_score = self._evaluate_and_save(algo, step, [], -np.inf)
             writer = SummaryWriter(str(files.tensorboard / "rllib"))
-            bar = _progress_bar(self.total, step, self.progress)
+            bar = progress_bar(self.total, step, self.progress)
             while step < self.total:
                 result = algo.train()
                 sampled = int(result["env_runners"]["num_env_steps_sampled"])
@@ -139,7 +139,7 @@ class RLlibTrainer(Trainer):
             if started:
                 ray.shutdown()
         self._plot(rows)
-        return TrainResult(files.root, step, rows, _best_step(rows), time.perf_counter() - start)
+        return TrainResult(files.root, step, rows, best_evaluated_step(rows), time.perf_counter() - start)
 
     @property
     def uses_league(self) -> bool:
