@@ -321,8 +321,8 @@ def _play(args: argparse.Namespace) -> int:
     _check_spec(args.opponent, game)
     if not 0 <= args.seat < game.num_players:
         raise UsageError(f"--seat must be 0..{game.num_players - 1} for {game.name}, got {args.seat}")
-    if args.seed is not None and args.seed < 0:
-        raise UsageError(f"--seed must be a non-negative integer, got {args.seed}")
+    if args.seed is not None and not 0 <= args.seed < 2**63:
+        raise UsageError(f"--seed must be an integer from 0 to 2**63 - 1, got {args.seed}")
     return play(game, args.opponent, seat=args.seat, seed=args.seed)
 
 

@@ -1,5 +1,10 @@
 """``parlour play``: a person against baseline policies in the terminal.
 
+A text front end over the session the browser uses (:class:`parlour.web.session.GameSession`,
+in its trusted mode: any policy spec, no time limit), so that ``parlour play GAME --seed
+S`` deals the game that ``parlour serve`` deals with seed S, and the policies draw their
+moves from the same seeds.
+
 The person sees only what their seat may know: every view is drawn from
 ``state.info_state(seat)``, never from the full state: the text of the information
 state (for a perfect-information game the position as ``State.view_text`` draws it for
@@ -13,8 +18,8 @@ Commands: ``help`` (the commands and the game's own notation, ``game.notation_he
 ``hint`` (what the game's quick reference player would play, with its evaluation;
 ``hint SPEC`` asks any policy: a fresh policy with its own seed, acting on the person's
 information state, so that a hint changes neither the game nor the opponents'
-randomness), ``undo`` (takes back the person's last move and the opponents' replies: a
-stack of the positions where the person was to move), ``quit`` or the end of the input.
+randomness), ``undo`` (takes back the person's last move and the opponents' replies),
+``quit`` or the end of the input.
 Input and output are streams, so a game can be scripted by piping lines into stdin.
 
 Turn-based games: every opponent's move is announced as it is played, a turn the rules
@@ -33,10 +38,10 @@ from typing import TextIO
 
 import numpy as np
 
-from parlour.baselines import Policy, make_from_spec, references
-from parlour.baselines.explain import evaluation
-from parlour.baselines.playout import joint_action, policy_act
+from parlour.baselines import references
 from parlour.games.base import Game, State
+from parlour.web.session import PERSON, GameSession, SessionError
+from parlour.web.thinking import LocalThinker
 
 COMMANDS = """commands:
   a move     typed in the game's notation (below); the legal moves are listed before each prompt
@@ -53,19 +58,24 @@ def view(state: State, seat: int) -> str:
     return str(state.info_state(seat))
 
 
-class _Session:
-    def __init__(self, game: Game, opponents: dict[int, Policy], seat: int, labels: dict[int, str], hint_seeds: np.random.SeedSequence, stdin: TextIO, stdout: TextIO) -> None:
-        self.game, self.opponents, self.seat, self.labels = game, opponents, seat, labels
-        self.hint_seeds = hint_seeds
+class _Table:
+    """The text front end of a :class:`~parlour.web.session.GameSession` for the person at
+    ``seat``: it shows the seat's view, announces what the other seats did (as far as the
+    game shows it), and reads the person's moves and commands."""
+
+    def __init__(self, session: GameSession, seat: int, labels: dict[int, str], stdin: TextIO, stdout: TextIO) -> None:
+        self.session, self.game, self.seat, self.labels = session, session.game, seat, labels
         self.stdin, self.stdout = stdin, stdout
         self.echo = not (hasattr(stdin, "isatty") and stdin.isatty())
         try:
-            self.hint_spec: str | None = references(game).quick
+            self.hint_spec: str | None = references(self.game).quick
         except ValueError:
             self.hint_spec = None
         # Opponents' moves are shown where every seat sees them when they are played.
-        self.public_moves = game.info.perfect_information and not game.info.simultaneous
+        self.public_moves = self.game.info.perfect_information and not self.game.info.simultaneous
         self.last: dict[int, str] = {}  # each opponent's last move (or skipped turn)
+        self.told = session.state.clone()  # the position as far as the steps were announced
+        self.told_steps = len(session.steps)
 
     def say(self, text: str = "", end: str = "\n") -> None:
         print(text, end=end, file=self.stdout, flush=True)
@@ -89,19 +99,18 @@ class _Session:
         notation = textwrap.fill(self.game.notation_help(), width=88, initial_indent="  ", subsequent_indent="  ")
         return f"{commands}\nhow to write a move in {self.game.name}:\n{notation}"
 
-    def hint(self, state: State, spec: str) -> str:
-        """What the policy ``spec`` (default: the game's quick reference) would play,
-        chosen from the person's information state by a fresh policy with its own seed."""
+    def hint(self, spec: str) -> str:
+        """What the policy ``spec`` (default: the game's quick reference) would play, chosen
+        from the person's information state by a fresh policy with its own seed (so that a
+        hint changes neither the game nor the opponents' randomness)."""
         spec = spec or self.hint_spec
         if not spec:
             return f"no hint player is set for {self.game.name}: type 'hint SPEC', e.g. 'hint mcts'"
         try:
-            policy = make_from_spec(spec, self.game)
-        except (ValueError, ImportError, OSError) as error:  # a bad spec, a missing model or extra
-            return f"no hint: {error}"
-        policy.reset(int(self.hint_seeds.spawn(1)[0].generate_state(1, dtype=np.uint64)[0]))
-        action = policy.act(state.info_state(self.seat))
-        return f"hint from {spec}: {state.action_to_text(action)} ({evaluation(policy, state, action)})"
+            hint = self.session.hint(self.seat, spec)
+        except SessionError as error:  # a bad spec, a missing model or extra
+            return "no hint: " + str(error).removeprefix(f"no hint from {spec!r}: ").removeprefix("no hint: ")
+        return f"hint from {spec}: {hint['text']} ({hint['evaluation']})"
 
     def ask_move(self, state: State) -> tuple[int, str] | str:
         """The person's legal action and the text they typed, or 'undo' / 'quit'."""
@@ -121,7 +130,7 @@ class _Session:
                 self.say(self.help())
                 continue
             if command == "hint" or command.startswith("hint "):
-                self.say(self.hint(state, line[4:].strip()))
+                self.say(self.hint(line[4:].strip()))
                 continue
             if not line:
                 continue
@@ -137,41 +146,47 @@ class _Session:
                 continue
             return action, line
 
-    def apply(self, state: State, action: int | dict[int, int]) -> None:
-        """Apply a step; announce the turns it skipped (a turn-based step only)."""
-        players = state.current_players()
-        state.apply(action)
-        if len(players) != 1:
-            return
-        for skipped in state.skipped_seats(players[0]):
-            if skipped == self.seat:
-                self.say(f"you (player_{skipped}) have no legal move: your turn is skipped")
-            else:
-                self.say(f"{self.labels[skipped]} has no legal move: its turn is skipped")
-                self.last[skipped] = "had no legal move"
+    def announce(self) -> None:
+        """Tell the steps played since the last announcement: the other seats' moves where
+        the person did not move in the same step (as far as the game shows them), and the
+        turns the rules skipped."""
+        told = self.told
+        for action in self.session.steps[self.told_steps:]:
+            players = told.current_players()
+            if self.seat not in players:
+                for mover, chosen in (action.items() if isinstance(action, dict) else [(players[0], action)]):
+                    shown = told.action_to_text(chosen) if self.public_moves else "(hidden)"
+                    self.say(f"{self.labels[mover]} plays {shown}")
+                    self.last[mover] = f"played {shown}"
+            told.apply(action)
+            if len(players) == 1:
+                for skipped in told.skipped_seats(players[0]):
+                    if skipped == self.seat:
+                        self.say(f"you (player_{skipped}) have no legal move: your turn is skipped")
+                    else:
+                        self.say(f"{self.labels[skipped]} has no legal move: its turn is skipped")
+                        self.last[skipped] = "had no legal move"
+        self.told_steps = len(self.session.steps)
 
     def show_last_moves(self) -> None:
         """With several opponents, the last move of each (their announcements may have
         scrolled by)."""
-        if self.public_moves and len(self.opponents) > 1 and self.last:
+        if self.public_moves and len(self.labels) > 1 and self.last:
             self.say("last moves: " + " | ".join(f"{self.labels[s]} {self.last[s]}" for s in sorted(self.last)))
 
-    def run(self, state: State) -> int:
-        history: list[tuple[State, dict[int, str]]] = []  # positions where the person was to move
-        if self.seat not in state.current_players():  # the start, before the opponents move
+    def run(self) -> int:
+        session = self.session
+        if self.seat not in session.state.current_players():  # the start, before the opponents move
             self.say()
-            self.say(view(state, self.seat))
-        while not state.is_terminal():
-            players = state.current_players()
-            act = policy_act(state, self.opponents)
-            if self.seat not in players:
-                action = joint_action(state, act)
-                for mover, chosen in (action.items() if isinstance(action, dict) else [(players[0], action)]):
-                    shown = state.action_to_text(chosen) if self.public_moves else "(hidden)"
-                    self.say(f"{self.labels[mover]} plays {shown}")
-                    self.last[mover] = f"played {shown}"
-                self.apply(state, action)
-                continue
+            self.say(view(session.state, self.seat))
+        session.advance()
+        while True:
+            self.announce()
+            state = session.state
+            if session.stalled:
+                raise RuntimeError(session.stalled)
+            if state.is_terminal():
+                break
             self.say()
             self.say(view(state, self.seat))
             self.show_last_moves()
@@ -180,21 +195,23 @@ class _Session:
                 self.say("you left the game")
                 return 0
             if choice == "undo":
-                if not history:
-                    self.say("nothing to undo yet")
-                else:
-                    state, self.last = history.pop()
-                    self.say("took back your last move")
+                try:
+                    session.undo()
+                except SessionError as error:
+                    self.say(str(error))
+                    continue
+                self.told, self.told_steps = session.state.clone(), len(session.steps)
+                self.last = {}
+                self.say("took back your last move")
                 continue
             action, line = choice
-            history.append((state.clone(), dict(self.last)))
-            # every other seat chooses from its own information state
-            self.apply(state, joint_action(state, act, fixed={self.seat: action}))
-            if players == (self.seat,) and state.current_players() == (self.seat,):
-                self.continue_move(state, line)
+            alone, before = state.current_players() == (self.seat,), len(session.steps)
+            session.move(self.seat, action)  # the other seats choose, each from its own information state
+            if alone and len(session.steps) == before + 1 and session.to_act() == [self.seat]:
+                self.continue_move(line)  # the person is to move again at once: the same move's next step
         self.say()
-        self.say(view(state, self.seat))
-        returns = state.returns()
+        self.say(view(session.state, self.seat))
+        returns = session.state.returns()
         mine = returns[self.seat]
         others = np.delete(returns, self.seat)
         verdict = "you win" if mine > others.max() else "you lose" if mine < others.max() else "a draw"
@@ -202,15 +219,16 @@ class _Session:
         self.say(f"result: {parts} -> {verdict}")
         return 0
 
-    def continue_move(self, state: State, line: str) -> None:
+    def continue_move(self, line: str) -> None:
         """Play the rest of a move typed at once that the game splits into steps of the
         same seat: the same text, if it is a legal move in the position it led to."""
+        state = self.session.state
         try:
             action = state.text_to_action(line)
         except ValueError:
             return
         if action in state.legal_actions(self.seat):
-            self.apply(state, action)
+            self.session.move(self.seat, action)
 
 
 def play(
@@ -223,26 +241,21 @@ def play(
 ) -> int:
     """Play one game in the terminal against ``opponent`` (a spec, for every other seat).
 
-    ``seed`` fixes the deal, the opponents' randomness and the hints' (None: a fresh
-    seed, printed so the game can be replayed).  Returns the exit code (0).
+    ``seed`` fixes the deal, the opponents' randomness and the hints' exactly as the same
+    seed does in ``parlour serve`` (None: a fresh seed, printed so the game can be
+    replayed).  Returns the exit code (0).
     """
     stdin = stdin if stdin is not None else sys.stdin
     stdout = stdout if stdout is not None else sys.stdout
     if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < game.num_players:
         raise ValueError(f"seat must be 0..{game.num_players - 1} for {game.name}, got {seat!r}")
-    sequence = np.random.SeedSequence(seed)
     if seed is None:
-        seed = int(sequence.entropy)
-    # children 0..num_players as before hints existed (the deal, then a seed per seat), so
-    # that a seed replays the same game; the last child seeds the hints
-    children = sequence.spawn(game.num_players + 2)
-    opponents, labels = {}, {}
-    for other in range(game.num_players):
-        if other != seat:
-            policy = make_from_spec(opponent, game)
-            policy.reset(int(children[other + 1].generate_state(1, dtype=np.uint64)[0]))
-            opponents[other] = policy
-            labels[other] = f"player_{other} ({opponent})"
-    state = game.new_initial_state(int(children[0].generate_state(1, dtype=np.uint64)[0]))
+        seed = int(np.random.SeedSequence().generate_state(1, dtype=np.uint64)[0] >> 1)
+    seats = [PERSON if other == seat else opponent for other in range(game.num_players)]
+    try:
+        session = GameSession(game, seats, seed=seed, thinker=LocalThinker(), move_seconds=None, play=False, trusted=True)
+    except SessionError as error:
+        raise ValueError(str(error)) from None
+    labels = {other: f"player_{other} ({opponent})" for other in range(game.num_players) if other != seat}
     print(f"{game.name}: you are player_{seat}; opponents: {opponent}; seed {seed}; type help for the commands and how to write a move", file=stdout)
-    return _Session(game, opponents, seat, labels, children[-1], stdin, stdout).run(state)
+    return _Table(session, seat, labels, stdin, stdout).run()

@@ -17,6 +17,11 @@ choose within the server's per-move limit *stalls* the game: the view says so, n
 is applied, and ``advance`` (the page's next step) asks it again.
 
 Which players a request may name, and the time limit they get: :mod:`parlour.web.specs`.
+``trusted=True`` is the session of a person at their own terminal (``parlour play``, the
+text front end over this class): any spec plays, model files from anywhere, and with
+``move_seconds=None`` no time limit.  So ``parlour play GAME --seed S`` and ``parlour
+serve``'s game with seed S deal the same game and draw the policies' moves from the same
+seeds.
 """
 
 from __future__ import annotations
@@ -51,11 +56,14 @@ class GameSession:
     """A game with ``seats`` (``"person"`` or a policy spec, one per seat) from ``seed``.
 
     ``thinker``: where the policies choose (default: in this process); ``runs_dir``: where
-    models may be loaded from; ``move_seconds``: how long a policy may think per move;
-    ``play``: let the policies move at once until a person is to choose."""
+    models may be loaded from; ``move_seconds``: how long a policy may think per move
+    (``None``: no limit); ``play``: let the policies move at once until a person is to
+    choose; ``trusted``: the specs come from the person at the machine, not from a request
+    (any policy, files anywhere, no time limit imposed on the spec)."""
 
     def __init__(self, game: Game, seats: list[str], seed: int = 0, runs_dir: Path | None = None, start: State | None = None, *,
-                 thinker: Any = None, move_seconds: float = DEFAULT_MOVE_SECONDS, play: bool = True) -> None:
+                 thinker: Any = None, move_seconds: float | None = DEFAULT_MOVE_SECONDS, play: bool = True,
+                 trusted: bool = False) -> None:
         if not isinstance(seats, list) or len(seats) != game.num_players:
             raise SessionError(f"{game.name} has {game.num_players} seats: give {game.num_players} players, got {shown(seats)}")
         if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**63:
@@ -64,12 +72,13 @@ class GameSession:
         self.seats = list(seats)
         self.thinker = thinker if thinker is not None else LocalThinker()
         self.move_seconds = move_seconds
+        self.trusted = trusted
         self.specs: dict[int, str] = {}  # the seats played by policies: the spec each plays
         self.notes: dict[int, str] = {}  # what the server's time limit means for a seat
         for seat, spec in enumerate(seats):
             if spec == PERSON:
                 continue
-            played, note = web_spec(spec, game, runs_dir, move_seconds)
+            played, note = self._played(spec)
             try:
                 self.thinker.check(played, game)
             except (ValueError, ImportError, OSError, NoThinker) as error:
@@ -186,6 +195,14 @@ class GameSession:
             chosen[seat] = action
         return chosen
 
+    def _played(self, spec: Any) -> tuple[str, str | None]:
+        """The spec a seat (or a hint) plays for ``spec``, and a note on the server's limits."""
+        if not self.trusted:
+            return web_spec(spec, self.game, self.runs_dir, self.move_seconds)
+        if not isinstance(spec, str) or not spec.strip():
+            raise SessionError(f"a player is a spec such as 'mcts:simulations=200', got {shown(spec)}")
+        return spec, None
+
     def _seed(self, seat: int, step: int) -> int:
         return int(np.random.SeedSequence([self.seed, seat, step]).generate_state(1)[0])
 
@@ -222,7 +239,7 @@ class GameSession:
             raise SessionError(f"player_{seat} has no move to choose now")
         spec = spec or references(self.game).quick
         try:
-            played, _ = web_spec(spec, self.game, self.runs_dir, self.move_seconds)
+            played, _ = self._played(spec)
         except SessionError as error:
             raise SessionError(f"no hint: {error}") from None
         seed = int(np.random.SeedSequence([self.seed, HINTS, self.hints + 1]).generate_state(1)[0])
