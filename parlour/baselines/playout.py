@@ -1,5 +1,7 @@
-"""Playing a game with policies: the one loop the arena, the single-agent view,
-``parlour play``, the benchmarks and the tests share.
+"""Playing a game with policies: the one loop (``play_out``) the arena, the single-agent
+and RLlib views, the benchmarks and the tests share (a person's table, ``parlour play``
+and the web, steps through ``parlour.web.session.GameSession`` instead, one policy
+move at a time).
 
 At every step each current seat chooses from its own information state before anything
 is applied (so at a simultaneous step no seat sees another's choice); one mover's
@@ -39,20 +41,34 @@ def step(state: State, policies: Policies, fixed: Mapping[int, int] | None = Non
 
 def play_out(
     state: State,
-    policies: Policies,
+    policies: Policies | None = None,
     *,
     until: Callable[[State], bool] | None = None,
     max_steps: int | None = None,
+    act: Callable[[int], int] | None = None,
+    record: list[int | dict[int, int]] | None = None,
 ) -> int:
-    """Play ``state`` on with ``policies`` until the game is over (or ``until(state)``
-    holds); returns the steps played.  ``max_steps`` (default: the game's
-    ``max_game_length``) guards against a game that never ends."""
+    """Play ``state`` on until the game is over (or ``until(state)`` holds); returns the
+    steps played.  Each step's seats choose with ``policies`` (each on its seat's
+    information state) or ``act(seat)`` (a timed choice, a random opening); ``record``,
+    if given, collects what was applied.  ``max_steps`` (default: the game's
+    ``max_game_length``) guards against a game that never ends: past it, a
+    ``RuntimeError`` says so.  Every loop that moves a game past the seats that are not
+    its caller's (the arena's games, the single-agent and RLlib views' opponents) is this
+    one."""
+    if act is None:
+        if policies is None:
+            raise ValueError("play_out needs policies or act")
+        act = policy_act(state, policies)
     limit = state.game.info.max_game_length if max_steps is None else max_steps
-    act = policy_act(state, policies)
     steps = 0
     while not state.is_terminal() and not (until is not None and until(state)):
         if steps >= limit:
-            raise RuntimeError(f"{state.game.name}: the game did not end within {limit} steps")
-        state.apply(joint_action(state, act))
+            raise RuntimeError(f"{state.game.name}: the game did not end within {limit} steps (max_game_length "
+                               f"{state.game.info.max_game_length}): its rules do not end it")
+        action = joint_action(state, act)
+        state.apply(action)
+        if record is not None:
+            record.append(action)
         steps += 1
     return steps

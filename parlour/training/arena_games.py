@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from parlour.baselines import Policy, make_from_spec
-from parlour.baselines.playout import joint_action
+from parlour.baselines.playout import play_out
 from parlour.games.base import Game
 
 MAX_PERMUTED_SEATS = 4
@@ -169,26 +169,20 @@ def play_game(game: Game, policies: Sequence[Policy], spec: GameSpec, timing: np
             timing[spec.agents[seat]] += (clock() - start, 1)
         return action
 
-    moves: list[int | tuple[tuple[int, int], ...]] = []
+    applied: list[int | dict[int, int]] = []
     if spec.opening:
         rng = opening_rng(spec.game_seed)
-        while len(moves) < spec.opening and not state.is_terminal():
-            action = joint_action(state, lambda seat: int(rng.choice(state.legal_actions(seat))))
-            state.apply(action)
-            moves.append(tuple(sorted(action.items())) if isinstance(action, dict) else action)
-    while not state.is_terminal():
-        if len(moves) >= limit:
-            raise RuntimeError(f"{game.name}: game {spec.index} did not end within max_game_length={limit} steps")
-        action = joint_action(state, act)
-        state.apply(action)
-        moves.append(tuple(sorted(action.items())) if isinstance(action, dict) else action)
+        play_out(state, act=lambda seat: int(rng.choice(state.legal_actions(seat))), record=applied,
+                 until=lambda _: len(applied) >= spec.opening)
+    play_out(state, act=act, record=applied, max_steps=limit - len(applied))
+    moves = tuple(tuple(sorted(action.items())) if isinstance(action, dict) else action for action in applied)
     return GameRecord(
         index=spec.index,
         agents=spec.agents,
         returns=tuple(float(x) for x in state.returns()),
         length=len(moves),
         game_seed=spec.game_seed,
-        moves=tuple(moves),
+        moves=moves,
     )
 
 

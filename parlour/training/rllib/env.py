@@ -42,7 +42,7 @@ from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
 from parlour.baselines import Policy
 from parlour.baselines.learned.rllib import SnapshotPolicy
-from parlour.baselines.playout import joint_action
+from parlour.baselines.playout import joint_action, play_out
 from parlour.games import load_game
 from parlour.games.base import Game, State
 from parlour.training.opponents import LEAGUE, SELF, OpponentPool, parse_opponents
@@ -175,9 +175,7 @@ class ParlourMultiAgentEnv(MultiAgentEnv):
     def _advance(self) -> None:
         """Play the env's own seats until a learning seat must choose or the game ends
         (at a simultaneous step with learners in it, the opponents choose in ``step``)."""
-        state = self.state
-        while not state.is_terminal() and not self._to_move():
-            state.apply(joint_action(state, self._opponent_act))
+        play_out(self.state, act=self._opponent_act, until=lambda _: bool(self._to_move()))
 
     def _observations(self, seats: Sequence[int]) -> dict[str, dict[str, np.ndarray]]:
         state, over = self.state, self.state.is_terminal()
