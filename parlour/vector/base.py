@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import abc
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -175,6 +176,50 @@ class BatchedEngine(abc.ABC):
         if name == "random":
             return self.random_actions(rng)
         raise ValueError(f"{self.game_name}: no batched player {name!r}; batched players are {list(self.opponents)}")
+
+    # ----- single games in and out: every engine's contract ---------------------------
+
+    @abc.abstractmethod
+    def game_state(self, b: int) -> Any:
+        """Game ``b`` as a single-game ``State`` of the rules module (the reference the
+        conformance tests compare against; also for debugging and error messages)."""
+
+    @abc.abstractmethod
+    def load_states(self, states: Sequence[Any], rows: np.ndarray | None = None) -> None:
+        """Make the games ``rows`` (default: all, in order) the single-game positions
+        ``states`` (states of a game with this engine's options).  ``ValueError`` names
+        what does not fit; with ``autoreset=True`` a finished game cannot be loaded (it
+        would start afresh at once)."""
+
+    def _load_rows(self, states: Sequence[Any], rows: np.ndarray | None) -> np.ndarray:
+        """The checks every ``load_states`` shares: one state per row, of this engine's
+        game and options; the rows as an index array."""
+        rows = self._rows if rows is None else np.asarray(rows, dtype=np.int64)
+        if rows.ndim != 1 or len(states) != len(rows):
+            raise ValueError(f"{self.game_name}: {len(states)} states for {len(rows)} games")
+        if rows.size and (rows.min() < 0 or rows.max() >= self.num_envs or len(set(rows.tolist())) < len(rows)):
+            raise ValueError(f"{self.game_name}: rows must be distinct games in 0..{self.num_envs - 1}, got {rows.tolist()}")
+        for state in states:
+            if getattr(state, "game", None) != self.game:
+                raise ValueError(f"{self.game_name}: load_states needs states of {self.game!r}, got {state!r}")
+            if self.autoreset and state.is_terminal():
+                raise ValueError(f"{self.game_name}: a finished game cannot be loaded into an engine with autoreset=True")
+        return rows
+
+    def _replay(self, rows: np.ndarray, histories: Sequence[Sequence[Any]]) -> None:
+        """Step the games ``rows`` (each at its start) through their ``histories`` (one
+        list of steps per row: an action, or for a simultaneous game a tuple of every
+        seat's), all rows at once, each only while it has steps left."""
+        longest = max((len(h) for h in histories), default=0)
+        for i in range(longest):
+            where = np.zeros(self.num_envs, dtype=bool)
+            shape = (self.num_envs, self.num_players) if self.simultaneous else (self.num_envs,)
+            actions = np.zeros(shape, dtype=np.int64)
+            for row, history in zip(rows, histories):
+                if i < len(history):
+                    where[row] = True
+                    actions[row] = history[i]
+            self.step(actions, where=where)
 
     def movers(self) -> np.ndarray:
         """``(B,)`` int: the seat to move in a turn-based game, -1 where the game is over."""

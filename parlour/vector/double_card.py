@@ -51,6 +51,7 @@ illegal action is explained by it (the same reasons as ``DoubleCardState.apply``
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -303,11 +304,17 @@ class DoubleCardBatch(BatchedEngine):
             winner=int(self.winner[b]),
         )
 
-    def load_state(self, b: int, state: DoubleCardState) -> None:
-        """Make game ``b`` the position ``state`` (a ``DoubleCardState`` of a game with
-        this engine's options), e.g. a position with all 24 cards down."""
-        if not isinstance(state, DoubleCardState) or state.game.config != self.game.config:
-            raise ValueError(f"double_card: load_state needs a DoubleCardState of a game with options {self.game.config}, got {state!r}")
+    def load_states(self, states: Sequence[DoubleCardState], rows: np.ndarray | None = None) -> None:
+        """Make the games ``rows`` the positions ``states`` (e.g. positions with all 24
+        cards down), as they are."""
+        for state in states:
+            if not isinstance(state, DoubleCardState):
+                raise ValueError(f"double_card: load_states needs DoubleCardStates, got {state!r}")
+        for b, state in zip(self._load_rows(states, rows).tolist(), states):
+            self._load(b, state)
+        self._bytes = self._free = None
+
+    def _load(self, b: int, state: DoubleCardState) -> None:
         occ = state.occ
         last_cells = 0 if state.last < 0 else 1 << state.last | 1 << state.partner(state.last)
         taken_cells = 0
@@ -319,7 +326,6 @@ class DoubleCardBatch(BatchedEngine):
         self.board[b] = np.ascontiguousarray(raw.T).view(np.uint64).ravel()
         self.moves[b], self.to_move[b], self.last[b], self.winner[b] = state.moves, state.to_move, state.last, state.winner
         self.taken_anchor[b], self.taken_p[b] = state.taken if state.taken is not None else (-1, 0)
-        self._bytes = self._free = None
 
     @property
     def terminated(self) -> np.ndarray:

@@ -29,6 +29,7 @@ table lookups (cards held, the k-th of them) instead of a cumulative sum over th
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -199,6 +200,13 @@ class GoofspielBatch(BatchedEngine):
             prizes = self.rng.permuted(np.tile(np.arange(1, N + 1, dtype=np.int64), (k, 1)), axis=1)
         else:
             prizes = np.broadcast_to(self.fixed_prizes, (k, N))
+        self._start(rows, prizes)
+
+    def _start(self, rows: np.ndarray, prizes: np.ndarray) -> None:
+        """Start the games ``rows`` with the prize orders ``prizes`` (``(k, N)``)."""
+        k = len(rows)
+        if not k:
+            return
         sel = slice(None) if k == self.num_envs else rows  # all games: slices, not copies
         self._all_at = 0 if k == self.num_envs else None
         self.prizes[sel] = prizes
@@ -267,6 +275,19 @@ class GoofspielBatch(BatchedEngine):
         bids = [tuple(int(c) - 1 for c in cards[:, r]) for r in range(played)]
         winners = [int(np.argmax(blocks[0, r, P + 1 :])) - 1 for r in range(played)]
         return bids, winners
+
+    def load_states(self, states: Sequence[GoofspielState], rows: np.ndarray | None = None) -> None:
+        """Make the games ``rows`` the positions ``states``: each game starts from the
+        state's prize order and its bids are replayed (the hands must be the game's
+        own start, which every batched game has)."""
+        rows = self._load_rows(states, rows)
+        own = self.game.new_initial_state(0).start_hands
+        for state in states:
+            if state.start_hands != own:
+                raise ValueError("goofspiel: a batched game starts from the game's own hands; "
+                                 "a state dealt other hands (the hands start option) cannot be loaded")
+        self._start(rows, np.array([state.prizes for state in states], dtype=np.int64).reshape(len(rows), self.N))
+        self._replay(rows, [state.bids for state in states])
 
     def game_state(self, b: int) -> GoofspielState:
         """Game ``b`` as a single-game ``GoofspielState`` (replayed from its start), for

@@ -10,6 +10,7 @@ game's values by construction.  No chance: the generator only serves
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -49,6 +50,14 @@ class SticksBatch(BatchedEngine):
     @property
     def terminated(self) -> np.ndarray:
         return self.sticks == 0
+
+    def game_state(self, b: int) -> SticksState:
+        return SticksState(self.game, int(self.sticks[b]), int(self.to_move[b]))  # type: ignore[arg-type]
+
+    def load_states(self, states: Sequence[SticksState], rows: np.ndarray | None = None) -> None:
+        rows = self._load_rows(states, rows)
+        self.sticks[rows] = [state.sticks for state in states]
+        self.to_move[rows] = [state.to_move for state in states]
 
     def movers(self) -> np.ndarray:
         return np.where(self.sticks > 0, self.to_move, -1)

@@ -37,11 +37,13 @@ bit-for-bit ``observation_tensor``.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from parlour.errors import IllegalActionError
+from parlour.games.bitmask import bits_list
 from parlour.games.tides_of_time import (
     _MAJORITY,
     _SETS,
@@ -450,6 +452,15 @@ class TidesOfTimeBatch(BatchedEngine):
             out[done] = self._returns_of(done)
         return out
 
+    def load_states(self, states: Sequence[TidesOfTimeState], rows: np.ndarray | None = None) -> None:
+        """Make the games ``rows`` the positions ``states``: each game is dealt the
+        state's deal (the two hands, then the draw pile) and its steps are replayed."""
+        rows = self._load_rows(states, rows)
+        # card indices 0..17: the hands' bits, then the pile's card numbers less one
+        decks = [bits_list(state.start[0]) + bits_list(state.start[1]) + [card - 1 for card in state.start[2]] for state in states]
+        self._start(rows, np.array(decks, dtype=np.int64).reshape(len(rows), NUM_CARDS))
+        self._replay(rows, [steps_of(state) for state in states])
+
     def game_state(self, b: int) -> TidesOfTimeState:
         """Game ``b`` as a single-game state (its deal, then its moves replayed)."""
         state = self.game.new_initial_state(deck=self.decks[b].tolist())
@@ -634,3 +645,17 @@ class TidesOfTimeBatch(BatchedEngine):
         else:
             why = f"action {a} (card {a + 1}) was not drafted this round by seat {seat}: the discard must be a card it drafted this round"
         raise IllegalActionError(f"tides_of_time: {why}, in game {b} of the batch", action=a, player=int(seat), legal=legal_cards)
+
+
+def steps_of(state: TidesOfTimeState) -> list[tuple[int, int]]:
+    """The joint steps that led to ``state`` from its deal, in order: each round's picks,
+    then its relic and discard choices (the relics alone while the discard is pending)."""
+    steps: list[tuple[int, int]] = []
+    for r, picks in enumerate(state.picks):
+        steps += picks
+        if r < len(state.keeps):
+            r0, r1, d0, d1 = state.keeps[r]
+            steps += [(r0, r1), (d0, d1)]
+    if state.phase == DISCARD:
+        steps.append((state.pending[0], state.pending[1]))
+    return steps

@@ -77,7 +77,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from parlour.errors import IllegalActionError
-from parlour.games.tribolo import EMPTY, NUM_PLAYERS, SETUP_ATTEMPTS, WALL, TriboloGame, TriboloState
+from parlour.games.tribolo import EMPTY, NUM_PLAYERS, SETUP_ATTEMPTS, SYMBOLS, WALL, TriboloGame, TriboloState
 from parlour.vector.base import BatchedEngine, BatchStep, OutputBuffers
 
 _DIRECTIONS = ((1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1), (0, -1), (1, -1))
@@ -525,17 +525,18 @@ class TriboloBatch(BatchedEngine):
     def load_states(self, states: list[TriboloState], rows: np.ndarray | None = None) -> None:
         """Put the single-game positions ``states`` into the games ``rows`` (default: all,
         in order): their boards, seats to move and legal cells, as they are."""
-        rows = self._rows if rows is None else np.asarray(rows, dtype=np.int64)
-        if len(states) != len(rows):
-            raise ValueError(f"tribolo: {len(states)} states for {len(rows)} games")
-        for state in states:
-            if state.game.config != self.game.config:
-                raise ValueError(f"tribolo: a state of {state.game.config} in a batch of {self.game.config}")
+        rows = self._load_rows(states, rows)
         self._write_boards(rows, np.array([np.frombuffer(bytes(state.board), dtype=np.int8) for state in states]))
         legal = np.array([state.legal_mask(state.to_move) if state.to_move >= 0 else np.zeros(self.cells, np.int8)
                           for state in states]).astype(bool)
         self.legal_words[rows] = self._cells_to_words(legal.reshape(len(rows), self.height, self.width))
         self.to_move[rows] = [state.to_move for state in states]
+
+    def game_state(self, b: int) -> TriboloState:
+        """Game ``b`` as a single-game ``TriboloState`` (its board and seat to move)."""
+        rows = ["".join(SYMBOLS[code] for code in row) for row in self.board[b].tolist()]
+        to_move = int(self.to_move[b])
+        return self.game.state_from_board(rows, None if to_move < 0 else to_move)  # type: ignore[attr-defined]
 
     # ----- the interface ---------------------------------------------------------------
 

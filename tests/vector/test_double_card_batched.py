@@ -64,7 +64,7 @@ def play_against_singles(opts: dict, num_envs: int, seed: int, steps: int, quiet
     states = [game.new_initial_state() for _ in range(num_envs)]
     for b, moves in (starts or {}).items():
         states[b] = game.new_initial_state(moves=moves)
-        engine.load_state(b, states[b])
+        engine.load_states([states[b]], [b])
     rng = np.random.default_rng(seed)
     seen: Counter = Counter()
     for _ in range(steps):
@@ -123,7 +123,7 @@ def test_steps_of_some_games_in_the_recycling_phase() -> None:
     engine = DoubleCardBatch(5, 3)
     states = [game.new_initial_state(moves=DOUBLE_CARD_SETUP_24) for _ in range(5)]
     for b, state in enumerate(states):
-        engine.load_state(b, state)
+        engine.load_states([state], [b])
     rng = np.random.default_rng(3)
     for _ in range(40):
         where = rng.random(5) < 0.6
@@ -143,7 +143,7 @@ def test_draw_when_no_card_can_be_taken() -> None:
     game = load_game("double_card")
     engine = DoubleCardBatch(2, 0, autoreset=False)
     state = game.new_initial_state(moves=PYRAMID_24[:-1])
-    engine.load_state(1, state)
+    engine.load_states([state], [1])
     action = state.text_to_action(PYRAMID_24[-1])
     result = engine.step(np.array([0, action]))
     state.apply(action)
@@ -168,18 +168,18 @@ def test_same_as_single_games(max_moves: int, recycle_rule: str, first_player: s
     play_against_singles(opts, num_envs, seed, 40, quiet, starts={0: DOUBLE_CARD_SETUP_24} if max_moves > 24 else None)
 
 
-def test_game_state_and_load_state_round_trip() -> None:
+def test_game_state_and_load_states_round_trip() -> None:
     game = load_game("double_card")
     state = game.new_initial_state(moves=DOUBLE_CARD_SETUP_24)
     state.play("D 1 D 2")  # a card in hand
     engine = DoubleCardBatch(2, 0)
-    engine.load_state(1, state)
+    engine.load_states([state], [1])
     back = engine.game_state(1)
     assert back.key() == state.key() and back.seg == state.seg and back.vanch == state.vanch
     assert np.array_equal(engine.observation(0)[1], state.observation_tensor(0))
     assert engine.game_state(0).key() == game.new_initial_state().key()
-    with pytest.raises(ValueError, match="load_state needs a DoubleCardState"):
-        engine.load_state(0, load_game("double_card", max_moves=60).new_initial_state())
+    with pytest.raises(ValueError, match="load_states needs states of"):
+        engine.load_states([load_game("double_card", max_moves=60).new_initial_state()], [0])
 
 
 def test_same_seed_same_batch() -> None:
@@ -204,7 +204,7 @@ def test_random_actions_are_the_base_class_draw(recycle_rule: str) -> None:
     engine = DoubleCardBatch(64, 3, recycle_rule=recycle_rule)
     game = load_game("double_card", recycle_rule=recycle_rule)
     for b in range(16):
-        engine.load_state(b, game.new_initial_state(moves=DOUBLE_CARD_SETUP_24))
+        engine.load_states([game.new_initial_state(moves=DOUBLE_CARD_SETUP_24)], [b])
     for _ in range(30):
         ours = engine.random_actions(np.random.default_rng(7))
         base = uniform_legal(engine.legal_mask(engine.movers()), np.random.default_rng(7))
@@ -240,7 +240,7 @@ def test_recycling_errors_and_where() -> None:
     game = load_game("double_card")
     engine = DoubleCardBatch(2, 0, autoreset=False)
     state = game.new_initial_state(moves=DOUBLE_CARD_SETUP_24)
-    engine.load_state(0, state)
+    engine.load_states([state], [0])
     before = _state_fields(engine)
     with pytest.raises(IllegalActionError, match="a recycling move starts by taking a card"):
         engine.step(np.array([0, 0]))
