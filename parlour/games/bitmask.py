@@ -10,16 +10,17 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-_BITS: dict[int, tuple[int, ...]] = {}
+SET_BITS_MEMO: dict[int, tuple[int, ...]] = {}
+"""``set_bits``'s memo (masks below 2**18), which Goofspiel's hot path reads directly."""
 
 
 def set_bits(mask: int) -> tuple[int, ...]:
     """Indices of the set bits of ``mask``, ascending (memoised for masks below 2**18)."""
-    out = _BITS.get(mask)
+    out = SET_BITS_MEMO.get(mask)
     if out is None:
         out = tuple(bits_list(mask))
         if mask < 1 << 18:
-            _BITS[mask] = out
+            SET_BITS_MEMO[mask] = out
     return out
 
 

@@ -35,8 +35,8 @@ from parlour.games.base import (
     shown,
     make_rng,
 )
-from parlour.games.bitmask import (  # _BITS: read directly on the hot path
-    _BITS,
+from parlour.games.bitmask import (  # SET_BITS_MEMO: read directly on the hot path
+    SET_BITS_MEMO,
     cards_of,
     mask_of,
     set_bits,
@@ -313,7 +313,7 @@ class GoofspielState(State):
         hands = self.hands
         if self.round < len(self.prizes) and 0 <= player < len(hands):
             mask = hands[player]
-            bits = _BITS.get(mask)
+            bits = SET_BITS_MEMO.get(mask)
             return list(bits if bits is not None else set_bits(mask))
         return []
 

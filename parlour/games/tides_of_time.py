@@ -90,14 +90,16 @@ SUIT_OF: tuple[int, ...] = tuple(-1 if c.suit is None else SUITS.index(c.suit) f
 
 # Scoring programs for step 5, by card index: ("sets", points, suits) covers "for
 # each" (one suit) and the set cards; ("majority", suit); ("maze",); ("eye",).
-_SETS = {0: (3, (T,)), 1: (3, (L,)), 2: (3, (G,)), 3: (3, (P,)), 4: (3, (S,)), 10: (5, (L, G)), 11: (9, (P, S, T))}
-_MAJORITY = {5: P, 6: G, 7: L, 8: S, 9: T}
+SET_SCORING = {0: (3, (T,)), 1: (3, (L,)), 2: (3, (G,)), 3: (3, (P,)), 4: (3, (S,)), 10: (5, (L, G)), 11: (9, (P, S, T))}
+MAJORITY_SCORING = {5: P, 6: G, 7: L, 8: S, 9: T}
+"""``SET_SCORING``: card index -> (points, the suits of one set); ``MAJORITY_SCORING``:
+card index -> the suit of its majority (read by the batched engine too)."""
 NEST, MOLEHILL, ROOF, PORT, MAZE, EYE = 14, 15, 16, 17, 12, 13  # card indices
 
 # --- scoring ------------------------------------------------------------------------------
 
 
-def _score_masks(ma: int, mb: int, zero_ties_win: bool, maze_sets: bool, detail: bool = False):
+def score_kingdoms(ma: int, mb: int, zero_ties_win: bool, maze_sets: bool, detail: bool = False):
     """Both round scores of kingdoms ``ma`` and ``mb`` (bitmasks), the six steps of
     docs/tides_of_time.md; with ``detail`` also the points of every card of each kingdom."""
     ka, kb = bits(ma), bits(mb)
@@ -133,12 +135,12 @@ def _score_masks(ma: int, mb: int, zero_ties_win: bool, maze_sets: bool, detail:
     for p, k in ((0, ka), (1, kb)):
         c, o, n, out = counts[p], counts[1 - p], nest[p], pts[p]
         for i in k:
-            spec = _SETS.get(i)
+            spec = SET_SCORING.get(i)
             if spec is not None:
                 points, suits = spec
                 out[i] = points * min(c[s] for s in suits)
                 continue
-            s = _MAJORITY.get(i)
+            s = MAJORITY_SCORING.get(i)
             if s is not None:
                 x, y = c[s], o[s]
                 out[i] = 7 if x > y or (x == y and n and (zero_ties_win or x > 0)) else 0
@@ -171,7 +173,7 @@ def score_masks(ma: int, mb: int, zero_ties_win: bool = True, maze_counts_sets: 
     key = ma << NUM_CARDS | mb
     value = cache.get(key)
     if value is None:
-        value = _score_masks(ma, mb, zero_ties_win, maze_counts_sets)
+        value = score_kingdoms(ma, mb, zero_ties_win, maze_counts_sets)
         if len(cache) > 2_000_000:
             cache.clear()
         cache[key] = value
@@ -210,9 +212,9 @@ def score_many(ma: np.ndarray, mb: np.ndarray, zero_ties_win: bool = True, maze_
         c[:] = np.where(roof & (c == top), 2 * c, c)
     for p in (0, 1):
         c, o, n, h = counts[p], counts[1 - p], nest[p], has[p]
-        for i, (points, suits) in _SETS.items():
+        for i, (points, suits) in SET_SCORING.items():
             pts[p].append(points * c[list(suits)].min(axis=0) * h[i])
-        for i, s in _MAJORITY.items():
+        for i, s in MAJORITY_SCORING.items():
             pts[p].append(np.where(beats(c[s], o[s], n), 7, 0) * h[i])
         low = c.min(axis=0)
         pts[p].append((13 * low if maze_counts_sets else np.where(low >= 1, 13, 0)) * h[MAZE])
@@ -253,7 +255,7 @@ def score_breakdown(kingdom_a: Sequence[int], kingdom_b: Sequence[int], *, zero_
     """Points of every card of each kingdom, ``({card: points}, {card: points})`` by card
     number; each dict sums to that kingdom's ``score_round``."""
     ma, mb = _check_kingdoms(kingdom_a, kingdom_b)
-    _, (pa, pb) = _score_masks(ma, mb, check_bool("zero_ties_win", zero_ties_win), check_bool("maze_counts_sets", maze_counts_sets), True)
+    _, (pa, pb) = score_kingdoms(ma, mb, check_bool("zero_ties_win", zero_ties_win), check_bool("maze_counts_sets", maze_counts_sets), True)
     return {i + 1: v for i, v in pa.items()}, {i + 1: v for i, v in pb.items()}
 
 

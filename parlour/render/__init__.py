@@ -16,28 +16,28 @@ from typing import Any
 
 from parlour.games.base import State
 from parlour.render.drawing import Drawing
-from parlour.render.registry import _PAINTERS, _TARGETS, register, register_targets
+from parlour.render.registry import PAINTERS, TARGETS, register, register_targets
 
 def move_targets(state: State, seat: int) -> dict[int, list[str]]:
     """Each legal action of ``seat`` and the picture's shapes that choose it (a page
     plays the move when one shape names it alone, or offers the moves a shape names)."""
     _load()
-    fn = _TARGETS.get(state.game.name)
+    fn = TARGETS.get(state.game.name)
     return fn(state, seat) if fn is not None else {}
 
 
 def has_picture(game_name: str) -> bool:
     _load()
-    return game_name in _PAINTERS
+    return game_name in PAINTERS
 
 
 def picture(state: State, seat: int | None = None, last: Any = None) -> Drawing:
     """The picture of ``state`` (see the module docstring)."""
     _load()
     try:
-        painter = _PAINTERS[state.game.name]
+        painter = PAINTERS[state.game.name]
     except KeyError:
-        raise ValueError(f"no picture for {state.game.name}; games with pictures: {sorted(_PAINTERS)}") from None
+        raise ValueError(f"no picture for {state.game.name}; games with pictures: {sorted(PAINTERS)}") from None
     if seat is not None and not 0 <= seat < state.game.num_players:
         raise ValueError(f"{state.game.name}: no seat {seat!r}; seats are 0..{state.game.num_players - 1}")
     return painter(state, seat, last)

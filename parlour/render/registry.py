@@ -13,15 +13,15 @@ from parlour.render.drawing import Drawing
 
 Painter = Callable[[State, "int | None", Any], Drawing]
 Targets = Callable[[State, int], dict[int, list[str]]]
-_PAINTERS: dict[str, Painter] = {}
-_TARGETS: dict[str, Targets] = {}
+PAINTERS: dict[str, Painter] = {}
+TARGETS: dict[str, Targets] = {}
 
 
 def register(game_name: str) -> Callable[[Painter], Painter]:
     """Decorator: ``fn(state, seat, last) -> Drawing`` draws the game ``game_name``."""
 
     def decorate(fn: Painter) -> Painter:
-        _PAINTERS[game_name] = fn
+        PAINTERS[game_name] = fn
         return fn
 
     return decorate
@@ -32,7 +32,7 @@ def register_targets(game_name: str) -> Callable[[Targets], Targets]:
     picture (their ``target``) that choose each legal move of ``seat``."""
 
     def decorate(fn: Targets) -> Targets:
-        _TARGETS[game_name] = fn
+        TARGETS[game_name] = fn
         return fn
 
     return decorate

@@ -45,8 +45,8 @@ import numpy as np
 from parlour.errors import IllegalActionError
 from parlour.games.bitmask import bits_list
 from parlour.games.tides_of_time import (
-    _MAJORITY,
-    _SETS,
+    MAJORITY_SCORING,
+    SET_SCORING,
     ALL_CARDS,
     DISCARD,
     DRAFT,
@@ -72,12 +72,12 @@ from parlour.vector.base import BatchedEngine, BatchStep
 
 ONE = np.int64(1)
 SUIT_MASKS = np.array([sum(1 << i for i in range(NUM_CARDS) if SUIT_OF[i] == s) for s in range(5)], dtype=np.int64)
-_SET_CARDS = np.array(list(_SETS), dtype=np.intp)
-_SET_POINTS = np.array([points for points, _ in _SETS.values()], dtype=np.int64)
-_SET_SUITS = np.array([(suits * 3)[:3] for _, suits in _SETS.values()], dtype=np.intp)
+_SET_CARDS = np.array(list(SET_SCORING), dtype=np.intp)
+_SET_POINTS = np.array([points for points, _ in SET_SCORING.values()], dtype=np.int64)
+_SET_SUITS = np.array([(suits * 3)[:3] for _, suits in SET_SCORING.values()], dtype=np.intp)
 """The set cards' suits, padded to three by repeating (the minimum is unchanged)."""
-_MAJ_CARDS = np.array(list(_MAJORITY), dtype=np.intp)
-_MAJ_SUITS = np.array(list(_MAJORITY.values()), dtype=np.intp)
+_MAJ_CARDS = np.array(list(MAJORITY_SCORING), dtype=np.intp)
+_MAJ_SUITS = np.array(list(MAJORITY_SCORING.values()), dtype=np.intp)
 _WORD_PARTS = tuple(
     tuple((j, 18 * j - 64 * w) for j in range(PLANES) if 18 * j < 64 * (w + 1) and 18 * j + 18 > 64 * w) for w in range(3)
 )
@@ -90,7 +90,7 @@ NO_CARD = -(10**6)
 def card_points(k0: np.ndarray, k1: np.ndarray, zero_ties_win: bool = True, maze_counts_sets: bool = False) -> np.ndarray:
     """The points of every card of both kingdoms: ``(n, 2, 18)`` int64 for kingdom masks
     ``k0``, ``k1`` of shape ``(n,)`` (0 for cards not in the kingdom); the totals are the
-    sum over the last axis.  The six steps of ``parlour.games.tides_of_time._score_masks``
+    sum over the last axis.  The six steps of ``parlour.games.tides_of_time.score_kingdoms``
     (and its per-card ``detail``) as whole-array operations."""
     K = np.stack([np.asarray(k0, dtype=np.int64), np.asarray(k1, dtype=np.int64)], axis=-1)  # (n, 2)
     has = (K[..., None] >> np.arange(NUM_CARDS)) & 1  # (n, 2, 18)

@@ -18,7 +18,7 @@ from parlour.baselines import make
 from parlour.baselines.players.tides_of_time import greedy_keep, greedy_pick
 from parlour.errors import IllegalActionError
 from parlour.games import load_game
-from parlour.games.tides_of_time import DISCARD, DRAFT, RELIC, _score_masks, score_masks
+from parlour.games.tides_of_time import DISCARD, DRAFT, RELIC, score_kingdoms, score_masks
 from parlour.vector import ENGINES, TidesOfTimeBatch, make_engine
 from parlour.vector.tides_of_time import card_points
 
@@ -89,7 +89,7 @@ def test_card_points_are_the_single_games(zero_ties_win: bool, maze_counts_sets:
     k1 = np.array([sum(1 << int(c) for c in order[i, sizes[i, 0] : sizes[i].sum()]) for i in range(n)])
     pts = card_points(k0, k1, zero_ties_win, maze_counts_sets)
     for i in range(n):
-        totals, detail = _score_masks(int(k0[i]), int(k1[i]), zero_ties_win, maze_counts_sets, detail=True)
+        totals, detail = score_kingdoms(int(k0[i]), int(k1[i]), zero_ties_win, maze_counts_sets, detail=True)
         assert tuple(pts[i].sum(axis=-1)) == totals
         for seat in (0, 1):
             expected = np.zeros(18, dtype=np.int64)

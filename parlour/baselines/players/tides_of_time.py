@@ -65,7 +65,7 @@ from parlour.games.tides_of_time import (
     RELIC,
     TidesInfoState,
     TidesOfTimeGame,
-    _score_masks,
+    score_kingdoms,
     bits,
     score_many,
     score_masks,
@@ -250,7 +250,7 @@ def greedy_pick(game: TidesOfTimeGame, own: int, opp: int, hand: int) -> list[in
 def greedy_keep(game: TidesOfTimeGame, own: int, opp: int, drafted: int, relic: int = -1) -> tuple[int, int]:
     """Relic: the card drafted this round that scored most; discard: the one that scored
     least among the others (ties: the lower card)."""
-    _, (pts, _) = _score_masks(own, opp, *game.flags, detail=True)
+    _, (pts, _) = score_kingdoms(own, opp, *game.flags, detail=True)
     cards = bits(drafted)
     if relic < 0:
         relic = max(cards, key=lambda c: (pts.get(c, 0), -c))
