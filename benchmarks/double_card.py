@@ -323,8 +323,8 @@ ARENAS = {
 
 
 def arena(name: str, workers: int, seed: int) -> None:
-    from parlour.training.arena import play_match
-    from parlour.training.report import summarize, to_markdown
+    from parlour.evaluation.arena import play_match
+    from parlour.evaluation.report import summarize, to_markdown
 
     game = OpeningDoubleCard()
     for title, agents, games in ARENAS[name]:

@@ -84,7 +84,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--envs-per-runner", type=int, default=1, help="RLlib's num_envs_per_env_runner")
     args = parser.parse_args(argv)
 
-    from parlour.training.ray_cluster import ray_session
+    from parlour.ray_cluster import ray_session
 
     runner_counts = [int(r) for r in args.runners.split(",")]
     rates: dict[tuple[str, str], list[float]] = {}

@@ -209,8 +209,8 @@ def _policies(args: argparse.Namespace) -> int:
 
 
 def _arena(args: argparse.Namespace) -> int:
-    from parlour.training.arena import GameFailed, play_match
-    from parlour.training.report import (
+    from parlour.evaluation.arena import GameFailed, play_match
+    from parlour.evaluation.report import (
         check_writable,
         summarize,
         timing_text,
@@ -546,7 +546,7 @@ def _run_training(config: Any, out: str, args: argparse.Namespace, timesteps: in
     ``moved``: where a resumed run now runs (``device``, a backend's ``address``), which
     config.toml keeps as first given."""
     from parlour.baselines import references
-    from parlour.training.arena import GameFailed
+    from parlour.evaluation.arena import GameFailed
     from parlour.training.run_files import DamagedRun
     from parlour.training.trainers import open_trainer
 
@@ -580,8 +580,8 @@ def _run_training(config: Any, out: str, args: argparse.Namespace, timesteps: in
     games = refs.final_games if args.final_games is None else args.final_games
     if games == 0 or not best.exists():
         return 0
-    from parlour.training.arena import play_match
-    from parlour.training.report import summarize, timing_text, to_markdown
+    from parlour.evaluation.arena import play_match
+    from parlour.evaluation.report import summarize, timing_text, to_markdown
     from parlour.training.run_files import write_atomic
 
     opponents = list(dict.fromkeys(refs.final().values()))
@@ -645,7 +645,7 @@ def build_parser() -> argparse.ArgumentParser:
         "arena",
         help="play policies against each other and print ratings (no arguments: a default arena)",
         description="Play every group of agents against each other with seat rotation; print ratings and "
-        "pairwise results (see parlour.training.arena for the schedule and seeds).",
+        "pairwise results (see parlour.evaluation.arena for the schedule and seeds).",
         epilog="agent specs: name or name:key=value,... (e.g. mcts:simulations=400); `parlour policies --game GAME` lists them",
         parents=[common],
     )

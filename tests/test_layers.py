@@ -2,15 +2,16 @@
 
 Layers, lowest first (docs/architecture.md draws them):
 
-0. the foundation: ``errors``, ``atomic``, ``processes``, ``locks``, ``_version``;
+0. the foundation: ``errors``, ``atomic``, ``processes``, ``locks``, ``ray_cluster``, ``_version``;
 1. ``games``: the rules, numpy and the standard library only;
 2. beside the rules, importing only them: ``render`` (the games' pictures) and
    ``interop`` (OpenSpiel's games as parlour games and back);
 3. the environments: ``envs`` (PettingZoo) and ``vector`` (batched engines and their
    vector envs);
 4. the players: ``baselines`` and ``zoo``;
-5. ``training``;
-6. the front ends: ``cli``, ``play``, ``web``, ``bench``, and the wiring that names every
+5. ``evaluation``: the arena, ratings, reports, win rates;
+6. ``training``;
+7. the front ends: ``cli``, ``play``, ``web``, ``bench``, and the wiring that names every
    layer's entry points for Gymnasium's and PettingZoo's registries (``registration``,
    loaded by the root package ``parlour``: its names are strings, so importing
    ``parlour`` still loads the rules alone).
@@ -42,6 +43,7 @@ LAYERS = {
     "parlour.atomic": 0,
     "parlour.processes": 0,
     "parlour.locks": 0,
+    "parlour.ray_cluster": 0,  # joining (or starting) a Ray cluster: imports ray only, when called
     "parlour.games": 1,
     "parlour.render": 2,  # the games' pictures: imports only the rules (and Pillow when rasterising)
     "parlour.interop": 2,  # games from and for other frameworks: imports only the rules
@@ -49,15 +51,17 @@ LAYERS = {
     "parlour.vector": 3,  # batched engines (numpy) and their Gymnasium / SB3 vector envs
     "parlour.baselines": 4,
     "parlour.zoo": 4,  # the shipped trained agents: policies from package data
-    "parlour.training": 5,
-    "parlour.play": 6,
-    "parlour.web": 6,
-    "parlour.bench": 6,  # the benchmark: ladders and cards on top of the arena
-    "parlour.cli": 6,
-    "parlour.registration": 6,  # names every layer's entry points (as strings) for the registries
-    "parlour": 6,  # the root package itself only (it calls registration); no catch-all for its modules
+    "parlour.evaluation": 5,  # the arena, ratings, reports, win rates: what every front end plays matches with
+    "parlour.training": 6,
+    "parlour.play": 7,
+    "parlour.web": 7,
+    "parlour.bench": 7,  # the benchmark: ladders and cards on top of the arena
+    "parlour.cli": 7,
+    "parlour.registration": 7,  # names every layer's entry points (as strings) for the registries
+    "parlour": 7,  # the root package itself only (it calls registration); no catch-all for its modules
 }
-NAMES = {0: "foundation", 1: "games", 2: "beside the games", 3: "envs", 4: "baselines", 5: "training", 6: "front ends"}
+NAMES = {0: "foundation", 1: "games", 2: "beside the games", 3: "envs", 4: "baselines", 5: "evaluation", 6: "training",
+         7: "front ends"}
 
 
 def layer(module: str) -> int:

@@ -23,8 +23,8 @@ from parlour.bench.matches import CALIBRATION_SEED, Match, block_scores, both_wa
 from parlour.bench.statistics import calibrate
 from parlour.atomic import write_atomic
 from parlour.registration import env_id
-from parlour.training.arena import play_specs
-from parlour.training.ratings import wilson_interval
+from parlour.evaluation.arena import play_specs
+from parlour.evaluation.ratings import wilson_interval
 
 
 def pair_matches(spec: LadderSpec, num_seats: int, pairs: Sequence[tuple[int, int]] | None = None) -> tuple[list[str], list[Match], list[tuple[int, int]]]:

@@ -41,7 +41,7 @@ def add_parser(sub: argparse._SubParsersAction, common: argparse.ArgumentParser)
 
 def run(args: argparse.Namespace) -> int:
     from parlour.errors import Failure, UsageError
-    from parlour.training.arena import GameFailed
+    from parlour.evaluation.arena import GameFailed
 
     if args.workers < 1:
         raise UsageError(f"--workers must be at least 1, got {args.workers}")

@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from parlour.training.arena import GameRecord, GameSpec, Schedule, make_schedule
+from parlour.evaluation.arena import GameRecord, GameSpec, Schedule, make_schedule
 
 BENCH_SEED = 20261126
 """The master seed of every candidate's games (protocol v1)."""

@@ -29,8 +29,8 @@ from parlour.bench.ladders import PROTOCOL, Ladder, load_ladder
 from parlour.bench.machine import machine_info
 from parlour.bench.matches import BENCH_SEED, Match, block_scores, both_ways, candidate_scores, copies, match_schedule, match_specs
 from parlour.bench.statistics import rate_candidate
-from parlour.training.arena import build_agents, play_specs
-from parlour.training.ratings import wilson_interval
+from parlour.evaluation.arena import build_agents, play_specs
+from parlour.evaluation.ratings import wilson_interval
 
 ROUNDS = 5
 """Rounds of the adaptive mode (each a fifth of the games, in whole seat rotations)."""

@@ -1,6 +1,6 @@
 """The benchmark's statistics: a ladder's calibration and a candidate's rating on it.
 
-Both use the Bradley-Terry (logistic Elo) model of :mod:`parlour.training.ratings`,
+Both use the Bradley-Terry (logistic Elo) model of :mod:`parlour.evaluation.ratings`,
 ``P(i scores against j) = 1 / (1 + 10 ** (-(R_i - R_j) / 400))``, fitted to *per-game*
 scores: in a two-player game a win is 1, a draw 1/2, a loss 0; in Tribolo (three seats,
 the candidate against two copies of a rung) a game scores the mean of the candidate's
@@ -38,7 +38,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from parlour.training.ratings import ELO_PER_NAT, Z95, fit_ratings
+from parlour.evaluation.ratings import ELO_PER_NAT, Z95, fit_ratings
 
 CANDIDATE_PRIOR_SD = 1000.0
 """Standard deviation (Elo) of the candidate's prior, centred on the ladder's middle:

@@ -60,7 +60,7 @@ from parlour.training.run_files import (
 from parlour.training.self_play import Examples, ReplayBuffer, augment, play_games, play_teacher_game
 from parlour.training.self_play_workers import open_workers, packed_weights
 from parlour.training.train import Trainer, TrainResult, progress_bar, segment_seed
-from parlour.training.win_rates import rates_deterministic, win_rates
+from parlour.evaluation.win_rates import rates_deterministic, win_rates
 
 
 EVAL_TEMPERATURE = 0.25

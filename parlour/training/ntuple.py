@@ -184,8 +184,8 @@ def td_fit(games: list[Recorded], weights: np.ndarray, settings: NTupleSettings)
 
 def gate_score(game: Game, challenger: Path, best: Path, settings: NTupleSettings, seed: int) -> float:
     """The challenger's score against the best at the same depth, each seat equally often."""
-    from parlour.training.arena import play_match
-    from parlour.training.report import summarize
+    from parlour.evaluation.arena import play_match
+    from parlour.evaluation.report import summarize
 
     spec = f"depth={settings.depth},time_limit=none"
     agents = [f"ntuple:{challenger},{spec}", f"ntuple:{best},{spec}"]

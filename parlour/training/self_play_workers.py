@@ -94,7 +94,7 @@ class RayWorkers:
     def __init__(self, game: Game, net: Any, settings: dict[str, Any], threads: int, device: str) -> None:
         import ray
 
-        from parlour.training.ray_cluster import connect
+        from parlour.ray_cluster import connect
 
         self.started = connect(settings["address"])
         gpus = 1 / settings["workers"] if device == "cuda" else 0  # the actors share the driver's GPU

@@ -57,7 +57,7 @@ from parlour.training.run_files import (
     write_pointer,
 )
 from parlour.training.single_agent import SingleAgentEnv
-from parlour.training.win_rates import learner_spec, quick_opponents, rates_deterministic, win_rates
+from parlour.evaluation.win_rates import learner_spec, quick_opponents, rates_deterministic, win_rates
 
 
 def make_env(config: dict[str, Any], snapshots: list[str], rank: int, subprocess: bool = False) -> Any:

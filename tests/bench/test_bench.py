@@ -13,7 +13,7 @@ from parlour.bench.calibrate import fit_pairs, play_pairs
 from parlour.bench.ladders import data_path, ladder_from_record, ladder_spec
 from parlour.bench.run import TIMING_FIELDS, bench, card_text
 from parlour.bench.statistics import expected_score
-from parlour.training.ratings import Z95
+from parlour.evaluation.ratings import Z95
 
 QUICK = ["sticks", "goofspiel"]
 
@@ -122,7 +122,7 @@ def test_bad_benchmark_input_is_named():
 
 def test_a_three_seat_game_scores_the_mean_of_the_heros_comparisons_once():
     from parlour.bench.matches import Match, block_scores, hero_score
-    from parlour.training.arena import GameRecord
+    from parlour.evaluation.arena import GameRecord
 
     def record(index, agents, returns):
         return GameRecord(index=index, agents=agents, returns=returns, length=1, game_seed=0)

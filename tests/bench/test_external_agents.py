@@ -8,7 +8,7 @@ from parlour.baselines import make_from_spec
 from parlour.baselines.playout import play_out
 from parlour.bench.candidate import candidate_spec
 from parlour.games import load_game
-from parlour.training.arena import play_match
+from parlour.evaluation.arena import play_match
 
 STICKS = load_game("sticks")
 

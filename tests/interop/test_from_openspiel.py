@@ -20,7 +20,7 @@ from parlour.cli import main  # noqa: E402
 from parlour.envs import openspiel_v0  # noqa: E402
 from parlour.games import load_game  # noqa: E402
 from parlour.interop.openspiel import OpenSpielGame  # noqa: E402
-from parlour.training.arena import play_match  # noqa: E402
+from parlour.evaluation.arena import play_match  # noqa: E402
 
 GAMES = ["tic_tac_toe", "connect_four", "othello", "leduc_poker", "kuhn_poker(players=3)", "goofspiel(num_cards=4)", "oshi_zumo"]
 

@@ -17,13 +17,13 @@ from helpers import SMALL_GAMES
 from parlour.cli import main
 from parlour.games import load_game
 from parlour.training.alphazero import AlphaZeroTrainer
-from parlour.training.arena import play_match
+from parlour.evaluation.arena import play_match
 from parlour.training.config import AZ_DEFAULTS, TrainConfig, make_config
-from parlour.training.report import summarize
+from parlour.evaluation.report import summarize
 from parlour.training.run_files import RunFiles, read_evaluations
 from parlour.training.self_play import FIELDS, SEARCH_BATCH, Examples, ReplayBuffer, play_game, play_games, play_teacher_game
 from parlour.training.trainers import open_trainer
-from parlour.training.win_rates import win_rates
+from parlour.evaluation.win_rates import win_rates
 
 SETTINGS = {**AZ_DEFAULTS, "simulations": 12, "temperature_moves": 2}
 
@@ -509,7 +509,7 @@ def test_an_az_player_is_a_training_opponent(tmp_path):
 def test_an_arena_worker_that_cannot_rebuild_a_player_is_reported(tmp_path):
     """The model file goes between making the player and the workers rebuilding it: the
     arena fails with the worker's reason instead of restarting workers forever."""
-    from parlour.training.arena import GameFailed
+    from parlour.evaluation.arena import GameFailed
 
     game = load_game("sticks")
     path = save_az_model(fresh_net(game), tmp_path / "net.zip", game)

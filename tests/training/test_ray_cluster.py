@@ -11,9 +11,9 @@ from ray.cluster_utils import Cluster
 
 from parlour.cli import main
 from parlour.games import load_game
-from parlour.training.arena import play_match
-from parlour.training.ray_cluster import loopback_only
-from parlour.training.report import summarize, to_markdown
+from parlour.evaluation.arena import play_match
+from parlour.ray_cluster import loopback_only
+from parlour.evaluation.report import summarize, to_markdown
 from parlour.training.run_files import RunFiles, read_evaluations
 
 

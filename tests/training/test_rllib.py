@@ -24,9 +24,9 @@ from parlour.cli import main
 from parlour.errors import DamagedFileError, IllegalActionError
 from parlour.games import load_game
 from parlour.play import play
-from parlour.training.arena import play_match
+from parlour.evaluation.arena import play_match
 from parlour.training.config import TrainConfig
-from parlour.training.ray_cluster import loopback_only
+from parlour.ray_cluster import loopback_only
 from parlour.training.rllib import ParlourMultiAgentEnv, ppo_config
 from parlour.training.run_files import RunFiles, read_evaluations
 from parlour.training.trainers import open_trainer

@@ -22,7 +22,7 @@ from parlour.cli import main
 from parlour.errors import DamagedFileError
 from parlour.games import load_game
 from parlour.locks import LOCK_FILE
-from parlour.training.arena import play_match
+from parlour.evaluation.arena import play_match
 from parlour.training.config import (
     TrainConfig,
     load_config,
@@ -163,12 +163,12 @@ def test_ctrl_c_says_how_to_resume(tmp_path, whole):
 
 
 def test_ctrl_c_in_the_final_arena(tmp_path, monkeypatch, capsys):
-    import parlour.training.arena
+    import parlour.evaluation.arena
 
     def interrupt(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(parlour.training.arena, "play_match", interrupt)
+    monkeypatch.setattr(parlour.evaluation.arena, "play_match", interrupt)
     run = tmp_path / "run"
     args = ["train", "--game", "sticks", "--option", "num_sticks=9", "--opponents", "random", "--timesteps", "128", "--n-envs", "2",
             "--eval-every", "128", "--eval-games", "2", "--eval-opponents", "random", "--set", "ppo.n_steps=64",

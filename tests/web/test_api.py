@@ -149,8 +149,8 @@ def test_an_arena_game_replays_move_by_move(client, tmp_path):
     import json
 
     from parlour.games import load_game
-    from parlour.training.arena import play_match
-    from parlour.training.report import summarize, write_report
+    from parlour.evaluation.arena import play_match
+    from parlour.evaluation.report import summarize, write_report
 
     game = load_game("goofspiel", num_cards=4)
     result = play_match(game, ["random", "rudimentary"], 2, seed=5, progress=False)

@@ -40,13 +40,13 @@ from typing import Any
 import numpy as np
 
 from parlour.baselines.learned.rllib import RLlibPolicy, require_rllib_extra
-from parlour.training.ray_cluster import connect
+from parlour.ray_cluster import connect
 from parlour.training.rllib.checkpoint import save_checkpoint, swap_in, unzip_checkpoint, zip_directory
 from parlour.training.rllib.league import add_league_snapshot, load_snapshot, push_snapshot, save_snapshot
 from parlour.training.opponents import LEAGUE
 from parlour.training.run_files import read_evaluations, write_atomic, write_checkpoint, write_evaluations
 from parlour.training.train import Trainer, TrainResult, best_evaluated_step, progress_bar
-from parlour.training.win_rates import rates_deterministic
+from parlour.evaluation.win_rates import rates_deterministic
 
 
 class RLlibTrainer(Trainer):

@@ -14,9 +14,9 @@ from typing import Any
 
 from parlour.baselines import Policy, make_from_spec, references
 from parlour.games.base import Game
-from parlour.training.arena import play_match
-from parlour.training.ratings import wilson_interval
-from parlour.training.report import summarize
+from parlour.evaluation.arena import play_match
+from parlour.evaluation.ratings import wilson_interval
+from parlour.evaluation.report import summarize
 
 
 def rates_deterministic(game: Game) -> bool:

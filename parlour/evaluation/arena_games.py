@@ -1,7 +1,7 @@
 """The games of an arena: who sits where and with which seeds (``Schedule``, see
-:mod:`parlour.training.arena` for the scheme), building the agents, and one scheduled
+:mod:`parlour.evaluation.arena` for the scheme), building the agents, and one scheduled
 game played and recorded.  What every backend of the arena (local processes, Ray
-tasks: :mod:`parlour.training.arena_ray`) plays; the arena itself deals the games out
+tasks: :mod:`parlour.evaluation.arena_ray`) plays; the arena itself deals the games out
 and gathers the records."""
 
 from __future__ import annotations

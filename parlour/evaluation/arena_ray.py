@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from parlour.games.base import Game
-from parlour.training.arena_games import (
+from parlour.evaluation.arena_games import (
     GameFailed,
     GameRecord,
     GameSpec,
@@ -28,7 +28,7 @@ from parlour.training.arena_games import (
     build_agents,
     play_reporting,
 )
-from parlour.training.ray_cluster import ray_session
+from parlour.ray_cluster import ray_session
 
 _BUILT: dict[str, tuple[list[Any], list[str]]] = {}
 

@@ -4,7 +4,7 @@ PNG heatmap of the pairwise score matrix.
 Outcomes come from the game's returns: in every game, each pair of seated agents is
 compared, and the one with the higher return wins (equal returns: a draw).  Games of
 more than two seats thus give several pairwise results each.  The statistics are in
-:mod:`parlour.training.ratings`.  Nothing a user saved is overwritten silently: files are
+:mod:`parlour.evaluation.ratings`.  Nothing a user saved is overwritten silently: files are
 created exclusively unless ``force`` is given.  matplotlib is imported only to draw the
 PNG (the ``plot`` extra).
 """
@@ -21,8 +21,8 @@ from typing import Any
 import numpy as np
 
 from parlour._version import __version__
-from parlour.training.arena import MatchResult
-from parlour.training.ratings import fit_ratings, mean_interval, wilson_interval
+from parlour.evaluation.arena import MatchResult
+from parlour.evaluation.ratings import fit_ratings, mean_interval, wilson_interval
 
 FILES = {
     "markdown": "arena.md",

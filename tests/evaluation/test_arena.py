@@ -17,14 +17,14 @@ from parlour.baselines import Policy, make
 from parlour.cli import DEFAULT_ARENA, UsageError, main, parse_option_value
 from parlour.games import load_game
 from parlour.games.goofspiel import GoofspielInfoState
-from parlour.training.arena import (
+from parlour.evaluation.arena import (
     GameFailed,
     build_agents,
     make_schedule,
     play_game,
     play_match,
 )
-from parlour.training.report import FILES, summarize, to_markdown, write_heatmap
+from parlour.evaluation.report import FILES, summarize, to_markdown, write_heatmap
 
 STICKS = load_game("sticks", num_sticks=9, max_take=3)
 WEAK = "minimax:depth=2,evaluation=zero"

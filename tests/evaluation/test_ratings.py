@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from parlour.training.ratings import (
+from parlour.evaluation.ratings import (
     ELO_PER_NAT,
     fit_ratings,
     mean_interval,

@@ -42,7 +42,7 @@ import numpy as np
 from parlour.baselines import Policy
 from parlour.games.base import Game
 from parlour.processes import die_with_parent
-from parlour.training.arena_games import (  # the games' names, also imported from here
+from parlour.evaluation.arena_games import (  # the games' names, also imported from here
     MAX_PERMUTED_SEATS,  # noqa: F401
     AgentLike,
     GameFailed,
@@ -136,7 +136,7 @@ class _Progress:
 class MatchResult:
     """Every game of a match and the schedule that produced them.
 
-    ``summary()`` (in :mod:`parlour.training.report`) turns it into the tables.
+    ``summary()`` (in :mod:`parlour.evaluation.report`) turns it into the tables.
     """
 
     game: Game
@@ -217,7 +217,7 @@ def play_specs(
     records: list[GameRecord] = []
     try:
         if backend == "ray":
-            from parlour.training.arena_ray import play_on_ray
+            from parlour.evaluation.arena_ray import play_on_ray
 
             records, workers = play_on_ray(game, agents, specs, timing, bar, address)
         elif workers == 1:
