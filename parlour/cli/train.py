@@ -1,0 +1,379 @@
+"""``parlour train`` and ``parlour train-ntuple``: parse the settings, run the trainer,
+print where the run stands."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from parlour.cli.common import (
+    GAME_ARG,
+    OPTION_HELP,
+    check_out,
+    make_game,
+    parse_options,
+)
+from parlour.errors import Failure, Interrupted, UsageError
+from parlour.games import load_game
+
+
+def add_parser(sub: Any, common: argparse.ArgumentParser) -> None:
+    train = sub.add_parser(
+        "train",
+        help="train a MaskablePPO agent (no arguments: a few minutes on Goofspiel-6)",
+        description="Train MaskablePPO on one seat of a game against policies and snapshots of itself; "
+        "evaluate it periodically, keep the best model, checkpoint, and print its arena table at the end.",
+        epilog="precedence: defaults < --config FILE.toml < flags < --set. "
+        "opponent specs: as for the arena, plus 'self' for frozen snapshots of the learner.",
+        parents=[common],
+    )
+    train.add_argument("--game", **GAME_ARG, help="the game (default: the default run's)")
+    train.add_argument("--option", action="append", metavar="KEY=VALUE", help=OPTION_HELP)
+    train.add_argument("--opponents", metavar="SPEC[,SPEC...]", help="opponent pool, e.g. random,mcts:simulations=50,self")
+    train.add_argument("--weights", metavar="W[,W...]", help="sampling weights of the opponents (default equal)")
+    train.add_argument("--timesteps", type=int, help="environment steps of the learner (rounded up to whole rollouts)")
+    train.add_argument("--n-envs", type=int, help="parallel environments (default 4)")
+    train.add_argument("--vec-env", choices=["dummy", "subproc", "batched"],
+                       help="DummyVecEnv (default), SubprocVecEnv, or batched: one numpy engine steps every env "
+                            "(games with a batched engine, one batched opponent such as random)")
+    train.add_argument("--seed", type=int, help="run seed (default 0)")
+    train.add_argument("--eval-every", type=int, help="steps between evaluations and checkpoints (default 10000)")
+    train.add_argument("--eval-games", type=int, help="games per evaluation opponent (default 100)")
+    train.add_argument("--eval-opponents", metavar="SPEC[,SPEC...]", help="who to evaluate against (default: random and the strongest baseline)")
+    train.add_argument("--snapshot-every", type=int, help="steps between self-play snapshots (default 10000)")
+    train.add_argument("--algo", choices=["ppo", "alphazero"],
+                       help="ppo (MaskablePPO against --opponents; default) or alphazero (self-play guiding PUCT search; settings in [alphazero])")
+    train.add_argument("--backend", choices=["sb3", "rllib", "ray"],
+                       help="sb3 (Stable-Baselines3 in this process, or alphazero's local worker processes; default), rllib (Ray RLlib: "
+                       "'self' opponents are live learning seats; settings in [rllib]) or ray (alphazero's self-play workers as Ray "
+                       "actors); rllib and ray need the rllib extra")
+    train.add_argument("--address", metavar="HOST:PORT",
+                       help="with --backend rllib or ray: the Ray cluster to join (default: RAY_ADDRESS, else a local Ray on 127.0.0.1)")
+    train.add_argument("--device", choices=["auto", "cpu", "cuda"],
+                       help="where torch runs the network (auto: a GPU when torch sees one; default)")
+    train.add_argument("--network", choices=["auto", "mlp", "cnn"],
+                       help="policy network: mlp, cnn (a residual CNN over board planes), or auto (default: cnn for Tribolo and Double Card)")
+    train.add_argument("--config", metavar="FILE.toml", help="settings file ([game_options] and [ppo] tables)")
+    train.add_argument("--set", action="append", metavar="KEY=VALUE", help="override a setting, e.g. --set ppo.learning_rate=1e-4")
+    train.add_argument("--out", metavar="DIR", help="run directory (default runs/GAME-TIMESTAMP)")
+    train.add_argument("--resume", action="store_true", help="continue the run in --out from its last intact checkpoint "
+                       "(with its saved settings; --timesteps may extend it)")
+    train.add_argument("--force", action="store_true", help="replace an existing run directory")
+    train.add_argument("--final-games", type=int, help="games per pairing in the final arena (0: none; default 100, fewer for the slow games)")
+    train.add_argument("--workers", type=int, default=1, help="worker processes for the final arena (default 1)")
+    train.add_argument("--quiet", action="store_true", help="no progress bars")
+    train.set_defaults(run=_train)
+
+
+    ntuple = sub.add_parser(
+        "train-ntuple",
+        help="learn an n-tuple evaluation by TD(lambda) inside the game's alpha-beta search (Double Card)",
+        description="Generations of self-play games of the game's alpha-beta search at a fixed depth, each fitting a "
+        "logistic n-tuple evaluation to the games' lambda-returns; a generation becomes best.zip by beating the best "
+        "in a gating match.  Play the result with ntuple:DIR/best.zip.",
+        parents=[common],
+    )
+    ntuple.add_argument("--game", **GAME_ARG, default="double_card", help="the game (default double_card)")
+    ntuple.add_argument("--option", action="append", metavar="KEY=VALUE", help=OPTION_HELP)
+    ntuple.add_argument("--out", metavar="DIR", required=True, help="a new run directory (an existing one is refused)")
+    ntuple.add_argument("--generations", type=int, default=4, help="generations of games and fits (default 4)")
+    ntuple.add_argument("--games", type=int, default=1000, help="self-play games per generation (default 1000)")
+    ntuple.add_argument("--depth", type=int, default=2, help="search depth of the self-play and gating games (default 2)")
+    ntuple.add_argument("--opening", type=int, default=4, help="random plies that start every self-play game (default 4)")
+    ntuple.add_argument("--no-teacher", action="store_true",
+                        help="generation 0 plays with all weights zero instead of the search's own evaluation")
+    ntuple.add_argument("--lam", type=float, default=0.7, help="TD(lambda)'s lambda (1: fit the results; default 0.7)")
+    ntuple.add_argument("--epochs", type=int, default=300, help="full-batch epochs per fit (default 300)")
+    ntuple.add_argument("--window", type=int, default=3, help="fit on the newest this many generations' games (default 3)")
+    ntuple.add_argument("--gate-games", type=int, default=100, help="games of each gating match (0: every generation is best)")
+    ntuple.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
+    ntuple.add_argument("--seed", type=int, default=0, help="run seed (default 0)")
+    ntuple.set_defaults(run=_train_ntuple)
+
+
+DEFAULT_TRAINING: dict[str, Any] = {
+    "game": "goofspiel",
+    "game_options": {"num_cards": 6},
+    "opponents": ["random", "rudimentary", "self"],
+    "timesteps": 150_000,
+    "eval_every": 15_000,
+}
+"""What ``parlour train`` does without ``--game`` (the README's main job): a few minutes of
+MaskablePPO on Goofspiel with six cards against random, ``rudimentary`` (the rule-based bot
+of "Making the Tree Search") and itself."""
+
+
+TRAIN_FLAGS: dict[str, str] = {
+    "game": "--game",
+    "opponents": "--opponents",
+    "opponent_weights": "--weights",
+    "eval_opponents": "--eval-opponents",
+    "timesteps": "--timesteps",
+    "n_envs": "--n-envs",
+    "seed": "--seed",
+    "vec_env": "--vec-env",
+    "eval_every": "--eval-every",
+    "eval_games": "--eval-games",
+    "snapshot_every": "--snapshot-every",
+    "network": "--network",
+    "algo": "--algo",
+    "backend": "--backend",
+    "device": "--device",
+}
+"""Training settings that have a flag of their own (``game_options``: ``--option``)."""
+
+
+def _train_settings(args: argparse.Namespace, settings: dict[str, Any]) -> dict[str, str]:
+    """Apply ``--config``, the flags and ``--set`` (in rising precedence) to ``settings``.
+
+    Returns which option set each setting (``{"eval_every": "--eval-every 5000",
+    "ppo.n_steps": "--set ppo.n_steps=64"}``), for ``--resume`` to name what would change.
+    ``ValueError`` on bad text."""
+    from parlour.training.config import load_config, merge, parse_override
+    from parlour.training.opponents import split_specs
+
+    sources: dict[str, str] = {}
+    if args.config is not None:
+        for key, value in load_config(args.config).items():
+            if isinstance(value, dict) and isinstance(settings.get(key), dict):  # [game_options], [ppo], [alphazero]
+                settings[key] = {**settings[key], **value}
+                sources.update({f"{key}.{sub}": f"--config {args.config}" for sub in value})
+            else:
+                settings[key] = value
+                sources[key] = f"--config {args.config}"
+    if args.option:
+        settings["game_options"] = {**settings.get("game_options", {}), **parse_options(args.option)}
+        sources.update({f"game_options.{item.partition('=')[0].strip()}": f"--option {item}" for item in args.option})
+    given = {
+        "game": args.game,
+        "opponents": split_specs(args.opponents) if args.opponents else None,
+        "opponent_weights": _weights(args.weights) if args.weights else None,
+        "eval_opponents": split_specs(args.eval_opponents) if args.eval_opponents else None,
+        "timesteps": args.timesteps,
+        "n_envs": args.n_envs,
+        "seed": args.seed,
+        "vec_env": args.vec_env,
+        "eval_every": args.eval_every,
+        "eval_games": args.eval_games,
+        "snapshot_every": args.snapshot_every,
+        "network": args.network,
+        "algo": args.algo,
+        "backend": args.backend,
+        "device": args.device,
+    }
+    texts = {"opponents": args.opponents, "opponent_weights": args.weights, "eval_opponents": args.eval_opponents}
+    for key, value in given.items():
+        if value is not None:
+            settings[key] = value
+            sources[key] = f"{TRAIN_FLAGS[key]} {texts.get(key, value)}"
+    if args.address is not None:
+        key = address_setting(settings.get("backend", "sb3"))
+        merge(settings, key, args.address)
+        sources[key] = f"--address {args.address}"
+    for item in args.set or ():
+        key, value = parse_override(item)
+        merge(settings, key, value)
+        sources[key] = f"--set {item}"
+    return sources
+
+
+ADDRESSES = ("rllib.address", "alphazero.address")
+"""The settings ``--address`` sets, by backend (``address_setting``)."""
+
+
+def address_setting(backend: str) -> str:
+    """The setting ``--address`` sets for ``backend`` (Ray's RLlib, or alphazero's Ray actors)."""
+    return "alphazero.address" if backend == "ray" else "rllib.address"
+
+
+def _weights(text: str) -> list[float]:
+    try:
+        return [float(weight) for weight in text.split(",")]
+    except ValueError:
+        raise ValueError(f"--weights {text!r}: give numbers separated by commas, e.g. 1,1,2") from None
+
+
+def _resume_changes(saved: Any, given: Any, sources: dict[str, str]) -> list[str]:
+    """What the command line would change in a resumed run's saved configuration (all
+    but the timesteps), as ``"--eval-every 5000 changes eval_every (saved 10000, given 5000)"``."""
+    if saved.game != given.game:  # (the saved game options may mean nothing to the other game)
+        return [f"{sources['game']} changes game (saved {saved.game!r}, given {given.game!r})"]
+    games = [load_game(config.game, **config.game_options).config for config in (saved, given)]
+    changes = []
+    for key, source in sources.items():
+        head, _, sub = key.partition(".")
+        if head in ("timesteps", "device") or key in ADDRESSES:  # how long, and where: not what the run is
+            continue
+        if head == "game_options":  # compare the games' resolved options: defaults given explicitly are no change
+            old, new = (games[0], games[1]) if not sub else (games[0].get(sub), games[1].get(sub))
+        else:
+            old, new = getattr(saved, head), getattr(given, head)
+            if sub:
+                old, new = old.get(sub), new.get(sub)
+        if old != new:
+            changes.append(f"{source} changes {key} (saved {old!r}, given {new!r})")
+    return changes
+
+
+def _train(args: argparse.Namespace) -> int:
+    from parlour.training.config import load_config, make_config
+    from parlour.training.run_files import RunFiles
+
+    if args.workers < 1:
+        raise UsageError(f"--workers must be at least 1, got {args.workers}")
+    if args.final_games is not None and args.final_games < 0:
+        raise UsageError(f"--final-games must be 0 or more, got {args.final_games}")
+    if args.resume:
+        if args.out is None:
+            raise UsageError("--resume needs --out, the run directory to continue")
+        if args.force:
+            raise UsageError("--resume continues the run in --out and --force replaces it: give one or the other")
+        files = RunFiles(Path(args.out))
+        if not files.root.is_dir():
+            raise UsageError(f"cannot resume: there is no run directory {args.out!r}")
+        if not files.config.exists():
+            raise UsageError(f"cannot resume: {args.out!r} is not a training run (no config.toml)")
+        from parlour.locks import DirectoryLock, DirectoryLocked
+
+        try:  # before the run's files are read; the trainer takes it again
+            lock = DirectoryLock(files.root, "parlour train").acquire()
+        except DirectoryLocked as error:
+            raise Failure(str(error)) from None
+        try:
+            try:
+                saved = make_config(load_config(files.config))
+            except ValueError as error:
+                raise Failure(f"cannot resume {args.out!r}: {error}; repair it, or start a new run with another --out") from None
+            settings = saved.to_dict()
+            try:
+                sources = _train_settings(args, settings)
+                given = make_config(settings)
+                changes = _resume_changes(saved, given, sources)
+            except ValueError as error:
+                raise UsageError(str(error)) from None
+            if changes:
+                raise UsageError(
+                    f"--resume continues the run with the settings in {str(files.config)!r}, where only --timesteps (and --address, --device) may change: "
+                    + "; ".join(changes)
+                )
+            moved = {key: value for key, value in (("device", given.device), (address_setting(given.backend), args.address))
+                     if key in sources}
+            return _run_training(None, args.out, args, timesteps=given.timesteps if "timesteps" in sources else None, moved=moved)
+        finally:
+            lock.release()
+    if args.algo == "alphazero" and (args.opponents or args.weights):
+        raise UsageError("--algo alphazero learns by self-play only: --opponents and --weights are for ppo")
+    settings: dict[str, Any] = {}
+    if args.game is None and args.config is None:
+        settings.update(json.loads(json.dumps(DEFAULT_TRAINING)))
+        print(f"no --game given: the default run ({DEFAULT_TRAINING})", file=sys.stderr)
+    try:
+        _train_settings(args, settings)
+        config = make_config(settings)
+        make_game(config.game, config.game_options)
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+    out = args.out or f"runs/{config.game}-{time.strftime('%Y%m%d-%H%M%S')}"
+    check_out(out)
+    return _run_training(config, out, args)
+
+
+def _run_training(config: Any, out: str, args: argparse.Namespace, timesteps: int | None = None,
+                  moved: dict[str, Any] | None = None) -> int:
+    """Train (``config``, or for ``--resume`` the run's own) and play the final arena;
+    ``moved``: where a resumed run now runs (``device``, a backend's ``address``), which
+    config.toml keeps as first given."""
+    from parlour.baselines import references
+    from parlour.evaluation.arena import GameFailed
+    from parlour.training.run_files import DamagedRun
+    from parlour.training.trainers import open_trainer
+
+    def warn(text: str) -> None:
+        print(f"parlour train: warning: {text}", file=sys.stderr)
+
+    from parlour.locks import DirectoryLocked
+
+    try:
+        trainer = open_trainer(config, out, resume=args.resume, force=args.force, progress=not args.quiet, timesteps=timesteps, warn=warn)
+    except (DamagedRun, DirectoryLocked) as error:
+        raise Failure(str(error)) from None
+    except (ValueError, FileExistsError) as error:
+        raise UsageError(str(error)) from None
+    except ImportError as error:
+        raise Failure(str(error)) from None
+    for key, value in (moved or {}).items():
+        try:
+            trainer.move(key, value)
+        except ValueError as error:
+            raise UsageError(str(error)) from None
+    try:
+        result = trainer.run()
+    except KeyboardInterrupt as interrupt:
+        raise Interrupted(_where_the_run_stands(trainer)) from interrupt
+    print(f"trained {result.steps:,} steps in {result.seconds:.0f} s; run directory {result.run_dir}")
+    for warning in result.warnings:
+        print(f"\nWARNING: {warning}\n")
+    best = trainer.best_path
+    refs = references(trainer.game)
+    games = refs.final_games if args.final_games is None else args.final_games
+    if games == 0 or not best.exists():
+        return 0
+    from parlour.evaluation.arena import play_match
+    from parlour.evaluation.report import summarize, timing_text, to_markdown
+    from parlour.training.run_files import write_atomic
+
+    opponents = list(dict.fromkeys(refs.final().values()))
+    agents = [trainer.learner_spec(str(best)), *opponents]
+    print(f"\narena: the best model against {', '.join(opponents)} ({games} games per pairing)")
+    try:
+        match = play_match(trainer.game, agents, games, seed=trainer.config.seed, workers=args.workers, progress=not args.quiet)
+    except KeyboardInterrupt as interrupt:
+        options = [f"--option={key}={json.dumps(value)}" for key, value in trainer.config.game_options.items()]
+        command = ["parlour", "arena", "--game", trainer.game.name, *options, "--agents", *agents, "--games", str(games), "--seed", str(trainer.config.seed)]
+        raise Interrupted(f"in the final arena; the training is complete (run directory {result.run_dir}); to play the arena: {shlex.join(command)}") from interrupt
+    except GameFailed as error:
+        raise Failure(f"the final arena: {error}") from error
+    summary = summarize(match)
+    text = to_markdown(summary, focus=agents[0]) + "\n\n" + timing_text(summary)
+    text = "".join(f"**WARNING**: {warning}\n\n" for warning in result.warnings) + text
+    print(text)
+    write_atomic(result.run_dir / "arena.md", text + "\n")
+    return 0
+
+
+def _where_the_run_stands(trainer: Any) -> str:
+    """After Ctrl-C: the run's last checkpoint and the command that continues it."""
+    from parlour.training.run_files import restart_hint
+
+    files = trainer.files
+    step = trainer.saved_step()
+    if step is None:
+        if files.config.exists():
+            return f"no checkpoint was written yet, so {str(files.root)!r} cannot be resumed; {restart_hint(files)}"
+        return f"nothing was saved in {str(files.root)!r} yet"
+    return (
+        f"the run in {str(files.root)!r} is saved at its checkpoint of step {step:,} of {trainer.total:,}; "
+        f"continue it with: parlour train --out {shlex.quote(str(files.root))} --resume"
+    )
+
+
+def _train_ntuple(args: argparse.Namespace) -> int:
+    """TD(lambda) training of an n-tuple evaluation inside the game's alpha-beta search."""
+    from parlour.training.ntuple import NTupleSettings, train_ntuple
+
+    game = make_game(args.game, parse_options(args.option))
+    try:
+        settings = NTupleSettings(generations=args.generations, games=args.games, depth=args.depth, opening=args.opening,
+                                  teacher=not args.no_teacher, lam=args.lam, epochs=args.epochs, window=args.window,
+                                  gate_games=args.gate_games, workers=args.workers, seed=args.seed)
+        summary = train_ntuple(game, args.out, settings, log=print)
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+    best = max((row["generation"] for row in summary["generations"] if row["best"]), default=None)
+    print(f"best: generation {best}; play it with ntuple:{Path(args.out) / 'best.zip'}")
+    return 0
