@@ -1,10 +1,7 @@
-"""Goofspiel (GOPS), the simultaneous bidding card game (rules: docs/goofspiel.md).
-
-Each of ``num_players`` players holds the cards ``1..N``; the prizes ``1..N`` are
-revealed one per round and every player bids one card from hand at the same time.
-The unique highest bid takes the prize; a tie for the highest bid either carries the
-prize into a growing pot (``tie_rule="carry"``, the rule of "Making the Tree Search") or discards it
-(``"discard"``, OpenSpiel's).  Action ``a`` bids the card ``a + 1``.
+"""Goofspiel's rules: the game and its options, a position, the simultaneous bid, the
+returns and the observation (docs/goofspiel.md).  The information state is in
+:mod:`.information`, the scoring shared with it in :mod:`.scoring`, the text form's
+parser in :mod:`.notation`.
 
 The hot path keeps each hand as an int bitmask (bit ``a`` = card ``a + 1``) and
 allocates nothing per step beyond the history tuple, because every playout, search
@@ -13,12 +10,7 @@ and environment step goes through ``apply``.
 
 from __future__ import annotations
 
-import bisect
-import functools
-import itertools
-import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -32,8 +24,8 @@ from parlour.games.base import (
     as_action,
     check_choice,
     check_int,
-    shown,
     make_rng,
+    shown,
 )
 from parlour.games.bitmask import (  # SET_BITS_MEMO: read directly on the hot path
     SET_BITS_MEMO,
@@ -41,6 +33,9 @@ from parlour.games.bitmask import (  # SET_BITS_MEMO: read directly on the hot p
     mask_of,
     set_bits,
 )
+from parlour.games.goofspiel import notation
+from parlour.games.goofspiel.information import GoofspielInfoState
+from parlour.games.goofspiel.scoring import points_to_returns
 
 PRIZE_ORDERS = ("random", "descending", "ascending")
 TIE_RULES = ("carry", "discard")
@@ -51,6 +46,7 @@ MAX_CARD = 1000
 200).  The observation, the picture and a game's time grow with players x cards: at
 10 x 1000, 34,012 floats, a 2.4 MB picture and a random game in under a second; at the
 former limit of 64 players, 196,066 floats, a 15 MB picture and 6 s (docs/goofspiel.md)."""
+
 
 _VECTORS: dict[tuple[int, int, type], np.ndarray] = {}
 _PRIZE_VECTORS: dict[tuple[tuple[int, ...], int], np.ndarray] = {}
@@ -242,8 +238,14 @@ class GoofspielGame(Game):
             return GoofspielState(self, prizes, [mask_of(h) for h in hands])
         return GoofspielState(self, prizes, list(self._start_masks))
 
+    def state_from_deal(self, prizes: tuple[int, ...], hands: list[int]) -> GoofspielState:
+        """A fresh state from a prize order and the hands as bitmasks, unchecked: for the
+        samplers of information states, which draw thousands (``new_initial_state(prizes=...,
+        hands=...)`` checks them)."""
+        return GoofspielState(self, prizes, hands)
+
     def state_from_text(self, text: str) -> GoofspielState:
-        return _parse(self, text)
+        return notation.parse_position(self, text)
 
 
 def _check_prizes(order: object, n: int, what: str) -> tuple[int, ...]:
@@ -603,281 +605,3 @@ class GoofspielState(State):
 _SEATS = {p: tuple(range(p)) for p in range(2, MAX_PLAYERS + 1)}
 _WIN_LOSS_2 = {1: np.array([1.0, -1.0]), 0: np.zeros(2), -1: np.array([-1.0, 1.0])}
 """Two-player win/loss returns by the sign of p0 - p1 (``returns`` hands out copies)."""
-
-
-def settle_round(pot: int, prize: int, winner: int, discard_ties: bool) -> tuple[int, int]:
-    """``(points the round's winner takes, pot carried into the next round)``: the winner
-    takes the prize and the pot; on a tie (``winner`` -1) both are carried, or discarded
-    under ``tie_rule="discard"``."""
-    stake = pot + prize
-    if winner >= 0:
-        return stake, 0
-    return 0, 0 if discard_ties else stake
-
-
-def points_to_returns(points: Sequence[int], kind: str) -> np.ndarray:
-    """Returns of a finished game from the points (docs/goofspiel.md, Rules, item 6).
-
-    Plain Python arithmetic on a handful of numbers, then one array: this runs at
-    the end of every playout.
-    """
-    players = len(points)
-    if kind == "total_points":
-        return np.array(points, dtype=np.float64)
-    if kind == "point_difference":
-        total = sum(points)
-        return np.array([p - (total - p) / (players - 1) for p in points])
-    top = max(points)
-    w = points.count(top) if isinstance(points, list) else list(points).count(top)
-    if w == players:
-        return np.zeros(players)
-    win, loss = 1.0 / w, -1.0 / (players - w)
-    return np.array([win if p == top else loss for p in points])
-
-
-@dataclass(frozen=True)
-class GoofspielInfoState:
-    """What one seat knows: public prizes and pots, its own hand and bids, who won each
-    round, everyone's points, and everyone's bids unless ``imperfect_info``
-    (then other seats' bids are ``None``).  Hashable; equal exactly when the seat
-    cannot tell the two situations apart.
-    """
-
-    game: GoofspielGame = field(repr=False)
-    player: int
-    prizes_seen: tuple[int, ...]
-    prizes_to_come: tuple[int, ...] | None
-    """The order of the prizes still to come when it is public (a fixed order), else None."""
-    start_hands: tuple[int, ...]
-    bids: tuple[tuple[int | None, ...], ...]
-    winners: tuple[int, ...]
-    points: tuple[int, ...]
-    pot: int
-
-    @property
-    def round(self) -> int:
-        return len(self.bids)
-
-    @property
-    def hand(self) -> int:
-        """Own cards as a bitmask (bit ``a`` = card ``a + 1``)."""
-        mask = self.start_hands[self.player]
-        for round_bids in self.bids:
-            mask &= ~(1 << round_bids[self.player])
-        return mask
-
-    def legal_actions(self) -> list[int]:
-        if self.round >= self.game.num_cards:
-            return []
-        return list(set_bits(self.hand))
-
-    @property
-    def current_prize(self) -> int | None:
-        return self.prizes_seen[self.round] if self.round < len(self.prizes_seen) else None
-
-    def unseen_prizes(self) -> list[int]:
-        """Prizes not yet revealed, ascending (their order is hidden when it is random)."""
-        seen = set(self.prizes_seen)
-        return [p for p in range(1, self.game.num_cards + 1) if p not in seen]
-
-    def rounds(self) -> list[tuple[int, int, tuple[int | None, ...], int]]:
-        """Every round played: ``(prize, stake, bids, winner)``, the stake being the prize
-        plus the pot carried into it, ``winner`` -1 for a tie."""
-        out = []
-        pot = 0
-        for prize, bids, winner in zip(self.prizes_seen, self.bids, self.winners):
-            out.append((prize, pot + prize, bids, winner))
-            _, pot = settle_round(pot, prize, winner, self.game.discard_ties)
-        return out
-
-    def __str__(self) -> str:
-        """What the seat knows, spelled out for a person (``parlour play``)."""
-        game, me = self.game, self.player
-        n, players = game.num_cards, game.num_players
-        name = lambda seat: "you" if seat == me else f"player_{seat}"  # noqa: E731
-        prize = self.current_prize
-        if prize is None:
-            lines = [f"game over after {n} rounds"]
-        else:
-            carried = f" + {self.pot} carried = {self.pot + prize} at stake" if self.pot else ""
-            lines = [f"round {self.round + 1} of {n}: prize {prize}{carried}"]
-        lines.append(f"prizes so far: {' '.join(map(str, self.prizes_seen[: self.round])) or '-'}")
-        if self.prizes_to_come is not None:
-            lines.append(f"prizes to come, in order: {' '.join(map(str, self.prizes_to_come)) or '-'}")
-        elif prize is not None:
-            lines.append(f"prizes to come (order hidden): {' '.join(map(str, self.unseen_prizes())) or '-'}")
-        lines.append("points: " + " | ".join(f"{name(s)} {self.points[s]}" for s in range(players)))
-        lines.append(f"your hand: {_cards_text(self.hand)}")
-        if not game.config["imperfect_info"]:
-            for seat in range(players):
-                if seat != me:
-                    mask = self.start_hands[seat]
-                    for bids in self.bids:
-                        mask &= ~(1 << bids[seat])
-                    lines.append(f"player_{seat}'s hand: {_cards_text(mask)}")
-        if self.bids:
-            lines.append("rounds played:")
-        for r, (prize_r, stake, bids, winner) in enumerate(self.rounds()):
-            bid_text = ", ".join(f"{name(s)} {'?' if b is None else b + 1}" for s, b in enumerate(bids))
-            if winner >= 0:
-                outcome = f"{name(winner)} {'take' if winner == me else 'takes'} {stake}"
-            elif game.discard_ties:
-                outcome = "tie: prize discarded"
-            else:
-                outcome = f"tie: {stake} carried over" if r + 1 < n else f"tie: {stake} lost (no round left)"
-            lines.append(f"  {r + 1}. prize {prize_r}: bids {bid_text} -> {outcome}")
-        return "\n".join(lines)
-
-    def sample(self, rng: np.random.Generator | int | None = None) -> GoofspielState:
-        """A full state consistent with this information, drawn uniformly.
-
-        The unseen prizes are shuffled when the order is random (it is public
-        otherwise); under ``imperfect_info`` the other seats' bids are drawn uniformly
-        among all bid histories that give the same round winners.
-        """
-        rng = make_rng(rng)
-        game = self.game
-        if self.prizes_to_come is None:
-            rest = self.unseen_prizes()
-            prizes = self.prizes_seen + tuple(rest[i] for i in rng.permutation(len(rest)))
-        else:
-            prizes = self.prizes_seen + self.prizes_to_come
-        bids = self.bids
-        if bids and any(b is None for b in bids[0]):
-            bids = _sample_hidden_bids(self, rng)
-        state = GoofspielState(game, prizes, list(self.start_hands))
-        for round_bids in bids:
-            state.apply(dict(enumerate(round_bids)))
-        return state
-
-
-def _cards_text(mask: int) -> str:
-    return " ".join(map(str, cards_of(mask))) or "-"
-
-
-def _round_winner(bids: Sequence[int]) -> int:
-    top = max(bids)
-    return bids.index(top) if bids.count(top) == 1 else -1
-
-
-def _sample_hidden_bids(info: GoofspielInfoState, rng: np.random.Generator) -> list[tuple[int, ...]]:
-    """Uniform draw of the other seats' bid histories given own bids and round winners."""
-    return _hidden_bid_sampler(info).sample(rng)
-
-
-@functools.lru_cache(maxsize=64)
-def _hidden_bid_sampler(info: GoofspielInfoState) -> _HiddenBids:
-    """One sampler per information state: searchers draw thousands of samples from it."""
-    return _HiddenBids(info)
-
-
-class _HiddenBids:
-    """Counts the completions of every partial bid history (memoised on the cards the
-    other seats have used), then samples forward in proportion to those counts; the
-    counts and each node's cumulative weights are kept, so a sample costs one random
-    number and one bisection per round."""
-
-    def __init__(self, info: GoofspielInfoState) -> None:
-        self.info = info
-        self.me = info.player
-        self.others = [s for s in range(len(info.start_hands)) if s != info.player]
-        self.rounds = len(info.bids)
-        self.counts: dict[tuple[int, tuple[int, ...]], int] = {}
-        self.nodes: dict[tuple[int, tuple[int, ...]], tuple[list[tuple[int, ...]], list[tuple[int, ...]], list[int]]] = {}
-        if self.count(0, (0,) * len(self.others)) == 0:
-            raise ValueError("goofspiel: no bid history is consistent with this information state")
-
-    def choices(self, r: int, used: tuple[int, ...]) -> list[tuple[int, ...]]:
-        info, me = self.info, self.me
-        own = info.bids[r][me]
-        result = []
-        pools = [set_bits(info.start_hands[s] & ~used[i]) for i, s in enumerate(self.others)]
-        for combo in _product(pools):
-            bids = list(combo)
-            bids.insert(me, own)
-            if _round_winner(bids) == info.winners[r]:
-                result.append(combo)
-        return result
-
-    def count(self, r: int, used: tuple[int, ...]) -> int:
-        if r == self.rounds:
-            return 1
-        key = (r, used)
-        total = self.counts.get(key)
-        if total is None:
-            total = self.counts[key] = sum(
-                self.count(r + 1, tuple(u | 1 << c for u, c in zip(used, combo)))
-                for combo in self.choices(r, used)
-            )
-        return total
-
-    def node(self, r: int, used: tuple[int, ...]):
-        key = (r, used)
-        node = self.nodes.get(key)
-        if node is None:
-            options = self.choices(r, used)
-            nexts = [tuple(u | 1 << c for u, c in zip(used, combo)) for combo in options]
-            cumulative = list(itertools.accumulate(self.count(r + 1, nxt) for nxt in nexts))
-            node = self.nodes[key] = (options, nexts, cumulative)
-        return node
-
-    def sample(self, rng: np.random.Generator) -> list[tuple[int, ...]]:
-        used = (0,) * len(self.others)
-        history = []
-        draws = rng.random(self.rounds)
-        for r in range(self.rounds):
-            options, nexts, cumulative = self.node(r, used)
-            pick = bisect.bisect_right(cumulative, draws[r] * cumulative[-1])
-            pick = min(pick, len(options) - 1)
-            bids = list(options[pick])
-            bids.insert(self.me, self.info.bids[r][self.me])
-            history.append(tuple(bids))
-            used = nexts[pick]
-        return history
-
-
-def _product(pools: list[tuple[int, ...]]) -> list[tuple[int, ...]]:
-    combos: list[tuple[int, ...]] = [()]
-    for pool in pools:
-        combos = [c + (x,) for c in combos for x in pool]
-    return combos
-
-
-_HEADER = re.compile(r"round (\d+)/(\d+)|game over")
-_PLAYER = re.compile(r"player_(\d+): hand ([\d ]+|-) \| bids ([\d ]+|-) \| points (\d+)")
-
-
-def _parse(game: GoofspielGame, text: str) -> GoofspielState:
-    """Read ``GoofspielState.to_text``: rebuild the start and replay the bids."""
-    lines = [line.strip() for line in text.strip().splitlines()]
-    example = game.new_initial_state(seed=0).to_text()
-    bad = f"malformed goofspiel position {shown(text)}; expected lines like:\n{example}"
-    if len(lines) != 3 + game.num_players or not _HEADER.fullmatch(lines[0]):
-        raise ValueError(bad)
-    if not lines[1].startswith("prizes: ") or not lines[2].startswith("pot: "):
-        raise ValueError(bad)
-    tokens = lines[1][len("prizes: ") :].split()
-    try:
-        prizes = [int(t.strip("[]")) for t in tokens]
-    except ValueError:
-        raise ValueError(bad) from None
-    hands, bids = [], []
-    for seat, line in enumerate(lines[3:]):
-        match = _PLAYER.fullmatch(line)
-        if not match or int(match[1]) != seat:
-            raise ValueError(bad)
-        held = [] if match[2] == "-" else [int(c) for c in match[2].split()]
-        played = [] if match[3] == "-" else [int(c) for c in match[3].split()]
-        hands.append(held + played)
-        bids.append(played)
-    state = game.new_initial_state(prizes=prizes, hands=hands)
-    if len({len(b) for b in bids}) != 1:
-        raise ValueError(f"{bad}\n(every player must have made the same number of bids)")
-    for r in range(len(bids[0])):
-        state.apply({seat: bids[seat][r] - 1 for seat in range(game.num_players)})
-    canonical = state.to_text()
-    if canonical != "\n".join(lines):
-        raise ValueError(
-            f"inconsistent goofspiel position {shown(text)}: replaying its bids gives\n{canonical}"
-        )
-    return state
