@@ -14,7 +14,9 @@ from parlour.baselines.players.tides_of_time import (
     opponent_hands,
     solve_all_hands,
 )
-from parlour.games.tides_of_time import TidesOfTimeGame, bits, mask_of, score_masks
+from parlour.games.bitmask import mask_of
+from parlour.games.bitmask import set_bits as bits
+from parlour.games.tides_of_time import TidesOfTimeGame, score_masks
 
 GAME1 = TidesOfTimeGame(rounds=1)
 GAME3 = TidesOfTimeGame(rounds=3)

@@ -8,7 +8,8 @@ from helpers import play_first_legal, random_game
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from parlour.games.tides_of_time import TidesOfTimeGame, cards_of, score_masks
+from parlour.games.bitmask import cards_of
+from parlour.games.tides_of_time import TidesOfTimeGame, score_masks
 
 configs = st.fixed_dictionaries(
     {

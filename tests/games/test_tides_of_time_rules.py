@@ -6,11 +6,11 @@ import pytest
 from helpers import play_first_legal
 
 from parlour import IllegalActionError
+from parlour.games.bitmask import cards_of
 from parlour.games.tides_of_time import (
     CARDS,
     SUITS,
     TidesOfTimeGame,
-    cards_of,
     score_breakdown,
     score_round,
 )

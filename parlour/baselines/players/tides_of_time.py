@@ -58,6 +58,7 @@ from parlour.baselines.policy import Param, Policy, register
 from parlour.baselines.references import References, register_references
 from parlour.games.base import Game
 from parlour.games.bitmask import set_bits
+from parlour.games.bitmask import set_bits as bits
 from parlour.games.tides_of_time import (
     DISCARD,
     DRAFT,
@@ -66,7 +67,6 @@ from parlour.games.tides_of_time import (
     TidesInfoState,
     TidesOfTimeGame,
     score_kingdoms,
-    bits,
     score_many,
     score_masks,
 )

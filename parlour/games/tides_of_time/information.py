@@ -1,0 +1,265 @@
+"""What one Tides of Time seat knows (``TidesInfoState``), its observation vector
+(``OBS_LAYOUT``), and full states drawn consistent with it (the cards still unseen,
+dealt uniformly)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from parlour.games.base import (
+    make_rng,
+)
+from parlour.games.bitmask import cards_of, mask_of
+from parlour.games.bitmask import set_bits as bits
+from parlour.games.tides_of_time.cards import (
+    ALL_CARDS,
+    DISCARD,
+    DRAFT,
+    HAND_SIZE,
+    NUM_CARDS,
+    OVER,
+    PHASES,
+    RELIC,
+    SCORE_SCALE,
+    card_label,
+    named_cards,
+)
+
+if TYPE_CHECKING:
+    from parlour.games.tides_of_time.rules import TidesOfTimeGame, TidesOfTimeState
+
+
+# --- information states -------------------------------------------------------------------
+
+
+def _known_draws(state: TidesOfTimeState, me: int) -> tuple[int, ...]:
+    """Per draw (relic step r, seat s) in pile order: the mask drawn, or -1 if ``me``
+    cannot know it yet (the opponent's draw before the next first exchange)."""
+    out = []
+    for r, (d0, d1) in enumerate(state.draws):
+        for s, d in ((0, d0), (1, d1)):
+            seen = s == me or state.round > r + 1 or state.pick > 0 or state.phase != DRAFT
+            out.append(d if seen else -1)
+    return tuple(out)
+
+
+def info_state_of(state: TidesOfTimeState, me: int) -> TidesInfoState:
+    opp = 1 - me
+    first = state.phase == DRAFT and state.pick == 0
+    draws = _known_draws(state, me)
+    opp_init = state.start[opp] if not (first and state.round == 0) else -1
+    if state.phase != DRAFT:
+        opp_hand, hidden = 0, 0
+    elif not first:
+        opp_hand, hidden = state.hands[opp], 0
+    elif state.round == 0:
+        opp_hand, hidden = 0, HAND_SIZE
+    else:
+        d = state.draws[-1][opp]
+        opp_hand = state.hands[opp] & ~d
+        hidden = 2
+    known = state.hands[me] | opp_hand | state.drafted[0] | state.drafted[1] | state.relics[0] | state.relics[1]
+    known |= state.discards[0] | state.discards[1]
+    keeps = tuple(state.keeps)
+    picks = tuple(tuple(p) for p in state.picks)
+    return TidesInfoState(
+        game=state.game,
+        player=me,
+        phase=state.phase,
+        round=state.round,
+        pick=state.pick,
+        hand=state.hands[me],
+        opp_hand=opp_hand,
+        opp_hidden=hidden,
+        drafted=(state.drafted[me], state.drafted[opp]),
+        relics=(state.relics[me], state.relics[opp]),
+        discards=(state.discards[me], state.discards[opp]),
+        own_relic=state.pending[me],
+        unseen=ALL_CARDS & ~known,
+        scores=tuple(state.scores),
+        own_start=state.start[me],
+        opp_start=opp_init,
+        draws=draws,
+        picks=picks,
+        keeps=keeps,
+    )
+
+
+@dataclass(frozen=True)
+class TidesInfoState:
+    """What one seat knows.  Seat-relative pairs are ``(own, opponent's)``.
+
+    ``hand``: own hand; ``opp_hand``: the part of the opponent's hand the seat knows
+    (all of it after a round's first exchange; the three returned cards before the
+    first pick of rounds 2 and 3; nothing before round 1's first exchange) and
+    ``opp_hidden`` the number of opponent's cards it does not know; ``drafted``,
+    ``relics``, ``discards``: masks; ``own_relic``: own secret relic (card index)
+    during the discard step, else -1; ``unseen``: cards whose place the seat does not
+    know (the opponent's unknown cards and the pile); ``scores``: round scores in
+    seat order.  The history (``own_start``, ``opp_start`` or -1 while unknown,
+    ``draws`` with -1 for a draw not yet seen, ``picks``, ``keeps``) makes two info
+    states equal exactly when the seat cannot tell the situations apart.
+    """
+
+    game: TidesOfTimeGame = field(repr=False)
+    player: int
+    phase: int
+    round: int
+    pick: int
+    hand: int
+    opp_hand: int
+    opp_hidden: int
+    drafted: tuple[int, int]
+    relics: tuple[int, int]
+    discards: tuple[int, int]
+    own_relic: int
+    unseen: int
+    scores: tuple[tuple[int, int], ...]
+    own_start: int
+    opp_start: int
+    draws: tuple[int, ...]
+    picks: tuple[tuple[tuple[int, int], ...], ...]
+    keeps: tuple[tuple[int, int, int, int], ...]
+
+    def legal_actions(self) -> list[int]:
+        if self.phase == DRAFT:
+            return list(bits(self.hand))
+        if self.phase == RELIC:
+            return list(bits(self.drafted[0]))
+        if self.phase == DISCARD:
+            return list(bits(self.drafted[0] & ~(1 << self.own_relic)))
+        return []
+
+    @property
+    def kingdoms(self) -> tuple[int, int]:
+        """``(own, opponent's)`` kingdoms now: relics and cards drafted this round."""
+        return self.relics[0] | self.drafted[0], self.relics[1] | self.drafted[1]
+
+    @property
+    def passed(self) -> int:
+        """The cards this seat passed at the round's last exchange (0 before the first):
+        exactly the opponent's hand now, which is how the seat knows it."""
+        return self.opp_hand if self.phase == DRAFT and self.pick > 0 else 0
+
+    @property
+    def known_opponent_hand(self) -> bool:
+        return self.opp_hidden == 0
+
+    def totals(self) -> tuple[int, int]:
+        """``(own, opponent's)`` totals of the rounds scored."""
+        me = self.player
+        return sum(s[me] for s in self.scores), sum(s[1 - me] for s in self.scores)
+
+    def sample(self, rng: np.random.Generator | int | None = None) -> TidesOfTimeState:
+        """A full state consistent with this information, drawn uniformly: the unseen
+        cards are shuffled into the opponent's unknown hand slots (its dealt hand or
+        its last draw) and the pile; during the discard step the opponent's secret
+        relic is uniform over the cards it drafted this round."""
+        rng = make_rng(rng)
+        me, opp = self.player, 1 - self.player
+        unseen = list(bits(self.unseen))
+        order = [unseen[i] + 1 for i in rng.permutation(len(unseen))] if unseen else []
+        take = 0
+        starts = [0, 0]
+        starts[me] = self.own_start
+        if self.opp_start < 0:
+            starts[opp] = mask_of(order[:HAND_SIZE])
+            take = HAND_SIZE
+        else:
+            starts[opp] = self.opp_start
+        pile: list[int] = []
+        for d in self.draws:
+            if d < 0:
+                pile.extend(order[take : take + 2])
+                take += 2
+            else:
+                pile.extend(cards_of(d))
+        pile.extend(order[take:])
+        state = self.game.state_from_deal(starts[0], starts[1], tuple(pile))
+        for r, picks in enumerate(self.picks):
+            for pair in picks:
+                state.apply({0: pair[0], 1: pair[1]})
+            if r < len(self.keeps):
+                r0, r1, d0, d1 = self.keeps[r]
+                state.apply({0: r0, 1: r1})
+                state.apply({0: d0, 1: d1})
+        if self.phase == DISCARD:
+            relics = [0, 0]
+            relics[me] = self.own_relic
+            choices = bits(self.drafted[1])
+            relics[opp] = choices[int(rng.integers(len(choices)))]
+            state.apply({0: relics[0], 1: relics[1]})
+        return state
+
+    def __str__(self) -> str:
+        """What the seat sees, for people (``parlour play``): no hidden card appears."""
+        me = self.player
+        if self.phase == OVER:
+            head = "game over"
+        else:
+            step = f"pick {self.pick + 1}/5" if self.phase == DRAFT else PHASES[self.phase]
+            head = f"round {self.round + 1}/{self.game.rounds}, {step}"
+        opp = named_cards(self.opp_hand)
+        if self.opp_hidden:
+            opp = f"{opp if self.opp_hand else ''}{' + ' if self.opp_hand else ''}{self.opp_hidden} unknown"
+        lines = [
+            f"tides_of_time (you are player_{me}): {head}",
+            f"your hand: {named_cards(self.hand)}",
+            f"your kingdom: {named_cards(self.kingdoms[0], self.relics[0])}",
+            f"opponent's hand: {opp}",
+            f"opponent's kingdom: {named_cards(self.kingdoms[1], self.relics[1])}",
+            f"discards: {named_cards(self.discards[0] | self.discards[1])}",
+        ]
+        if self.own_relic >= 0:
+            lines.append(f"your secret relic: {card_label(self.own_relic + 1)}")
+        for r, sc in enumerate(self.scores):
+            lines.append(f"round {r + 1} score: you {sc[me]}, opponent {sc[1 - me]}")
+        return "\n".join(lines)
+
+    def tensor(self) -> np.ndarray:
+        """The observation vector (layout: ``OBS_LAYOUT``)."""
+        obs = np.zeros(OBS_SIZE, dtype=np.float32)
+        planes = np.array(
+            (
+                self.hand, self.drafted[0], self.relics[0], self.discards[0],
+                self.opp_hand, self.drafted[1], self.relics[1], self.discards[1],
+                (1 << self.own_relic) if self.own_relic >= 0 else 0, self.unseen,
+            ),
+            dtype=np.int64,
+        )
+        obs[: PLANES * NUM_CARDS] = ((planes[:, None] >> _CARD_SHIFTS) & 1).ravel()
+        base = PLANES * NUM_CARDS
+        obs[base + min(self.round, 2)] = 1.0
+        if self.phase == DRAFT:
+            obs[base + 3 + self.pick] = 1.0
+        obs[base + 8 + self.phase] = 1.0
+        obs[base + 12] = self.opp_hidden / HAND_SIZE
+        obs[base + 13] = (self.game.rounds - 1) / 2
+        me = self.player
+        for r, s in enumerate(self.scores):
+            obs[base + 14 + 2 * r] = s[me] / SCORE_SCALE
+            obs[base + 15 + 2 * r] = s[1 - me] / SCORE_SCALE
+        own, other = self.totals()
+        obs[base + 20] = own / (3 * SCORE_SCALE)
+        obs[base + 21] = other / (3 * SCORE_SCALE)
+        return obs
+
+
+PLANES = 10
+_CARD_SHIFTS = np.arange(NUM_CARDS, dtype=np.int64)
+OBS_LAYOUT = (
+    ("own hand", 18), ("own cards drafted this round", 18), ("own relics", 18), ("own discards", 18),
+    ("known opponent hand", 18), ("opponent cards drafted this round", 18), ("opponent relics", 18),
+    ("opponent discards", 18), ("own secret relic (discard step)", 18), ("unseen cards (opponent's unknown + pile)", 18),
+    ("round one-hot", 3), ("pick one-hot (draft only)", 5), ("phase one-hot: draft, relic, discard, over", 4),
+    ("opponent's unknown hand cards / 5", 1), ("rounds option: 0 for 1, 1 for 3", 1),
+    ("round scores / 128, (own, opponent) per round", 6), ("totals / 384, own then opponent", 2),
+)
+"""The observation layout, in order: (what, width).  Card planes are indexed by card
+number - 1; everything is seat-relative."""
+OBS_SIZE = sum(w for _, w in OBS_LAYOUT)
+
+
