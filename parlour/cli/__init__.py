@@ -25,10 +25,10 @@ import parlour
 from parlour.cli import arena, games, play, serve, train
 from parlour.cli.arena import DEFAULT_ARENA
 from parlour.cli.common import parse_option_value, parse_options
-from parlour.cli.train import DEFAULT_TRAINING, address_setting
+from parlour.cli.train import DEFAULT_TRAINING
 from parlour.errors import DamagedFileError, Failure, Interrupted, UsageError
 
-__all__ = ["DEFAULT_ARENA", "DEFAULT_TRAINING", "Failure", "Interrupted", "Terminated", "UsageError", "address_setting",
+__all__ = ["DEFAULT_ARENA", "DEFAULT_TRAINING", "Failure", "Interrupted", "Terminated", "UsageError",
            "build_parser", "error_line", "main", "parse_option_value", "parse_options"]
 
 

@@ -19,7 +19,6 @@ from parlour.cli.common import (
     parse_options,
 )
 from parlour.errors import Failure, Interrupted, UsageError
-from parlour.games import load_game
 
 
 def add_parser(sub: Any, common: argparse.ArgumentParser) -> None:
@@ -128,67 +127,30 @@ TRAIN_FLAGS: dict[str, str] = {
 """Training settings that have a flag of their own (``game_options``: ``--option``)."""
 
 
-def _train_settings(args: argparse.Namespace, settings: dict[str, Any]) -> dict[str, str]:
-    """Apply ``--config``, the flags and ``--set`` (in rising precedence) to ``settings``.
-
-    Returns which option set each setting (``{"eval_every": "--eval-every 5000",
-    "ppo.n_steps": "--set ppo.n_steps=64"}``), for ``--resume`` to name what would change.
-    ``ValueError`` on bad text."""
-    from parlour.training.config import load_config, merge, parse_override
+def _settings_given(args: argparse.Namespace) -> Any:
+    """What the command line gives (``SettingsGiven``, which applies it in precedence:
+    defaults < --config FILE < flags < --address < --set).  ``UsageError`` on bad text."""
+    from parlour.training.config import parse_override
     from parlour.training.opponents import split_specs
+    from parlour.training.settings import Given, SettingsGiven
 
-    sources: dict[str, str] = {}
-    if args.config is not None:
-        for key, value in load_config(args.config).items():
-            if isinstance(value, dict) and isinstance(settings.get(key), dict):  # [game_options], [ppo], [alphazero]
-                settings[key] = {**settings[key], **value}
-                sources.update({f"{key}.{sub}": f"--config {args.config}" for sub in value})
-            else:
-                settings[key] = value
-                sources[key] = f"--config {args.config}"
-    if args.option:
-        settings["game_options"] = {**settings.get("game_options", {}), **parse_options(args.option)}
-        sources.update({f"game_options.{item.partition('=')[0].strip()}": f"--option {item}" for item in args.option})
-    given = {
-        "game": args.game,
-        "opponents": split_specs(args.opponents) if args.opponents else None,
-        "opponent_weights": _weights(args.weights) if args.weights else None,
-        "eval_opponents": split_specs(args.eval_opponents) if args.eval_opponents else None,
-        "timesteps": args.timesteps,
-        "n_envs": args.n_envs,
-        "seed": args.seed,
-        "vec_env": args.vec_env,
-        "eval_every": args.eval_every,
-        "eval_games": args.eval_games,
-        "snapshot_every": args.snapshot_every,
-        "network": args.network,
-        "algo": args.algo,
-        "backend": args.backend,
-        "device": args.device,
-    }
-    texts = {"opponents": args.opponents, "opponent_weights": args.weights, "eval_opponents": args.eval_opponents}
-    for key, value in given.items():
-        if value is not None:
-            settings[key] = value
-            sources[key] = f"{TRAIN_FLAGS[key]} {texts.get(key, value)}"
-    if args.address is not None:
-        key = address_setting(settings.get("backend", "sb3"))
-        merge(settings, key, args.address)
-        sources[key] = f"--address {args.address}"
-    for item in args.set or ():
-        key, value = parse_override(item)
-        merge(settings, key, value)
-        sources[key] = f"--set {item}"
-    return sources
-
-
-ADDRESSES = ("rllib.address", "alphazero.address")
-"""The settings ``--address`` sets, by backend (``address_setting``)."""
-
-
-def address_setting(backend: str) -> str:
-    """The setting ``--address`` sets for ``backend`` (Ray's RLlib, or alphazero's Ray actors)."""
-    return "alphazero.address" if backend == "ray" else "rllib.address"
+    try:
+        flags = [Given(f"game_options.{key}", value, f"--option {item}")
+                 for item in args.option or () for key, value in parse_options([item]).items()]
+        values = {
+            "opponents": split_specs(args.opponents) if args.opponents else None,
+            "opponent_weights": _weights(args.weights) if args.weights else None,
+            "eval_opponents": split_specs(args.eval_opponents) if args.eval_opponents else None,
+        }
+        texts = {"opponents": args.opponents, "opponent_weights": args.weights, "eval_opponents": args.eval_opponents}
+        for key, flag in TRAIN_FLAGS.items():
+            value = values[key] if key in values else getattr(args, key)
+            if value is not None:
+                flags.append(Given(key, value, f"{flag} {texts.get(key, value)}"))
+        overrides = [Given(*parse_override(item), f"--set {item}") for item in args.set or ()]
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+    return SettingsGiven(args.config, tuple(flags), args.address, tuple(overrides))
 
 
 def _weights(text: str) -> list[float]:
@@ -198,74 +160,20 @@ def _weights(text: str) -> list[float]:
         raise ValueError(f"--weights {text!r}: give numbers separated by commas, e.g. 1,1,2") from None
 
 
-def _resume_changes(saved: Any, given: Any, sources: dict[str, str]) -> list[str]:
-    """What the command line would change in a resumed run's saved configuration (all
-    but the timesteps), as ``"--eval-every 5000 changes eval_every (saved 10000, given 5000)"``."""
-    if saved.game != given.game:  # (the saved game options may mean nothing to the other game)
-        return [f"{sources['game']} changes game (saved {saved.game!r}, given {given.game!r})"]
-    games = [load_game(config.game, **config.game_options).config for config in (saved, given)]
-    changes = []
-    for key, source in sources.items():
-        head, _, sub = key.partition(".")
-        if head in ("timesteps", "device") or key in ADDRESSES:  # how long, and where: not what the run is
-            continue
-        if head == "game_options":  # compare the games' resolved options: defaults given explicitly are no change
-            old, new = (games[0], games[1]) if not sub else (games[0].get(sub), games[1].get(sub))
-        else:
-            old, new = getattr(saved, head), getattr(given, head)
-            if sub:
-                old, new = old.get(sub), new.get(sub)
-        if old != new:
-            changes.append(f"{source} changes {key} (saved {old!r}, given {new!r})")
-    return changes
-
-
 def _train(args: argparse.Namespace) -> int:
-    from parlour.training.config import load_config, make_config
-    from parlour.training.run_files import RunFiles
+    from parlour.training.config import make_config
 
     if args.workers < 1:
         raise UsageError(f"--workers must be at least 1, got {args.workers}")
     if args.final_games is not None and args.final_games < 0:
         raise UsageError(f"--final-games must be 0 or more, got {args.final_games}")
+    given = _settings_given(args)
     if args.resume:
         if args.out is None:
             raise UsageError("--resume needs --out, the run directory to continue")
         if args.force:
             raise UsageError("--resume continues the run in --out and --force replaces it: give one or the other")
-        files = RunFiles(Path(args.out))
-        if not files.root.is_dir():
-            raise UsageError(f"cannot resume: there is no run directory {args.out!r}")
-        if not files.config.exists():
-            raise UsageError(f"cannot resume: {args.out!r} is not a training run (no config.toml)")
-        from parlour.locks import DirectoryLock, DirectoryLocked
-
-        try:  # before the run's files are read; the trainer takes it again
-            lock = DirectoryLock(files.root, "parlour train").acquire()
-        except DirectoryLocked as error:
-            raise Failure(str(error)) from None
-        try:
-            try:
-                saved = make_config(load_config(files.config))
-            except ValueError as error:
-                raise Failure(f"cannot resume {args.out!r}: {error}; repair it, or start a new run with another --out") from None
-            settings = saved.to_dict()
-            try:
-                sources = _train_settings(args, settings)
-                given = make_config(settings)
-                changes = _resume_changes(saved, given, sources)
-            except ValueError as error:
-                raise UsageError(str(error)) from None
-            if changes:
-                raise UsageError(
-                    f"--resume continues the run with the settings in {str(files.config)!r}, where only --timesteps (and --address, --device) may change: "
-                    + "; ".join(changes)
-                )
-            moved = {key: value for key, value in (("device", given.device), (address_setting(given.backend), args.address))
-                     if key in sources}
-            return _run_training(None, args.out, args, timesteps=given.timesteps if "timesteps" in sources else None, moved=moved)
-        finally:
-            lock.release()
+        return _run_training(None, args.out, args, given)
     if args.algo == "alphazero" and (args.opponents or args.weights):
         raise UsageError("--algo alphazero learns by self-play only: --opponents and --weights are for ppo")
     settings: dict[str, Any] = {}
@@ -273,44 +181,32 @@ def _train(args: argparse.Namespace) -> int:
         settings.update(json.loads(json.dumps(DEFAULT_TRAINING)))
         print(f"no --game given: the default run ({DEFAULT_TRAINING})", file=sys.stderr)
     try:
-        _train_settings(args, settings)
+        given.apply(settings)
         config = make_config(settings)
         make_game(config.game, config.game_options)
     except ValueError as error:
         raise UsageError(str(error)) from None
     out = args.out or f"runs/{config.game}-{time.strftime('%Y%m%d-%H%M%S')}"
     check_out(out)
-    return _run_training(config, out, args)
+    return _run_training(config, out, args, None)
 
 
-def _run_training(config: Any, out: str, args: argparse.Namespace, timesteps: int | None = None,
-                  moved: dict[str, Any] | None = None) -> int:
-    """Train (``config``, or for ``--resume`` the run's own) and play the final arena;
-    ``moved``: where a resumed run now runs (``device``, a backend's ``address``), which
-    config.toml keeps as first given."""
-    from parlour.baselines import references
-    from parlour.evaluation.arena import GameFailed
+def _run_training(config: Any, out: str, args: argparse.Namespace, given: Any) -> int:
+    """Train (``config``, or for ``--resume`` the run's own, checked against what the
+    command line ``given``) and play the final arena."""
+    from parlour.locks import DirectoryLocked
     from parlour.training.run_files import DamagedRun
-    from parlour.training.trainers import open_trainer
+    from parlour.training.trainer import Trainer
 
     def warn(text: str) -> None:
         print(f"parlour train: warning: {text}", file=sys.stderr)
 
-    from parlour.locks import DirectoryLocked
-
     try:
-        trainer = open_trainer(config, out, resume=args.resume, force=args.force, progress=not args.quiet, timesteps=timesteps, warn=warn)
-    except (DamagedRun, DirectoryLocked) as error:
+        trainer = Trainer(config, out, resume=args.resume, force=args.force, progress=not args.quiet, warn=warn, given=given)
+    except (DamagedRun, DirectoryLocked, ImportError) as error:
         raise Failure(str(error)) from None
     except (ValueError, FileExistsError) as error:
         raise UsageError(str(error)) from None
-    except ImportError as error:
-        raise Failure(str(error)) from None
-    for key, value in (moved or {}).items():
-        try:
-            trainer.move(key, value)
-        except ValueError as error:
-            raise UsageError(str(error)) from None
     try:
         result = trainer.run()
     except KeyboardInterrupt as interrupt:
@@ -318,6 +214,9 @@ def _run_training(config: Any, out: str, args: argparse.Namespace, timesteps: in
     print(f"trained {result.steps:,} steps in {result.seconds:.0f} s; run directory {result.run_dir}")
     for warning in result.warnings:
         print(f"\nWARNING: {warning}\n")
+    from parlour.baselines import references
+    from parlour.evaluation.arena import GameFailed
+
     best = trainer.best_path
     refs = references(trainer.game)
     games = refs.final_games if args.final_games is None else args.final_games

@@ -1,4 +1,4 @@
-"""The SB3 callback of a training run: the progress bar and self-play snapshots.
+"""The SB3 callback of a PPO run: progress and self-play snapshots.
 
 Its own module because it subclasses SB3's ``BaseCallback`` (the ``train`` extra),
 which the rest of ``parlour.training`` must not need at import time.
@@ -6,26 +6,25 @@ which the rest of ``parlour.training`` must not need at import time.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from stable_baselines3.common.callbacks import BaseCallback
 
 
 class TrainingCallback(BaseCallback):
-    """Advance the progress bar every step; snapshot the learner when one is due."""
+    """Report every step's progress (``advance(n)``); snapshot the learner when one is
+    due (``backend``: the run's ``PPOBackend``)."""
 
-    def __init__(self, trainer: Any, vec_env: Any, snapshots: list[str], bar: Any) -> None:
+    def __init__(self, backend: Any, advance: Callable[[int], None]) -> None:
         super().__init__()
-        self.trainer = trainer
-        self.vec_env = vec_env
-        self.snapshots = snapshots
-        self.bar = bar
+        self.backend = backend
+        self.advance = advance
 
     def _on_step(self) -> bool:
-        if self.bar is not None:
-            self.bar.update(self.training_env.num_envs)
+        self.advance(self.training_env.num_envs)
         return True
 
     def _on_rollout_end(self) -> None:
-        if self.trainer.snapshot_due(self.model.num_timesteps):
-            self.trainer.snapshot(self.model, self.vec_env, self.snapshots)
+        if self.backend.snapshot_due(self.model.num_timesteps):
+            self.backend.snapshot()

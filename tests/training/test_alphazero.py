@@ -16,13 +16,13 @@ from parlour.baselines.learned.az_model import NetworkEvaluator, PolicyValueNet,
 from helpers import SMALL_GAMES
 from parlour.cli import main
 from parlour.games import load_game
-from parlour.training.alphazero import AlphaZeroTrainer
+from parlour.training.alphazero import AlphaZeroBackend
 from parlour.evaluation.arena import play_match
 from parlour.training.config import AZ_DEFAULTS, TrainConfig, make_config
 from parlour.evaluation.report import summarize
 from parlour.training.run_files import RunFiles, read_evaluations
 from parlour.training.self_play import FIELDS, SEARCH_BATCH, Examples, ReplayBuffer, play_game, play_games, play_teacher_game
-from parlour.training.trainers import open_trainer
+from parlour.training.trainer import Trainer
 from parlour.evaluation.win_rates import win_rates
 
 SETTINGS = {**AZ_DEFAULTS, "simulations": 12, "temperature_moves": 2}
@@ -139,7 +139,7 @@ def test_policy_loss_counts_the_full_searches_only(tmp_path):
     """A run with Gumbel roots and playout caps trains, its replay buffer keeps which
     targets are full, and its evaluations play with the Gumbel root."""
     config = small_config(timesteps=30, alphazero={"gumbel": True, "fast_simulations": 2, "full_fraction": 0.5})
-    trainer = AlphaZeroTrainer(config, tmp_path / "run", progress=False, log=lambda _: None)
+    trainer = Trainer(config, tmp_path / "run", progress=False, log=lambda _: None)
     assert trainer.learner_spec("x.zip") == "az:x.zip,simulations=4,gumbel=true,deterministic=false,temperature=0.25"
     trainer.run()
     agent = make_from_spec(f"az:{tmp_path}/run/best.zip,simulations=6,gumbel=true", "sticks", seed=0)
@@ -208,9 +208,9 @@ def test_a_teacher_run_learns_the_teachers_moves_then_plays_itself(tmp_path):
     quiet = {"progress": False, "log": lambda _: None}
     az = {"teacher": "minimax", "teacher_positions": 40, "games_per_iteration": 8}
     config = small_config(timesteps=80, eval_every=80, eval_games=2, alphazero=az)
-    AlphaZeroTrainer(config, tmp_path / "one", **quiet).run()
+    Trainer(config, tmp_path / "one", **quiet).run()
     two = small_config(timesteps=80, eval_every=80, eval_games=2, alphazero={**az, "workers": 2})
-    AlphaZeroTrainer(two, tmp_path / "two", **quiet).run()
+    Trainer(two, tmp_path / "two", **quiet).run()
     assert same_weights(tmp_path / "one" / "last.zip", tmp_path / "two" / "last.zip")
     assert 'teacher = "minimax"' in (tmp_path / "one" / "config.toml").read_text()
     game = load_game("sticks")
@@ -223,7 +223,7 @@ def test_a_teacher_run_learns_the_teachers_moves_then_plays_itself(tmp_path):
             assert not winning or int(np.argmax(pi)) in winning
             state.apply(int(np.argmax(pi)))
     with pytest.raises(ValueError, match="nosuch"):
-        AlphaZeroTrainer(small_config(alphazero={"teacher": "nosuch"}), tmp_path / "bad", **quiet)
+        Trainer(small_config(alphazero={"teacher": "nosuch"}), tmp_path / "bad", **quiet)
     assert not (tmp_path / "bad").exists()
 
 
@@ -275,15 +275,15 @@ def same_weights(a, b):
 
 def test_a_run_saves_evaluates_and_resumes_exactly(tmp_path):
     quiet = {"progress": False, "log": lambda _: None}
-    whole = AlphaZeroTrainer(small_config(), tmp_path / "whole", **quiet).run()
+    whole = Trainer(small_config(), tmp_path / "whole", **quiet).run()
     files = RunFiles(tmp_path / "whole")
     for path in (files.config, files.best, files.last, files.pointer, files.evaluations, files.gating, files.untrained):
         assert path.exists(), path
     assert list(files.tensorboard.rglob("events.*"))
     assert [row["step"] for row in read_evaluations(files)][0] == 0 and whole.steps >= 90
-    AlphaZeroTrainer(small_config(timesteps=40), tmp_path / "cut", **quiet).run()
-    resumed = open_trainer(None, tmp_path / "cut", resume=True, timesteps=90, **quiet)
-    assert isinstance(resumed, AlphaZeroTrainer)
+    Trainer(small_config(timesteps=40), tmp_path / "cut", **quiet).run()
+    resumed = Trainer(None, tmp_path / "cut", resume=True, timesteps=90, **quiet)
+    assert isinstance(resumed.backend, AlphaZeroBackend)
     result = resumed.run()
     assert result.steps == whole.steps
     assert result.evaluations == whole.evaluations
@@ -297,14 +297,14 @@ def test_device(tmp_path, monkeypatch):
     """``device``: auto is the CPU on a machine without a GPU (the same run as cpu), cuda
     there is refused before anything is written, and a resumed run may change it."""
     quiet = {"progress": False, "log": lambda _: None}
-    AlphaZeroTrainer(small_config(timesteps=30, device="cpu"), tmp_path / "cpu", **quiet).run()
-    auto = AlphaZeroTrainer(small_config(timesteps=30), tmp_path / "auto", **quiet)
+    Trainer(small_config(timesteps=30, device="cpu"), tmp_path / "cpu", **quiet).run()
+    auto = Trainer(small_config(timesteps=30), tmp_path / "auto", **quiet)
     assert auto.device == ("cuda" if torch.cuda.is_available() else "cpu")
     auto.run()
     assert same_weights(tmp_path / "cpu" / "last.zip", tmp_path / "auto" / "last.zip")
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
     with pytest.raises(ValueError, match=r"device 'cuda': torch sees no GPU here \(torch.cuda.is_available\(\) is False\)"):
-        AlphaZeroTrainer(small_config(device="cuda"), tmp_path / "cuda", **quiet)
+        Trainer(small_config(device="cuda"), tmp_path / "cuda", **quiet)
     assert not (tmp_path / "cuda" / "config.toml").exists()
     assert main(["train", "--resume", "--out", str(tmp_path / "cpu"), "--device", "cuda", "--timesteps", "60", "--quiet"]) == 2
     assert main(["train", "--resume", "--out", str(tmp_path / "cpu"), "--device", "cpu", "--timesteps", "60", "--final-games", "0",
@@ -322,7 +322,7 @@ def test_best_is_earned_in_a_gating_match(tmp_path, threshold):
     the best in gate_games games; the run says loudly when best is still the step-0 network."""
     run = tmp_path / "run"
     config = small_config(alphazero={"gate_threshold": threshold, "gate_games": 4})
-    result = AlphaZeroTrainer(config, run, progress=False, log=lambda _: None).run()
+    result = Trainer(config, run, progress=False, log=lambda _: None).run()
     rows = gating_rows(run)
     steps = sorted({row["step"] for row in result.evaluations})
     assert [int(row["step"]) for row in rows] == steps[1:]  # every evaluation after step 0 is gated
@@ -344,9 +344,9 @@ def test_best_is_earned_in_a_gating_match(tmp_path, threshold):
 def test_the_run_does_not_depend_on_the_number_of_workers(tmp_path):
     quiet = {"progress": False, "log": lambda _: None}
     config = small_config(timesteps=30, eval_every=30, eval_games=2)
-    AlphaZeroTrainer(config, tmp_path / "one", **quiet).run()
+    Trainer(config, tmp_path / "one", **quiet).run()
     two = small_config(timesteps=30, eval_every=30, eval_games=2, alphazero={"workers": 2})
-    AlphaZeroTrainer(two, tmp_path / "two", **quiet).run()
+    Trainer(two, tmp_path / "two", **quiet).run()
     assert same_weights(tmp_path / "one" / "last.zip", tmp_path / "two" / "last.zip")
     assert read_evaluations(RunFiles(tmp_path / "one")) == read_evaluations(RunFiles(tmp_path / "two"))
 
@@ -440,7 +440,7 @@ def test_learns_perfect_play_at_sticks(tmp_path):
     position of sticks-10 (and the search player wins every game against random)."""
     config = small_config(timesteps=1500, eval_every=500, eval_games=20,
                           alphazero={"simulations": 24, "games_per_iteration": 16, "train_steps": 32, "hidden": 32})
-    AlphaZeroTrainer(config, tmp_path / "run", progress=False, log=lambda _: None).run()
+    Trainer(config, tmp_path / "run", progress=False, log=lambda _: None).run()
     game = load_game("sticks")
     agent = make_from_spec(f"az:{tmp_path}/run/last.zip,simulations=0", game)
     for sticks in range(1, 11):
@@ -462,7 +462,7 @@ def test_learns_to_beat_random_on_a_small_tribolo(tmp_path):
           "eval_simulations": 16, "batch_size": 128, "rollout_mix": 0.5}
     config = TrainConfig(game="tribolo", game_options=options, algo="alphazero", timesteps=8000, eval_every=2666,
                          eval_games=30, eval_opponents=["random"], cnn_channels=16, cnn_blocks=1, alphazero=az)
-    AlphaZeroTrainer(config, tmp_path / "run", progress=False, log=lambda _: None).run()
+    Trainer(config, tmp_path / "run", progress=False, log=lambda _: None).run()
     game = load_game("tribolo", **options)
     (trained,) = win_rates(game, f"az:{tmp_path}/run/last.zip,simulations=0", ["random"], games=60, seed=1, workers=2)
     assert trained["score"] >= 0.6, trained  # pairwise against each random seat: random itself scores 0.5
@@ -588,5 +588,5 @@ def test_a_cell_policy_scores_each_move_from_its_own_cell(tmp_path):
     config = TrainConfig(game="tribolo", game_options=GAMES["tribolo"], algo="alphazero", timesteps=60, eval_every=60,
                          eval_games=2, eval_opponents=["random"], cnn_channels=4, cnn_blocks=1,
                          alphazero={**SETTINGS, "games_per_iteration": 2, "workers": 1, "gate_games": 3, "cell_policy": True})
-    AlphaZeroTrainer(config, tmp_path / "run", progress=False, log=lambda _: None).run()
+    Trainer(config, tmp_path / "run", progress=False, log=lambda _: None).run()
     assert read_az_net(RunFiles(tmp_path / "run").last)[0].cells

@@ -17,7 +17,7 @@ from parlour.baselines.learned.networks import BoardCNN, ppo_policy
 from parlour.games import GAMES, load_game
 from parlour.training.config import TrainConfig, choose_network
 from parlour.training.run_files import RunFiles
-from parlour.training.train import Trainer
+from parlour.training.trainer import Trainer
 
 BOARD_GAMES = {"tribolo", "double_card"}
 

@@ -29,7 +29,7 @@ from parlour.training.config import TrainConfig
 from parlour.ray_cluster import loopback_only
 from parlour.training.rllib import ParlourMultiAgentEnv, ppo_config
 from parlour.training.run_files import RunFiles, read_evaluations
-from parlour.training.trainers import open_trainer
+from parlour.training.trainer import Trainer
 
 GAMES = SMALL_GAMES
 QUIET = {"progress": False, "log": lambda text: None}
@@ -188,11 +188,11 @@ def rllib_config(**changes):
 
 def test_a_run_saves_evaluates_resumes_and_plays(local_ray, tmp_path):
     out = tmp_path / "run"
-    result = open_trainer(rllib_config(timesteps=200), out, **QUIET).run()
+    result = Trainer(rllib_config(timesteps=200), out, **QUIET).run()
     files = RunFiles(out)
     assert result.steps == 200 and [row["step"] for row in read_evaluations(files)][::2] == [0, 200]
     assert (out / "best" / "parlour.json").is_file() and files.config.read_text().count('backend = "rllib"') == 1
-    resumed = open_trainer(None, out, resume=True, timesteps=400, **QUIET)
+    resumed = Trainer(None, out, resume=True, timesteps=400, **QUIET)
     assert resumed.checkpoint.step == 200
     result = resumed.run()
     assert result.steps == 400 and [row["step"] for row in read_evaluations(files)][::2] == [0, 200, 400]
@@ -215,7 +215,7 @@ def test_per_seat_modules_on_a_small_tribolo(local_ray, tmp_path):
     config = rllib_config(game="tribolo", game_options=GAMES["tribolo"], timesteps=200, eval_every=200, eval_games=2,
                           rllib={"train_batch_size": 200, "minibatch_size": 100, "num_epochs": 1, "policies": "per_seat"},
                           cnn_channels=4, cnn_blocks=1)
-    result = open_trainer(config, tmp_path / "tri", **QUIET).run()
+    result = Trainer(config, tmp_path / "tri", **QUIET).run()
     assert result.steps >= 200
     game = load_game("tribolo", **GAMES["tribolo"])
     player = make_from_spec(f"rllib:{tmp_path / 'tri'}", game)
@@ -343,12 +343,12 @@ def test_add_league_snapshot_freezes_the_learner_weights_of_that_moment(local_ra
 def test_a_league_run_keeps_its_snapshots_and_gets_them_back_on_resume(local_ray, tmp_path):
     out = tmp_path / "league"
     config = rllib_config(opponents=["self", "league"], snapshot_every=200, timesteps=200, eval_every=200, eval_games=4)
-    open_trainer(config, out, **QUIET).run()
+    Trainer(config, out, **QUIET).run()
     files = RunFiles(out)
     assert sorted(p.name for p in files.snapshots.glob("*.npz")) == ["step_000000000.npz", "step_000000200.npz"]
-    resumed = open_trainer(None, out, resume=True, timesteps=400, **QUIET)
+    resumed = Trainer(None, out, resume=True, timesteps=400, **QUIET)
     pushed = []
-    import parlour.training.rllib.trainer as trainer_module
+    import parlour.training.rllib.backend as trainer_module
 
     original = trainer_module.push_snapshot
     trainer_module.push_snapshot = lambda algo, label, weights: pushed.append(label) or original(algo, label, weights)

@@ -31,7 +31,7 @@ from parlour.training.config import (
     parse_override,
 )
 from parlour.training.run_files import RunFiles, read_evaluations
-from parlour.training.train import Trainer
+from parlour.training.trainer import Trainer
 
 SMALL = {"n_steps": 64, "batch_size": 64, "n_epochs": 2, "net_arch": [32]}
 

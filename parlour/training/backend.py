@@ -1,0 +1,133 @@
+"""What a training backend provides: the hooks the one loop (``trainer.Trainer``) calls.
+
+A backend owns its model and everything that trains it (an SB3 algorithm and its
+vectorized envs, a network with its optimizer and replay buffer, a Ray RLlib
+algorithm); the loop owns the run: the directory and its lock, the segments, the
+evaluations, which model is best, the checkpoints and their resumption, the progress
+bar and the learning curve.  To add a backend, subclass :class:`Backend` in a module of
+its own, fill in the hooks marked *required*, and name it in
+``parlour.training.backends.BACKENDS``.
+
+The loop's order of calls::
+
+    open(run)      # the backend of a run, before anything is written
+    require_extra(); check_settings()
+    start()  or  restore(checkpoint)
+    then at step 0 (a new run) and after every train():
+        save_candidate(path, step) -> candidate_agent(candidate) -> (rated by the loop)
+        earns_best(...) -> keep_best(candidate)?   record(scalars, step)
+        state() -> store_model(candidate, checkpoint/model.zip)
+    train(step, until, advance) -> step     # repeatedly, until the run's total
+    close()                                 # always, also after an error
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from parlour.atomic import copy_atomic
+from parlour.evaluation.win_rates import learner_spec
+
+if TYPE_CHECKING:
+    from parlour.training.run_files import Checkpoint
+    from parlour.training.trainer import Trainer
+
+
+class Backend:
+    """The base of every backend: defaults for the optional hooks."""
+
+    keeps_last = True
+    """Whether the run keeps its latest model as last.zip (a copy of the checkpoint's)."""
+
+    eval_workers = 1
+    """Processes the evaluations play in."""
+
+    def __init__(self, run: Trainer) -> None:
+        self.run = run
+        self.config = run.config
+        self.files = run.files
+
+    @classmethod
+    def open(cls, run: Trainer) -> Backend:
+        """The backend of ``run`` (its config is resolved; its game and device are not yet)."""
+        return cls(run)
+
+    @property
+    def game(self) -> Any:
+        return self.run.game
+
+    # -- before anything is written ----------------------------------------------------
+
+    def require_extra(self) -> None:
+        """An ``ImportError`` naming the extra to install if the backend's libraries are missing."""
+
+    def check_settings(self) -> None:
+        """The backend's own checks of the configuration (a ``ValueError`` says what is wrong)."""
+
+    def round_steps(self, steps: int) -> int:
+        """The steps a run or segment of ``steps`` really trains (PPO: whole rollouts)."""
+        return steps
+
+    # -- the model (required) ----------------------------------------------------------
+
+    def start(self) -> None:
+        """Build a fresh model for a new run (its directory and config.toml exist)."""
+        raise NotImplementedError
+
+    def restore(self, checkpoint: Checkpoint) -> None:
+        """Rebuild the model and the training state saved in ``checkpoint``."""
+        raise NotImplementedError
+
+    def train(self, step: int, until: int, advance: Callable[[int], None]) -> int:
+        """Train from ``step`` until at least ``until`` steps, calling ``advance(n)`` as
+        ``n`` steps are done; the step reached."""
+        raise NotImplementedError
+
+    def save_candidate(self, path: Path, step: int) -> Path:
+        """Write the current model (of ``step``) at ``path`` (a suffix may be added); the path written."""
+        raise NotImplementedError
+
+    def candidate_agent(self, candidate: Path) -> Any:
+        """A policy playing the model in ``candidate``, as evaluations rate it."""
+        raise NotImplementedError
+
+    def state(self) -> dict[str, Any]:
+        """What a checkpoint saves besides the model (picklable): what ``restore`` needs."""
+        raise NotImplementedError
+
+    # -- optional ----------------------------------------------------------------------
+
+    def store_model(self, candidate: Path, path: Path) -> None:
+        """The checkpoint's ``model.zip`` from the rated ``candidate`` (default: a copy)."""
+        copy_atomic(candidate, path)
+
+    def earns_best(self, agent: Any, candidate: Path, step: int, score: float) -> bool:
+        """Whether the rated candidate (mean evaluation ``score``) becomes best: by default
+        when it scores above every earlier evaluation of the run."""
+        return score > self.run.best_score
+
+    def keep_best(self, candidate: Path) -> None:
+        """Make the rated ``candidate`` the run's best model."""
+        copy_atomic(candidate, self.files.best)
+
+    @property
+    def best_path(self) -> Path:
+        """The run's best model, as :meth:`learner_spec` plays it."""
+        return self.files.best
+
+    def learner_spec(self, path: str) -> str:
+        """How the final arena plays a model of this backend."""
+        return learner_spec(path, self.game)
+
+    def untrained_best_warning(self) -> str:
+        """What the result says when no trained model ever beat the step-0 one."""
+        return (f"{self.best_path.name} is the UNTRAINED step-0 model: no later evaluation scored above it "
+                "(see evaluations.csv); the learning did not show at this budget")
+
+    def record(self, scalars: dict[str, float], step: int) -> None:
+        """TensorBoard scalars of the loop's (the evaluations' win rates)."""
+
+    def close(self) -> None:
+        """Release what the backend holds (worker processes, Ray, environments)."""

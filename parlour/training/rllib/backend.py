@@ -1,0 +1,198 @@
+"""``parlour train --backend rllib``: PPO on Ray RLlib, a backend of the one training loop
+(``parlour.training.trainer``).
+
+The run directory is the one of the SB3 runs (``run_files``): config.toml,
+evaluations.csv and the learning curve, TensorBoard scalars (``tb/rllib``), checkpoints
+at every evaluation with their SHA-256 (``checkpoints/step_N/model.zip`` is the RLlib
+checkpoint directory zipped, ``state.pkl`` parlour's counters), and ``best/``, the best
+evaluated checkpoint as a plain directory, which ``rllib:runs/NAME`` plays.
+
+Steps are environment steps (``step()`` calls of the multi-agent env, whatever the
+number of seats moving in them); RLlib rounds each iteration to whole batches of
+``rllib.train_batch_size``, so evaluations fall on the first iteration that crosses
+each multiple of ``eval_every``.
+
+Resume: RLlib restores its whole algorithm state from a checkpoint (module weights,
+optimizer moments, learner and env-runner connector states, metrics), and the run
+continues from parlour's saved step, rows and best score.  What RLlib does not restore
+bit for bit: the env runners' episodes in flight and their generators (RLlib seeds the
+env runners from the config's seed when they are built, so a resumed run samples
+different games than the uninterrupted one would have) and torch's generator for the
+action sampling.  A resumed run is therefore a faithful continuation, not a replay;
+SB3 runs (``backend = "sb3"``) are exact.
+
+League: with ``league`` among the opponents, the learning modules are frozen at step 0
+and every ``snapshot_every`` steps into every env's league (``league.py``) and into
+``snapshots/step_N.npz``; a resumed run pushes back the latest ``max_snapshots`` of
+those taken up to its checkpoint.
+
+Ray: ``rllib.address`` (or ``RAY_ADDRESS``) joins a running cluster; otherwise the run
+starts a local Ray bound to 127.0.0.1 and stops it at the end.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from parlour.baselines.learned.rllib import RLlibPolicy, require_rllib_extra
+from parlour.ray_cluster import connect
+from parlour.training.rllib.checkpoint import save_checkpoint, swap_in, unzip_checkpoint, zip_directory
+from parlour.training.rllib.league import add_league_snapshot, load_snapshot, push_snapshot, save_snapshot
+from parlour.training.opponents import LEAGUE
+from parlour.training.backend import Backend
+from parlour.training.run_files import Checkpoint
+from parlour.evaluation.win_rates import rates_deterministic
+
+
+class RLlibBackend(Backend):
+    """PPO on Ray RLlib (see the module docstring)."""
+
+    keeps_last = False  # the checkpoints are RLlib directories; best/ is what rllib: plays
+
+    def __init__(self, run: Any) -> None:
+        super().__init__(run)
+        self.algo: Any = None
+        self.writer: Any = None
+        self.started_ray = False
+
+    def require_extra(self) -> None:
+        require_rllib_extra()
+
+    @property
+    def best_path(self) -> Path:
+        return self.files.root / "best"
+
+    @property
+    def module_ids(self) -> list[str]:
+        if self.config.rllib["policies"] == "shared":
+            return ["shared"]
+        return [f"player_{seat}" for seat in range(self.game.num_players)]
+
+    def learner_spec(self, path: str) -> str:
+        return f"rllib:{path}" if rates_deterministic(self.game) else f"rllib:{path},deterministic=false"
+
+    def algorithm_config(self) -> Any:
+        """The ``PPOConfig`` of this run (``ppo_config`` with the run's settings)."""
+        from parlour.training.rllib.algo import ppo_config
+
+        config, rl = self.config, self.config.rllib
+        model = {"network": self.run.network, "hidden": list(config.ppo["net_arch"]), "channels": config.cnn_channels,
+                 "blocks": config.cnn_blocks}
+        algo_config = ppo_config(
+            config.game, config.game_options, policies=rl["policies"], opponents=list(config.opponents),
+            opponent_weights=config.opponent_weights, seat=config.seat, model=model,
+            max_snapshots=config.max_snapshots, num_env_runners=rl["num_env_runners"], num_learners=rl["num_learners"],
+            seed=config.seed, train_batch_size=rl["train_batch_size"], minibatch_size=rl["minibatch_size"],
+            num_epochs=rl["num_epochs"], lr=rl["learning_rate"],
+        )
+        algo_config.training(entropy_coeff=rl["entropy_coeff"])
+        algo_config.env_runners(num_envs_per_env_runner=rl["num_envs_per_env_runner"])
+        return algo_config
+
+    # -- the model ---------------------------------------------------------------------
+
+    def _build(self) -> None:
+        """Join (or start) Ray and build the algorithm; TensorBoard's writer."""
+        from torch.utils.tensorboard import SummaryWriter
+
+        self.started_ray = connect(self.config.rllib["address"])
+        self.algo = self.algorithm_config().build_algo()
+        self.writer = SummaryWriter(str(self.files.tensorboard / "rllib"))
+
+    def start(self) -> None:
+        self._build()
+        self._snapshot(0)
+
+    def restore(self, checkpoint: Checkpoint) -> None:
+        self._build()
+        files, algo = self.files, self.algo
+        with tempfile.TemporaryDirectory(dir=files.root) as work:
+            algo.restore_from_path(str(unzip_checkpoint(checkpoint.model, Path(work))))
+        step = checkpoint.step
+        if self.uses_league:  # the league as it was at the checkpoint: later snapshots are not replayed
+            kept = [path for path in sorted(files.snapshots.glob("step_*.npz")) if int(path.stem[5:]) <= step]
+            for path in kept[-self.config.max_snapshots:]:
+                push_snapshot(algo, f"league:step_{int(path.stem[5:])}", load_snapshot(path))
+
+    def train(self, step: int, until: int, advance: Callable[[int], None]) -> int:
+        """RLlib iterations until ``until`` env steps; league snapshots as they fall due."""
+        every = self.config.snapshot_every
+        while step < until:
+            result = self.algo.train()
+            sampled = int(result["env_runners"]["num_env_steps_sampled"])
+            before, step = step, step + sampled
+            self._log_result(result, step)
+            advance(sampled)
+            if step // every > before // every:
+                self._snapshot(step)
+        return step
+
+    @property
+    def uses_league(self) -> bool:
+        weights = self.config.opponent_weights or [1.0] * len(self.config.opponents)
+        return any(spec == LEAGUE and weight > 0 for spec, weight in zip(self.config.opponents, weights))
+
+    def _snapshot(self, step: int) -> None:
+        """Freeze the learning modules into every env's league and into snapshots/ (league runs only)."""
+        if self.uses_league:
+            save_snapshot(self.files.snapshot(step).with_suffix(".npz"), add_league_snapshot(self.algo, f"league:step_{step}"))
+
+    # -- evaluation and checkpoints ----------------------------------------------------
+
+    def save_candidate(self, path: Path, step: int) -> Path:
+        """The modules saved once, as a plain RLlib checkpoint directory (rated, then zipped)."""
+        save_checkpoint(self.algo, path, self.game, self.module_ids, {"step": step})
+        return path
+
+    def candidate_agent(self, candidate: Path) -> Any:
+        return RLlibPolicy(self.game, path=str(candidate), deterministic=rates_deterministic(self.game))
+
+    def store_model(self, candidate: Path, path: Path) -> None:
+        zip_directory(candidate, path)
+
+    def keep_best(self, candidate: Path) -> None:
+        """The candidate directory becomes best/ (a copy, swapped in whole)."""
+        fresh = Path(tempfile.mkdtemp(prefix=".best.", suffix=".tmp", dir=self.files.root))
+        try:
+            shutil.copytree(candidate, fresh / "best")
+            swap_in(fresh / "best", self.best_path)
+        finally:
+            shutil.rmtree(fresh, ignore_errors=True)
+
+    def state(self) -> dict[str, Any]:
+        return {"backend": "rllib"}
+
+    def record(self, scalars: dict[str, float], step: int) -> None:
+        if self.writer is not None:
+            for key, value in scalars.items():
+                self.writer.add_scalar(key, value, step)
+
+    def _log_result(self, result: dict[str, Any], step: int) -> None:
+        """RLlib's episode returns and each module's losses, as TensorBoard scalars."""
+        runners = result.get("env_runners", {})
+        for key in ("episode_return_mean", "episode_len_mean"):
+            if key in runners:
+                self.writer.add_scalar(f"rollout/{key}", float(runners[key]), step)
+        for module, values in result.get("learners", {}).items():
+            if not isinstance(values, dict):
+                continue
+            for key in ("policy_loss", "vf_loss", "entropy", "mean_kl_loss"):
+                if key in values:
+                    self.writer.add_scalar(f"learner/{module}/{key}", float(values[key]), step)
+
+    def close(self) -> None:
+        import ray
+
+        if self.writer is not None:
+            self.writer.close()
+            self.writer = None
+        if self.algo is not None:
+            self.algo.stop()
+            self.algo = None
+        if self.started_ray:
+            ray.shutdown()
+            self.started_ray = False

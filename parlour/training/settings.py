@@ -1,0 +1,95 @@
+"""The settings a run was given, in their precedence, and what a resume may change.
+
+Precedence, lowest first: the defaults (``TrainConfig``'s, or a resumed run's saved
+config.toml), a TOML file (``--config``), the flags (each a setting of its own, game
+options included), a Ray address (``--address``, whose setting depends on the backend),
+and ``--set KEY=VALUE`` overrides.  Every setting remembers the words that gave it, so
+that a resume can name what it refuses to change.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from parlour.games import load_game
+from parlour.training.config import TrainConfig, load_config, merge
+
+TABLES = ("game_options", "ppo", "alphazero", "rllib")
+"""The settings that are tables of their own ([game_options], [ppo], ...)."""
+
+ADDRESSES = ("rllib.address", "alphazero.address")
+"""The settings ``--address`` sets, by backend (:func:`address_setting`)."""
+
+
+def address_setting(backend: str) -> str:
+    """The setting a Ray address sets for ``backend`` (RLlib's, or alphazero's Ray actors)."""
+    return "alphazero.address" if backend == "ray" else "rllib.address"
+
+
+@dataclass(frozen=True)
+class Given:
+    """One setting given: a dotted ``key`` (``eval_every``, ``game_options.num_cards``,
+    ``ppo.n_steps``), its ``value``, and the words that gave it (``--eval-every 5000``)."""
+
+    key: str
+    value: Any
+    source: str
+
+
+@dataclass(frozen=True)
+class SettingsGiven:
+    """Everything a command line gave for a run, applied in precedence by :meth:`apply`."""
+
+    config_file: str | None = None
+    flags: tuple[Given, ...] = ()
+    address: str | None = None
+    overrides: tuple[Given, ...] = ()
+
+    def apply(self, settings: dict[str, Any]) -> dict[str, str]:
+        """Apply the file, the flags, the address and the overrides to ``settings`` (in
+        place); which words set each setting (``{"eval_every": "--eval-every 5000"}``).
+        ``ValueError`` on an unknown setting or a bad file."""
+        sources: dict[str, str] = {}
+        if self.config_file is not None:
+            for key, value in load_config(self.config_file).items():
+                if key in TABLES and isinstance(value, dict) and isinstance(settings.get(key), dict):
+                    settings[key] = {**settings[key], **value}
+                    sources.update({f"{key}.{sub}": f"--config {self.config_file}" for sub in value})
+                else:
+                    settings[key] = value
+                    sources[key] = f"--config {self.config_file}"
+        for given in self.flags:
+            merge(settings, given.key, given.value)
+            sources[given.key] = given.source
+        if self.address is not None:
+            key = address_setting(settings.get("backend", "sb3"))
+            merge(settings, key, self.address)
+            sources[key] = f"--address {self.address}"
+        for given in self.overrides:
+            merge(settings, given.key, given.value)
+            sources[given.key] = given.source
+        return sources
+
+
+def resume_changes(saved: TrainConfig, given: TrainConfig, sources: dict[str, str]) -> list[str]:
+    """What ``given`` would change in a resumed run's ``saved`` configuration, besides
+    its length and where it runs (timesteps, device, address), as
+    ``"--eval-every 5000 changes eval_every (saved 10000, given 5000)"``."""
+    if saved.game != given.game:  # (the saved game options may mean nothing to the other game)
+        return [f"{sources['game']} changes game (saved {saved.game!r}, given {given.game!r})"]
+    games = [load_game(config.game, **config.game_options).config for config in (saved, given)]
+    changes = []
+    for key, source in sources.items():
+        head, _, sub = key.partition(".")
+        if head in ("timesteps", "device") or key in ADDRESSES:  # how long, and where: not what the run is
+            continue
+        if head == "game_options":  # compare the games' resolved options: defaults given explicitly are no change
+            old, new = (games[0], games[1]) if not sub else (games[0].get(sub), games[1].get(sub))
+        else:
+            old, new = getattr(saved, head), getattr(given, head)
+            if sub:
+                old, new = old.get(sub), new.get(sub)
+        if old != new:
+            changes.append(f"{source} changes {key} (saved {old!r}, given {new!r})")
+    return changes
