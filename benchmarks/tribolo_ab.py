@@ -1,7 +1,8 @@
 """Tribolo speed, this checkout against an earlier revision, interleaved in one process.
 
-The earlier revision's ``parlour/games/tribolo.py`` (``git show REV:...``) is loaded as
-a separate module; both run the conventions of ``benchmarks/playouts.py`` (uniform
+The earlier revision's rules (``parlour/games/tribolo.py``, or the package
+``parlour/games/tribolo/`` from the split on, taken with ``git show`` / ``git archive``)
+are loaded as a separate module; both run the conventions of ``benchmarks/playouts.py`` (uniform
 random choices from pre-drawn floats, made before the timer starts): random playouts on
 the rules layer and the AEC ``env()`` loop (PettingZoo's wrappers, the adapter).  The
 contenders take turns run by run so that load from other jobs falls on both alike;
@@ -39,11 +40,22 @@ from playouts import Uniform, aec_playouts, rules_playouts  # noqa: E402
 
 
 def load_revision(rev: str):
+    """``rev``'s Tribolo rules as the module ``tribolo_before``: its single file, or its
+    package with the package's own imports renamed to ``tribolo_before``."""
     root = Path(__file__).resolve().parent.parent
-    source = subprocess.run(["git", "show", f"{rev}:parlour/games/tribolo.py"], cwd=root, check=True,
-                            capture_output=True, text=True).stdout
-    path = Path(tempfile.mkdtemp()) / "tribolo_before.py"
-    path.write_text(source)
+    tree = Path(tempfile.mkdtemp())
+    shown = subprocess.run(["git", "show", f"{rev}:parlour/games/tribolo.py"], cwd=root, capture_output=True, text=True)
+    if shown.returncode != 0:
+        archive = subprocess.run(["git", "archive", rev, "parlour/games/tribolo"], cwd=root, check=True,
+                                 capture_output=True).stdout
+        subprocess.run(["tar", "-x", "-C", str(tree)], input=archive, check=True)
+        package = (tree / "parlour/games/tribolo").rename(tree / "tribolo_before")
+        for file in package.glob("*.py"):
+            file.write_text(file.read_text().replace("parlour.games.tribolo", "tribolo_before"))
+        sys.path.insert(0, str(tree))
+        return importlib.import_module("tribolo_before")
+    path = tree / "tribolo_before.py"
+    path.write_text(shown.stdout)
     spec = importlib.util.spec_from_file_location("tribolo_before", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -97,7 +109,7 @@ def main() -> None:
     parser.add_argument("--rev", default="c74476b", help="the revision to compare with")
     parser.add_argument("--runs", type=int, default=9, help="rounds (each contender runs once per round)")
     parser.add_argument("--games", type=int, default=10, help="games per run (rules layer: 3x as many)")
-    parser.add_argument("--checkout", action="store_true", help="compare the revision's whole env (adapter too), not its tribolo.py")
+    parser.add_argument("--checkout", action="store_true", help="compare the revision's whole env (adapter too), not its Tribolo rules")
     args = parser.parse_args()
     if args.checkout:
         compare_checkouts(args.rev, args.runs, args.games)
