@@ -26,7 +26,7 @@ from parlour.zoo import KINDS, MODELS, card
 
 def run_config(run: Path) -> dict[str, object]:
     """The run's whole configuration: ``parlour train``'s resolved config.toml, or the
-    game options and settings of a ``parlour train-ntuple`` run (its summary.json)."""
+    game options and settings of an n-tuple run from before they were runs of ``parlour train`` (its summary.json)."""
     if (run / "config.toml").is_file():
         return tomllib.loads((run / "config.toml").read_text())
     summary = json.loads((run / "summary.json").read_text())

@@ -45,8 +45,10 @@ def add_parser(sub: Any, common: argparse.ArgumentParser) -> None:
     train.add_argument("--eval-games", type=int, help="games per evaluation opponent (default 100)")
     train.add_argument("--eval-opponents", metavar="SPEC[,SPEC...]", help="who to evaluate against (default: random and the strongest baseline)")
     train.add_argument("--snapshot-every", type=int, help="steps between self-play snapshots (default 10000)")
-    train.add_argument("--algo", choices=["ppo", "alphazero"],
-                       help="ppo (MaskablePPO against --opponents; default) or alphazero (self-play guiding PUCT search; settings in [alphazero])")
+    train.add_argument("--algo", choices=["ppo", "alphazero", "ntuple"],
+                       help="ppo (MaskablePPO against --opponents; default), alphazero (self-play guiding PUCT search; settings "
+                       "in [alphazero]) or ntuple (an n-tuple evaluation by TD(lambda) inside alpha-beta; settings in [ntuple], "
+                       "steps are games, a generation every --eval-every games)")
     train.add_argument("--backend", choices=["sb3", "rllib", "ray"],
                        help="sb3 (Stable-Baselines3 in this process, or alphazero's local worker processes; default), rllib (Ray RLlib: "
                        "'self' opponents are live learning seats; settings in [rllib]) or ray (alphazero's self-play workers as Ray "
@@ -74,12 +76,20 @@ def add_parser(sub: Any, common: argparse.ArgumentParser) -> None:
         help="learn an n-tuple evaluation by TD(lambda) inside the game's alpha-beta search (Double Card)",
         description="Generations of self-play games of the game's alpha-beta search at a fixed depth, each fitting a "
         "logistic n-tuple evaluation to the games' lambda-returns; a generation becomes best.zip by beating the best "
-        "in a gating match.  Play the result with ntuple:DIR/best.zip.",
+        "in a gating match.  Play the result with ntuple:DIR/best.zip.  A shorthand of 'parlour train --algo ntuple' "
+        "(--timesteps GENERATIONS*GAMES --eval-every GAMES --set ntuple.KEY=VALUE ...): the same run directory, "
+        "evaluations, checkpoints and --resume.",
         parents=[common],
     )
     ntuple.add_argument("--game", **GAME_ARG, default="double_card", help="the game (default double_card)")
     ntuple.add_argument("--option", action="append", metavar="KEY=VALUE", help=OPTION_HELP)
-    ntuple.add_argument("--out", metavar="DIR", required=True, help="a new run directory (an existing one is refused)")
+    ntuple.add_argument("--out", metavar="DIR", required=True, help="the run directory (an existing one needs --resume or --force)")
+    ntuple.add_argument("--resume", action="store_true", help="continue the run in --out (--generations may extend it)")
+    ntuple.add_argument("--force", action="store_true", help="replace an existing run directory")
+    ntuple.add_argument("--eval-games", type=int, default=100, help="games per evaluation opponent (default 100)")
+    ntuple.add_argument("--eval-opponents", metavar="SPEC[,SPEC...]", help="who to evaluate against (default: random and the strongest baseline)")
+    ntuple.add_argument("--final-games", type=int, default=0, help="games per pairing in a final arena (default 0: none)")
+    ntuple.add_argument("--quiet", action="store_true", help="no progress bar")
     ntuple.add_argument("--generations", type=int, default=4, help="generations of games and fits (default 4)")
     ntuple.add_argument("--games", type=int, default=1000, help="self-play games per generation (default 1000)")
     ntuple.add_argument("--depth", type=int, default=2, help="search depth of the self-play and gating games (default 2)")
@@ -174,8 +184,8 @@ def _train(args: argparse.Namespace) -> int:
         if args.force:
             raise UsageError("--resume continues the run in --out and --force replaces it: give one or the other")
         return _run_training(None, args.out, args, given)
-    if args.algo == "alphazero" and (args.opponents or args.weights):
-        raise UsageError("--algo alphazero learns by self-play only: --opponents and --weights are for ppo")
+    if args.algo in ("alphazero", "ntuple") and (args.opponents or args.weights):
+        raise UsageError(f"--algo {args.algo} learns by self-play only: --opponents and --weights are for ppo")
     settings: dict[str, Any] = {}
     if args.game is None and args.config is None:
         settings.update(json.loads(json.dumps(DEFAULT_TRAINING)))
@@ -262,17 +272,17 @@ def _where_the_run_stands(trainer: Any) -> str:
 
 
 def _train_ntuple(args: argparse.Namespace) -> int:
-    """TD(lambda) training of an n-tuple evaluation inside the game's alpha-beta search."""
-    from parlour.training.ntuple import NTupleSettings, train_ntuple
-
-    game = make_game(args.game, parse_options(args.option))
-    try:
-        settings = NTupleSettings(generations=args.generations, games=args.games, depth=args.depth, opening=args.opening,
-                                  teacher=not args.no_teacher, lam=args.lam, epochs=args.epochs, window=args.window,
-                                  gate_games=args.gate_games, workers=args.workers, seed=args.seed)
-        summary = train_ntuple(game, args.out, settings, log=print)
-    except ValueError as error:
-        raise UsageError(str(error)) from None
-    best = max((row["generation"] for row in summary["generations"] if row["best"]), default=None)
-    print(f"best: generation {best}; play it with ntuple:{Path(args.out) / 'best.zip'}")
-    return 0
+    """``parlour train --algo ntuple`` with the n-tuple learner's own flags."""
+    if args.generations < 1 or args.games < 1:
+        raise UsageError(f"--generations and --games must be at least 1, got {args.generations} and {args.games}")
+    table = {"depth": args.depth, "opening": args.opening, "teacher": not args.no_teacher, "lam": args.lam,
+             "epochs": args.epochs, "window": args.window, "gate_games": args.gate_games, "workers": args.workers}
+    train = argparse.Namespace(
+        game=args.game, option=args.option, opponents=None, weights=None, timesteps=args.generations * args.games,
+        n_envs=None, vec_env=None, seed=args.seed, eval_every=args.games, eval_games=args.eval_games,
+        eval_opponents=args.eval_opponents, snapshot_every=None, algo="ntuple", backend=None, address=None, device=None,
+        network=None, config=None, set=[f"ntuple.{key}={json.dumps(value)}" for key, value in table.items()],
+        out=args.out, resume=args.resume, force=args.force, final_games=args.final_games, workers=1, quiet=args.quiet)
+    code = _train(train)
+    print(f"play the best with ntuple:{Path(args.out) / 'best.zip'},depth={args.depth},time_limit=none")
+    return code

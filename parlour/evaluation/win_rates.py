@@ -46,13 +46,16 @@ def win_rates(
     games: int,
     seed: int = 0,
     workers: int = 1,
+    opening: int = 0,
 ) -> list[dict[str, Any]]:
     """One row per opponent: games, win/draw rates, the win rate's 95% interval, the
-    score (win 1, draw 1/2) and the agent's mean return."""
+    score (win 1, draw 1/2) and the agent's mean return; ``opening`` random plies start
+    every game (so that deterministic players do not replay one game)."""
     rows = []
     for index, spec in enumerate(opponents):
         others = [make_from_spec(spec, game) if workers == 1 else spec for _ in range(game.num_players - 1)]
-        result = play_match(game, [agent, *others], games=games, seed=seed + index, workers=workers, progress=False)
+        result = play_match(game, [agent, *others], games=games, seed=seed + index, workers=workers, progress=False,
+                            opening=opening)
         summary = summarize(result)
         mine = next(row for row in summary["agents"] if row["index"] == 0)
         comparisons = mine["wins"] + mine["draws"] + mine["losses"]

@@ -32,7 +32,7 @@ A backend of the one training loop (``trainer.py``): a run directory with config
 atomic checkpoints at every evaluation (network, optimizer, replay buffer, generator
 state, counters) that a resume continues from exactly, evaluations.csv and the learning
 curve, TensorBoard scalars, best.zip and last.zip.  best.zip is earned: the step-0
-network is best until a later network beats it in a gating match (``gate``, recorded in
+network is best until a later network beats it in a gating match (``gating.gating_match``, recorded in
 gating.csv), and a run whose best is still the untrained network says so in its
 result's ``warnings``.  Self-play runs in ``workers`` processes; every game's seed depends only on the run's seed,
 the iteration and the game's index, and the network is the same everywhere, so the run
@@ -52,11 +52,12 @@ import numpy as np
 from parlour.baselines.learned.alphazero import AlphaZeroPolicy
 from parlour.baselines.policy import make_from_spec
 from parlour.training.backend import Backend
+from parlour.training.gating import GATING_FIELDS, gating_match, untrained_best_warning
 from parlour.training.run_files import Checkpoint, copy_atomic, write_csv
 from parlour.training.self_play import Examples, ReplayBuffer, augment, play_games, play_teacher_game
 from parlour.training.self_play_workers import open_workers, packed_weights
-from parlour.training.seeds import game_seed, segment_seed
-from parlour.evaluation.win_rates import rates_deterministic, win_rates
+from parlour.training.seeds import game_seed
+from parlour.evaluation.win_rates import rates_deterministic
 
 
 EVAL_TEMPERATURE = 0.25
@@ -64,18 +65,6 @@ EVAL_TEMPERATURE = 0.25
 (where a deterministic agent would replay one game against a deterministic baseline):
 from the visit counts raised to 1/0.25, nearly always the most visited move, unlike the
 raw counts of a small search, which spread over moves it has barely looked at."""
-
-
-GATING_FIELDS = ["step", "best_step", "games", "score", "win_rate", "win_low", "win_high", "draw_rate", "threshold", "passed"]
-"""The columns of a run's gating.csv, a row per gating match."""
-
-
-def untrained_best_warning(gating: list[dict[str, Any]], az: dict[str, Any]) -> str:
-    """What a run whose best.zip is still the step-0 network says about it."""
-    tried = ", ".join(f"{row['score']:.0%} at step {row['step']:,}" for row in gating[-3:])
-    return (f"best.zip is the UNTRAINED step-0 network: no trained network reached {az['gate_threshold']:.0%} against it "
-            f"in a gating match of {az['gate_games']} games ({len(gating)} tried; the last: {tried or 'none'}); "
-            "the learning did not show at this budget (see gating.csv)")
 
 
 class AlphaZeroBackend(Backend):
@@ -104,7 +93,7 @@ class AlphaZeroBackend(Backend):
         return spec if rates_deterministic(self.game) else f"{spec},deterministic=false,temperature={EVAL_TEMPERATURE}"
 
     def untrained_best_warning(self) -> str:
-        return untrained_best_warning(self.gating, self.az)
+        return untrained_best_warning(self.gating, self.az["gate_threshold"], self.az["gate_games"], "network")
 
     # -- the model ---------------------------------------------------------------------
 
@@ -223,36 +212,19 @@ class AlphaZeroBackend(Backend):
 
     def earns_best(self, agent: Any, candidate: Path, step: int, score: float) -> bool:
         """Step 0's network is best (and kept as untrained.zip) until a later one wins a
-        gating match against the best (``gate``; gating.csv gets its row)."""
+        gating match against the best (``gating.gating_match``; gating.csv gets its row)."""
         if step == 0:
             copy_atomic(candidate, self.files.untrained)
             write_csv(self.files.gating, GATING_FIELDS, self.gating)
             return True
-        row = self.gate(agent, step, self.run.best_step)
+        az = self.az
+        row = gating_match(self.run, agent, self.learner_spec(str(self.files.best)), step, self.run.best_step,
+                           az["gate_games"], az["gate_threshold"], workers=az["workers"])
         self.gating.append(row)
         write_csv(self.files.gating, GATING_FIELDS, self.gating)
         if self.writer is not None:
             self.writer.add_scalar("eval/gating_score", row["score"], step)
         return bool(row["passed"])
-
-    def gate(self, agent: Any, step: int, best_step: int) -> dict[str, Any]:
-        """The gating match of the network of ``step`` (``agent``) against best.zip (the
-        network of ``best_step``), both searching ``eval_simulations`` per move, over
-        ``gate_games`` games with every seat equally often: its row, ``passed`` if the
-        candidate's score (win 1, draw 1/2, against each other seat) reaches
-        ``gate_threshold``.  AlphaGo Zero's evaluator (Silver et al. 2017: 400 games,
-        55%), so that a noisy evaluation cannot make a worse network best."""
-        az = self.az
-        (row,) = win_rates(self.game, agent, [self.learner_spec(str(self.files.best))], az["gate_games"],
-                           seed=segment_seed(self.config.seed, 2 * 10**6 + step), workers=az["workers"])
-        passed = row["score"] >= az["gate_threshold"]
-        result = {"step": step, "best_step": best_step, "games": row["games"], "score": row["score"],
-                  "win_rate": row["win_rate"], "win_low": row["win_low"], "win_high": row["win_high"],
-                  "draw_rate": row["draw_rate"], "threshold": az["gate_threshold"], "passed": passed}
-        verdict = "becomes best" if passed else f"the network of step {best_step:,} stays best"
-        self.run.log(f"step {step:,}: gating against the best (step {best_step:,}): score {row['score']:.0%} over "
-                     f"{row['games']} games, threshold {az['gate_threshold']:.0%}: {verdict}")
-        return result
 
     def record(self, scalars: dict[str, float], step: int) -> None:
         if self.writer is not None:

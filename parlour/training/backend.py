@@ -44,6 +44,10 @@ class Backend:
     eval_workers = 1
     """Processes the evaluations play in."""
 
+    eval_opening = 0
+    """Random plies that open every evaluation game (deterministic searchers would
+    otherwise replay one game per seat against a deterministic opponent)."""
+
     def __init__(self, run: Trainer) -> None:
         self.run = run
         self.config = run.config

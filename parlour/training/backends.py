@@ -14,6 +14,7 @@ BACKENDS: dict[tuple[str, str], str] = {
     ("ppo", "rllib"): "parlour.training.rllib.backend:RLlibBackend",
     ("alphazero", "sb3"): "parlour.training.alphazero:AlphaZeroBackend",  # local self-play processes
     ("alphazero", "ray"): "parlour.training.alphazero:AlphaZeroBackend",  # self-play on Ray actors
+    ("ntuple", "sb3"): "parlour.training.ntuple:NTupleBackend",  # local processes, numpy only
 }
 """``(algo, backend)`` -> ``"module:Class"``; ``TrainConfig.validate`` refuses any other pair."""
 

@@ -124,7 +124,47 @@ if set, else a local Ray on 127.0.0.1); PPO's ``train_batch_size`` env steps per
 
 RLLIB_TYPES: dict[str, type] = {key: type(value) for key, value in RLLIB_DEFAULTS.items()}
 
-ALGOS = ("ppo", "alphazero")
+@dataclass(frozen=True)
+class NTupleSettings:
+    """Settings of ``algo = "ntuple"`` (the ``[ntuple]`` table; ``parlour.training.ntuple``):
+    the self-play games' search ``depth`` and ``opening`` random plies; ``teacher``: the
+    first generation plays with the search's own evaluation (else with all weights zero);
+    TD(``lam``) fits of ``epochs`` full-batch Adam steps (``learning_rate``, L2 ``l2``) on
+    the newest ``window`` generations' games; a generation becomes best by scoring at
+    least ``gate_threshold`` in ``gate_games`` games against the best (0: always);
+    self-play and gating in ``workers`` processes (the results do not depend on it).  A
+    generation is a segment of the run: ``eval_every`` games; ``timesteps`` counts games."""
+
+    depth: int = 2
+    opening: int = 4
+    teacher: bool = True
+    lam: float = 0.7
+    epochs: int = 300
+    learning_rate: float = 0.01
+    l2: float = 1e-5
+    window: int = 3
+    gate_games: int = 100
+    gate_threshold: float = 0.55
+    workers: int = 1
+
+    def __post_init__(self) -> None:
+        for key in ("depth", "epochs", "window", "workers"):
+            if getattr(self, key) < 1:
+                raise ValueError(f"{key} must be at least 1, got {getattr(self, key)}")
+        for key in ("opening", "gate_games"):
+            if getattr(self, key) < 0:
+                raise ValueError(f"{key} must be at least 0, got {getattr(self, key)}")
+        for key in ("lam", "gate_threshold"):
+            if not 0 <= getattr(self, key) <= 1:
+                raise ValueError(f"{key} must be in [0, 1], got {getattr(self, key)}")
+        if not self.learning_rate > 0 or self.l2 < 0:
+            raise ValueError(f"learning_rate must be positive and l2 at least 0, got {self.learning_rate} and {self.l2}")
+
+
+NTUPLE_DEFAULTS: dict[str, Any] = dataclasses.asdict(NTupleSettings())
+NTUPLE_TYPES: dict[str, type] = {key: type(value) for key, value in NTUPLE_DEFAULTS.items()}
+
+ALGOS = ("ppo", "alphazero", "ntuple")
 BACKENDS = ("sb3", "rllib", "ray")
 DEVICES = ("auto", "cpu", "cuda")
 
@@ -139,7 +179,8 @@ class TrainConfig:
 
     game: str = "sticks"
     algo: str = "ppo"
-    """``ppo`` (MaskablePPO against ``opponents``) or ``alphazero`` (self-play with PUCT search)."""
+    """``ppo`` (MaskablePPO against ``opponents``), ``alphazero`` (self-play with PUCT
+    search) or ``ntuple`` (an n-tuple evaluation by TD(lambda) inside alpha-beta)."""
     backend: str = "sb3"
     """``sb3`` (Stable-Baselines3, one process; for ``alphazero``: self-play in local worker
     processes), ``rllib`` (Ray RLlib: every ``self`` seat learns, see
@@ -182,11 +223,13 @@ class TrainConfig:
     ppo: dict[str, Any] = field(default_factory=lambda: dict(PPO_DEFAULTS))
     alphazero: dict[str, Any] = field(default_factory=lambda: dict(AZ_DEFAULTS))
     rllib: dict[str, Any] = field(default_factory=lambda: dict(RLLIB_DEFAULTS))
+    ntuple: dict[str, Any] = field(default_factory=lambda: dict(NTUPLE_DEFAULTS))
 
     def __post_init__(self) -> None:
         self.ppo = {**PPO_DEFAULTS, **self.ppo}
         self.alphazero = {**AZ_DEFAULTS, **self.alphazero}
         self.rllib = {**RLLIB_DEFAULTS, **self.rllib}
+        self.ntuple = {**NTUPLE_DEFAULTS, **self.ntuple}
         self.validate()
 
     def validate(self) -> None:
@@ -225,7 +268,10 @@ class TrainConfig:
                              f"{self.backend!r}, where the learner's snapshots are 'self'")
         if self.backend == "rllib" and self.algo != "ppo":
             raise ValueError(f"backend 'rllib' trains algo 'ppo' only, got algo {self.algo!r} (alphazero runs on parlour's own search)")
+        if self.algo == "ntuple" and self.backend != "sb3":
+            raise ValueError(f"algo 'ntuple' runs in this process and local workers (backend 'sb3'), got backend {self.backend!r}")
         self._validate_rllib()
+        self._validate_ntuple()
         unknown = sorted(set(self.ppo) - set(PPO_DEFAULTS))
         if unknown:
             raise ValueError(f"unknown ppo setting(s) {unknown}; settings are {sorted(PPO_DEFAULTS)}")
@@ -289,6 +335,22 @@ class TrainConfig:
             raise ValueError(f"rllib.minibatch_size={self.rllib['minibatch_size']} is larger than "
                              f"rllib.train_batch_size={self.rllib['train_batch_size']}")
 
+    def _validate_ntuple(self) -> None:
+        unknown = sorted(set(self.ntuple) - set(NTUPLE_DEFAULTS))
+        if unknown:
+            raise ValueError(f"unknown ntuple setting(s) {unknown}; settings are {sorted(NTUPLE_DEFAULTS)}")
+        for key, value in self.ntuple.items():
+            self.ntuple[key] = _coerce(f"ntuple.{key}", value, NTUPLE_TYPES[key])
+        try:
+            NTupleSettings(**self.ntuple)
+        except ValueError as error:
+            raise ValueError(f"ntuple.{error}") from None
+
+    @property
+    def ntuple_settings(self) -> NTupleSettings:
+        """The ``[ntuple]`` table as the settings the fits and gates read."""
+        return NTupleSettings(**self.ntuple)
+
     @property
     def rollout_steps(self) -> int:
         """Environment steps per PPO update (all envs together)."""
@@ -305,7 +367,8 @@ class TrainConfig:
     def to_toml(self) -> str:
         """The configuration as TOML (``load_config`` reads it back)."""
         lines = []
-        tables = {"game_options": self.game_options, "ppo": self.ppo, "alphazero": self.alphazero, "rllib": self.rllib}
+        tables = {"game_options": self.game_options, "ppo": self.ppo, "alphazero": self.alphazero, "rllib": self.rllib,
+                  "ntuple": self.ntuple}
         for key, value in self.to_dict().items():
             if key not in tables and value is not None:
                 lines.append(f"{key} = {_toml_value(value)}")
@@ -392,9 +455,9 @@ def merge(base: dict[str, Any], key: str, value: Any) -> None:
     """Set a dotted key (``ppo.n_steps``) in a settings dict; ``ValueError`` if unknown."""
     head, _, rest = key.partition(".")
     if head not in FIELDS:
-        raise ValueError(f"unknown setting {key!r}; settings are {sorted(FIELDS)} (and ppo.<name>, alphazero.<name>, rllib.<name>, game_options.<name>)")
+        raise ValueError(f"unknown setting {key!r}; settings are {sorted(FIELDS)} (and ppo.<name>, alphazero.<name>, rllib.<name>, ntuple.<name>, game_options.<name>)")
     if rest:
-        if head not in ("ppo", "alphazero", "rllib", "game_options"):
+        if head not in ("ppo", "alphazero", "rllib", "ntuple", "game_options"):
             raise ValueError(f"setting {head!r} has no sub-keys (got {key!r})")
         base.setdefault(head, {})[rest] = value
     else:

@@ -1,7 +1,11 @@
 """Training an n-tuple evaluation by temporal differences inside the game's alpha-beta
-search (``parlour train-ntuple``; the model and its player: ``baselines.learned.ntuple``).
+search (``algo = "ntuple"``, ``parlour train --algo ntuple`` or its shorthand ``parlour
+train-ntuple``; the model and its player: ``baselines.learned.ntuple``).  A backend of
+the one training loop (``trainer.py``): config.toml, evaluations, checkpoints, resume,
+best.zip and last.zip as for every run.
 
-Each generation:
+Every segment of the run (``eval_every`` games; ``timesteps`` counts games) is a
+*generation*:
 
 1. **Games.** The search plays itself at a fixed ``depth`` with the current best weights
    (generation 0: with its own hand-made evaluation, the *teacher*, or with all weights
@@ -15,17 +19,20 @@ Each generation:
    every epoch (full-batch Adam on the cross-entropy, L2 ``l2``).  lambda = 1 is
    regression on results (the Texel method of chess programmers), lambda = 0 one-step TD.
 3. **Gating.**  The new weights become ``best.zip`` only by scoring at least
-   ``gate_threshold`` against the current best in ``gate_games`` games of the arena at
-   the same depth, each seat equally often, each game starting with ``opening`` random
-   plies (without them two deterministic searchers replay one game).
+   ``gate_threshold`` against the current best (at first the zero weights) in
+   ``gate_games`` games at the same depth, each seat equally often, each game starting
+   with ``opening`` random plies (without them two deterministic searchers replay one
+   game); gating.csv keeps every match.
 
-Everything random comes from ``seed``: the same seed gives the same games, weights and
-gates with any number of ``workers``.
+Everything random comes from the run's seed: game ``i`` of the run has the seed
+``seed * 1_000_003 + i``, so the same seed gives the same games, weights and gates with
+any number of ``workers``.  A checkpoint keeps the weights, the best weights and which
+weights played each generation of the window; a resume plays the window's games again
+(the same games, from their seeds) rather than storing them.
 """
 
 from __future__ import annotations
 
-import json
 import multiprocessing
 import signal
 import time
@@ -41,42 +48,13 @@ from parlour.baselines.policy import lookup
 from parlour.games import load_game
 from parlour.games.base import Game
 from parlour.processes import die_with_parent
+from parlour.training.backend import Backend
+from parlour.training.config import NTupleSettings
+from parlour.training.gating import GATING_FIELDS, gating_match, untrained_best_warning
+from parlour.training.run_files import Checkpoint, write_csv
 
 Recorded = tuple[np.ndarray, float]
 """A game: its positions' feature indices ``[positions, tuples]`` and its result for the perspective seat."""
-
-
-@dataclass(frozen=True)
-class NTupleSettings:
-    """What ``train_ntuple`` does (see the module docstring)."""
-
-    generations: int = 4
-    games: int = 1000
-    depth: int = 2
-    opening: int = 4
-    teacher: bool = True
-    lam: float = 0.7
-    epochs: int = 300
-    learning_rate: float = 0.01
-    l2: float = 1e-5
-    window: int = 3
-    gate_games: int = 100
-    gate_threshold: float = 0.55
-    workers: int = 1
-    seed: int = 0
-
-    def __post_init__(self) -> None:
-        for key in ("generations", "games", "depth", "epochs", "window", "workers"):
-            if getattr(self, key) < 1:
-                raise ValueError(f"{key} must be at least 1, got {getattr(self, key)}")
-        for key in ("opening", "gate_games"):
-            if getattr(self, key) < 0:
-                raise ValueError(f"{key} must be at least 0, got {getattr(self, key)}")
-        for key in ("lam", "gate_threshold"):
-            if not 0 <= getattr(self, key) <= 1:
-                raise ValueError(f"{key} must be in [0, 1], got {getattr(self, key)}")
-        if not self.learning_rate > 0 or self.l2 < 0:
-            raise ValueError(f"learning_rate must be positive and l2 at least 0, got {self.learning_rate} and {self.l2}")
 
 
 def record_game(game: Game, weights: np.ndarray | None, depth: int, opening: int, seed: int) -> Recorded:
@@ -182,56 +160,86 @@ def td_fit(games: list[Recorded], weights: np.ndarray, settings: NTupleSettings)
     return w, FitReport(rows, before, result_loss(predict(w)))
 
 
-def gate_score(game: Game, challenger: Path, best: Path, settings: NTupleSettings, seed: int) -> float:
-    """The challenger's score against the best at the same depth, each seat equally often."""
-    from parlour.evaluation.arena import play_match
-    from parlour.evaluation.report import summarize
+class NTupleBackend(Backend):
+    """The n-tuple learner (see the module docstring)."""
 
-    spec = f"depth={settings.depth},time_limit=none"
-    agents = [f"ntuple:{challenger},{spec}", f"ntuple:{best},{spec}"]
-    match = play_match(game, agents, games=settings.gate_games, seed=seed, workers=settings.workers, progress=False,
-                       opening=settings.opening)
-    return float(next(row["score"] for row in summarize(match)["agents"] if row["index"] == 0))
+    def __init__(self, run: Any) -> None:
+        super().__init__(run)
+        self.settings = self.config.ntuple_settings
+        self.eval_workers = self.settings.workers
+        self.eval_opening = self.settings.opening
 
+    def check_settings(self) -> None:
+        self.features: NTupleFeatures = ntuple_features(self.game)  # a game without features is refused here
 
-def train_ntuple(game: Game, out: str | Path, settings: NTupleSettings, log: Callable[[str], None] = print) -> dict[str, Any]:
-    """A training run into the new directory ``out``: ``generation_K.zip`` for every
-    generation, ``best.zip`` the gated best, ``summary.json`` the settings and a row per
-    generation.  Returns the summary."""
-    features: NTupleFeatures = ntuple_features(game)
-    out = Path(out)
-    if out.exists() and any(out.iterdir()):
-        raise ValueError(f"output directory {str(out)!r} is not empty: choose a new one (nothing is overwritten)")
-    out.mkdir(parents=True, exist_ok=True)
-    start = time.perf_counter()
-    weights = best_weights = np.zeros(features.size)
-    best: Path | None = None
-    history: list[list[Recorded]] = []
-    rows: list[dict[str, Any]] = []
-    summary: dict[str, Any] = {"game": game.name, "options": game.config, "features": features.name, "search": features.search,
-                               "settings": asdict(settings), "generations": rows}
-    for generation in range(settings.generations):
-        playing = None if (generation == 0 and settings.teacher) else best_weights  # (None: the search's own evaluation)
-        seeds = [settings.seed * 1_000_003 + generation * settings.games + i for i in range(settings.games)]
-        history.append(record_games(game, playing, settings.depth, settings.opening, seeds, settings.workers))
-        history = history[-settings.window:]
-        games = [recorded for part in history for recorded in part]
-        weights, report = td_fit(games, weights, settings)
-        path = save_ntuple(weights, out / f"generation_{generation}.zip", game,
-                           {"generation": generation, "settings": asdict(settings)})
-        row: dict[str, Any] = {"generation": generation, **asdict(report), "seconds": round(time.perf_counter() - start, 1)}
-        if best is None or settings.gate_games == 0:
-            promoted, row["gate_score"] = True, None
-        else:
-            row["gate_score"] = score = gate_score(game, path, best, settings, seed=settings.seed + generation)
-            promoted = score >= settings.gate_threshold
-        if promoted:
-            best_weights = weights.copy()
-            best = save_ntuple(best_weights, out / "best.zip", game, {"generation": generation, "settings": asdict(settings)})
-        row["best"] = promoted
-        rows.append(row)
-        log(f"generation {generation}: {report.positions} positions, result loss {report.result_loss_before:.4f} -> "
-            f"{report.result_loss_after:.4f}, gate {row['gate_score']}, {'best' if promoted else 'kept the best'} "
-            f"({row['seconds']} s)")
-        (out / "summary.json").write_text(json.dumps(summary, indent=2, default=list))
-    return summary
+    def learner_spec(self, path: str) -> str:
+        return f"ntuple:{path},depth={self.settings.depth},time_limit=none"
+
+    def untrained_best_warning(self) -> str:
+        return untrained_best_warning(self.gating, self.settings.gate_threshold, self.settings.gate_games, "model")
+
+    # -- the model ---------------------------------------------------------------------
+
+    def start(self) -> None:
+        self.weights = np.zeros(self.features.size)
+        self.best_weights = self.weights.copy()
+        self.generation = 0
+        self.window: list[tuple[int, int, np.ndarray | None]] = []
+        """The newest generations: (first game index, games, the weights that played; None: the teacher)."""
+        self.games: list[list[Recorded]] = []
+        self.gating: list[dict[str, Any]] = []
+
+    def restore(self, checkpoint: Checkpoint) -> None:
+        state = checkpoint.state
+        self.weights, self.best_weights = state["weights"], state["best_weights"]
+        self.generation, self.window, self.gating = state["generation"], state["window"], state["gating"]
+        self.run.log(f"playing the {sum(count for _, count, _ in self.window):,} games of the last {len(self.window)} "
+                     "generations again (the fits' window)")
+        self.games = [self._record(first, count, playing) for first, count, playing in self.window]
+
+    def _record(self, first: int, count: int, playing: np.ndarray | None) -> list[Recorded]:
+        seeds = [self.config.seed * 1_000_003 + first + i for i in range(count)]
+        settings = self.settings
+        return record_games(self.game, playing, settings.depth, settings.opening, seeds, settings.workers)
+
+    def train(self, step: int, until: int, advance: Callable[[int], None]) -> int:
+        """One generation: ``until - step`` games of self-play, then a fit on the window."""
+        settings, start = self.settings, time.perf_counter()
+        playing = None if (self.generation == 0 and settings.teacher) else self.best_weights.copy()
+        count = until - step
+        self.games = (self.games + [self._record(step, count, playing)])[-settings.window:]
+        self.window = (self.window + [(step, count, playing)])[-settings.window:]
+        self.weights, report = td_fit([recorded for part in self.games for recorded in part], self.weights, settings)
+        self.run.log(f"generation {self.generation}: {report.positions:,} positions, result loss "
+                     f"{report.result_loss_before:.4f} -> {report.result_loss_after:.4f} ({time.perf_counter() - start:.0f} s)")
+        self.generation += 1
+        advance(count)
+        return until
+
+    # -- evaluation and checkpoints ----------------------------------------------------
+
+    def save_candidate(self, path: Path, step: int) -> Path:
+        return save_ntuple(self.weights, path.with_suffix(".zip"), self.game,
+                           {"generation": self.generation, "step": step, "settings": asdict(self.settings)})
+
+    def candidate_agent(self, candidate: Path) -> Any:
+        """The spec of the search with the candidate's weights (a spec, so that worker processes make it)."""
+        return self.learner_spec(str(candidate))
+
+    def earns_best(self, agent: Any, candidate: Path, step: int, score: float) -> bool:
+        """The zero weights are best at step 0; later weights by a gating match (always, with no gate games)."""
+        settings = self.settings
+        if step > 0 and settings.gate_games > 0:
+            row = gating_match(self.run, agent, self.learner_spec(str(self.files.best)), step, self.run.best_step,
+                               settings.gate_games, settings.gate_threshold, workers=settings.workers, opening=settings.opening)
+            self.gating.append(row)
+        write_csv(self.files.gating, GATING_FIELDS, self.gating)
+        return step == 0 or settings.gate_games == 0 or bool(self.gating[-1]["passed"])
+
+    def keep_best(self, candidate: Path) -> None:
+        super().keep_best(candidate)
+        self.best_weights = self.weights.copy()
+
+    def state(self) -> dict[str, Any]:
+        return {"weights": self.weights, "best_weights": self.best_weights, "generation": self.generation,
+                "window": list(self.window), "gating": list(self.gating)}

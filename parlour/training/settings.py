@@ -15,7 +15,7 @@ from typing import Any
 from parlour.games import load_game
 from parlour.training.config import TrainConfig, load_config, merge
 
-TABLES = ("game_options", "ppo", "alphazero", "rllib")
+TABLES = ("game_options", "ppo", "alphazero", "rllib", "ntuple")
 """The settings that are tables of their own ([game_options], [ppo], ...)."""
 
 ADDRESSES = ("rllib.address", "alphazero.address")

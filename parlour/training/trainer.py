@@ -87,7 +87,10 @@ def progress_bar(total: int, done: int, enabled: bool) -> Any:
     """The run's progress bar (tqdm), or ``None`` when it is off."""
     if not enabled:
         return None
-    from tqdm.auto import tqdm
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:  # a backend without the train extra (the n-tuple learner): no bar
+        return None
 
     return tqdm(total=total, initial=done, unit="step", desc="training", dynamic_ncols=True)
 
@@ -333,7 +336,7 @@ class Trainer:
         candidate = backend.save_candidate(files.root / ".candidate", step)
         try:
             agent = backend.candidate_agent(candidate)
-            rows = self.evaluation_rows(agent, step, backend.eval_workers)
+            rows = self.evaluation_rows(agent, step, backend.eval_workers, backend.eval_opening)
             score = float(np.mean([row["score"] for row in rows]))
             if backend.earns_best(agent, candidate, step, score):
                 backend.keep_best(candidate)
@@ -352,10 +355,10 @@ class Trainer:
             else:
                 candidate.unlink(missing_ok=True)
 
-    def evaluation_rows(self, agent: Any, step: int, workers: int = 1) -> list[dict[str, Any]]:
+    def evaluation_rows(self, agent: Any, step: int, workers: int = 1, opening: int = 0) -> list[dict[str, Any]]:
         """``agent``'s rows against the evaluation opponents at ``step``, logged."""
         results = win_rates(self.game, agent, self.eval_opponents, self.config.eval_games,
-                            seed=segment_seed(self.config.seed, 10**6 + step), workers=workers)
+                            seed=segment_seed(self.config.seed, 10**6 + step), workers=workers, opening=opening)
         rows = [{"step": step, **row} for row in results]
         self.log(f"step {step:,}: win rate vs " + ", ".join(f"{row['opponent']} {row['win_rate']:.0%}" for row in rows))
         return rows

@@ -14,7 +14,10 @@ from parlour.cli import main
 from parlour.errors import DamagedFileError
 from parlour.games import load_game
 from parlour.games.double_card import COLS, ROWS
-from parlour.training.ntuple import NTupleSettings, record_game, td_fit, td_targets, train_ntuple
+from parlour.training.config import TrainConfig
+from parlour.training.ntuple import NTupleBackend, NTupleSettings, record_game, td_fit, td_targets
+from parlour.training.run_files import RunFiles
+from parlour.training.trainer import Trainer
 
 
 def random_positions(count, seed=0):
@@ -155,30 +158,76 @@ def test_td_fit_learns_which_features_win():
     assert report.positions == 1200 and report.result_loss_after < 0.2 < report.result_loss_before
 
 
+QUIET = {"progress": False, "log": lambda _: None}
+
+
+def ntuple_config(**changes):
+    table = {"depth": 1, "opening": 2, "epochs": 5, "gate_games": 2, **changes.pop("ntuple", {})}
+    settings = {"game": "double_card", "algo": "ntuple", "timesteps": 8, "eval_every": 4, "eval_games": 2,
+                "eval_opponents": ["random"], "seed": 1, "ntuple": table, **changes}
+    return TrainConfig(**settings)
+
+
+def same_weights(a, b):
+    game = load_game("double_card")
+    return np.array_equal(load_ntuple(a, game)[0], load_ntuple(b, game)[0])
+
+
 def test_recorded_games_and_a_run_do_not_depend_on_the_workers(tmp_path):
     game = load_game("double_card")
     positions, result = record_game(game, None, depth=1, opening=2, seed=4)
     assert positions.shape[1] == len(_ALL_WINDOW_CELLS) and result in (0.0, 0.5, 1.0)
     assert np.array_equal(record_game(game, None, depth=1, opening=2, seed=4)[0], positions)
-    settings = {"generations": 2, "games": 4, "depth": 1, "opening": 2, "epochs": 5, "gate_games": 2, "seed": 1}
-    one = train_ntuple(game, tmp_path / "one", NTupleSettings(**settings, workers=1), log=lambda _: None)
-    two = train_ntuple(game, tmp_path / "two", NTupleSettings(**settings, workers=2), log=lambda _: None)
-    assert [row["gate_score"] for row in one["generations"]] == [row["gate_score"] for row in two["generations"]]
-    for name in ("generation_0.zip", "generation_1.zip", "best.zip"):
-        assert np.array_equal(load_ntuple(tmp_path / "one" / name, game)[0], load_ntuple(tmp_path / "two" / name, game)[0])
-    assert one["generations"][0]["best"] and one["generations"][1]["gate_score"] is not None
-    assert json.loads((tmp_path / "one" / "summary.json").read_text())["generations"] == one["generations"]
-    with pytest.raises(ValueError, match="is not empty: choose a new one"):
-        train_ntuple(game, tmp_path / "one", NTupleSettings(**settings), log=lambda _: None)
+    one = Trainer(ntuple_config(), tmp_path / "one", **QUIET)
+    assert isinstance(one.backend, NTupleBackend)
+    one = one.run()
+    two = Trainer(ntuple_config(ntuple={"workers": 2}), tmp_path / "two", **QUIET).run()
+    assert one.steps == two.steps == 8 and one.evaluations == two.evaluations and one.best_step == two.best_step
+    assert (tmp_path / "one" / "gating.csv").read_text() == (tmp_path / "two" / "gating.csv").read_text()
+    for name in ("best.zip", "last.zip"):
+        assert same_weights(tmp_path / "one" / name, tmp_path / "two" / name)
+    gating = (tmp_path / "one" / "gating.csv").read_text().splitlines()
+    assert len(gating) == 3 and gating[0].startswith("step,best_step,games,score")  # a gate per generation
+    with pytest.raises(FileExistsError, match="already exists and is not empty"):
+        Trainer(ntuple_config(), tmp_path / "one", **QUIET)
+
+
+def test_a_run_resumes_exactly(tmp_path):
+    """A run stopped after its first generation and resumed plays the second generation's
+    games as the whole run does, from the window's games played again."""
+    whole = Trainer(ntuple_config(timesteps=12, ntuple={"window": 2}), tmp_path / "whole", **QUIET).run()
+    Trainer(ntuple_config(timesteps=8, ntuple={"window": 2}), tmp_path / "cut", **QUIET).run()
+    resumed = Trainer(None, tmp_path / "cut", resume=True, timesteps=12, **QUIET).run()
+    assert resumed.steps == whole.steps == 12
+    assert resumed.evaluations == whole.evaluations and resumed.best_step == whole.best_step
+    assert same_weights(tmp_path / "whole" / "last.zip", tmp_path / "cut" / "last.zip")
+    assert (tmp_path / "whole" / "gating.csv").read_text() == (tmp_path / "cut" / "gating.csv").read_text()
+
+
+def test_without_gate_games_every_generation_is_best(tmp_path):
+    result = Trainer(ntuple_config(ntuple={"gate_games": 0}), tmp_path / "run", **QUIET).run()
+    assert result.best_step == 8 and result.warnings == []
+    assert same_weights(tmp_path / "run" / "best.zip", tmp_path / "run" / "last.zip")
 
 
 def test_the_command_trains_and_refuses_bad_settings(tmp_path, capsys):
     out = tmp_path / "run"
     assert main(["train-ntuple", "--out", str(out), "--generations", "1", "--games", "2", "--depth", "1",
-                 "--epochs", "2", "--gate-games", "0"]) == 0
-    assert f"play it with ntuple:{out / 'best.zip'}" in capsys.readouterr().out
+                 "--epochs", "2", "--gate-games", "0", "--eval-games", "2", "--eval-opponents", "random", "--quiet"]) == 0
+    assert f"play the best with ntuple:{out / 'best.zip'},depth=1,time_limit=none" in capsys.readouterr().out
+    config = RunFiles(out).config.read_text()
+    assert 'algo = "ntuple"' in config and "timesteps = 2" in config and "gate_games = 0" in config
+    assert main(["train-ntuple", "--out", str(out), "--resume", "--generations", "2", "--games", "2", "--depth", "1",
+                 "--epochs", "2", "--gate-games", "0", "--eval-games", "2", "--eval-opponents", "random", "--quiet"]) == 0
+    assert "resuming" in capsys.readouterr().out
+    assert [line.split(",")[0] for line in (out / "evaluations.csv").read_text().splitlines()[1:]] == ["0", "2", "4"]
+    assert main(["train-ntuple", "--out", str(out), "--resume", "--generations", "3", "--games", "2", "--depth", "2",
+                 "--quiet"]) == 2
+    assert "--set ntuple.depth=2 changes ntuple.depth (saved 1, given 2)" in capsys.readouterr().err
     assert main(["train-ntuple", "--out", str(tmp_path / "x"), "--lam", "2"]) == 2
-    assert "lam must be in [0, 1], got 2.0" in capsys.readouterr().err
+    assert "ntuple.lam must be in [0, 1], got 2.0" in capsys.readouterr().err
     assert main(["train-ntuple", "--game", "tribolo", "--out", str(tmp_path / "y"), "--generations", "1", "--games", "1"]) == 2
     assert "no n-tuple features for tribolo" in capsys.readouterr().err
     assert not (tmp_path / "y").exists()
+    assert main(["train", "--algo", "ntuple", "--game", "double_card", "--opponents", "random", "--out", str(tmp_path / "z")]) == 2
+    assert "--algo ntuple learns by self-play only" in capsys.readouterr().err
