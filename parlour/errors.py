@@ -48,6 +48,23 @@ class IllegalActionError(ValueError):
         super().__init__(message)
 
 
+class EndlessGame(RuntimeError):
+    """A game not over after its step limit (``max_game_length`` unless the loop was given
+    another): its rules, or its players, do not end it.  Every loop that plays games on
+    raises it rather than loop for ever: ``parlour.baselines.playout`` (``play_out`` and
+    ``playing``) and the lockstep self-play and playouts of ``parlour.training``.  A
+    ``RuntimeError``: a game that does not end is a bug, not bad input.  Built from plain
+    values, so that it crosses from a worker process intact."""
+
+    def __init__(self, game: str, limit: int, longest: int) -> None:
+        super().__init__(game, limit, longest)
+        self.game, self.limit, self.longest = game, limit, longest
+
+    def __str__(self) -> str:
+        return (f"{self.game}: the game did not end within {self.limit} steps (max_game_length {self.longest}): "
+                "its rules do not end it")
+
+
 class DamagedFileError(ValueError):
     """A file the user saved cannot be read: missing, truncated, corrupt, or not the
     kind of file expected (a model file of another game, say).  The message names the

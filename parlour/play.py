@@ -39,6 +39,7 @@ from typing import TextIO
 import numpy as np
 
 from parlour.baselines import references
+from parlour.errors import Failure
 from parlour.games.base import Game, State
 from parlour.web.session import PERSON, GameSession, SessionError
 from parlour.web.thinking import LocalThinker
@@ -183,8 +184,8 @@ class _Table:
         while True:
             self.announce()
             state = session.state
-            if session.stalled:
-                raise RuntimeError(session.stalled)
+            if session.stalled:  # a policy failed, or the game was cut off at its step limit
+                raise Failure(session.stalled)
             if state.is_terminal():
                 break
             self.say()

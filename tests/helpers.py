@@ -169,3 +169,17 @@ def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return probe.getsockname()[1]
+
+
+def sticks_without_end(monkeypatch) -> None:
+    """Sticks whose rules never end it once player_0 has moved: the sticks grow back and
+    player_1 moves again, for ever (a game that a loop driving its policies must stop)."""
+    from parlour.games.sticks import SticksState
+
+    apply = SticksState.apply
+
+    def grow_back(self, action) -> None:
+        apply(self, action)
+        self.sticks, self.to_move = self.game.num_sticks, 1
+
+    monkeypatch.setattr(SticksState, "apply", grow_back)

@@ -7,9 +7,11 @@ import sys
 
 import numpy as np
 import pytest
+from helpers import sticks_without_end
 
 from parlour.baselines import make_from_spec
 from parlour.cli import main
+from parlour.errors import Failure
 from parlour.games import load_game
 from parlour.games.base import Game
 from parlour.play import play, view
@@ -412,3 +414,33 @@ def test_the_same_seed_deals_the_same_game_as_parlour_serve(name, options):
     if not game.info.simultaneous:
         told = [line.split(" plays ")[1] for line in out.splitlines() if " plays " in line]
         assert told[:6] == [entry["moves"][s]["text"] for entry in web.log for s in entry["moves"] if s != 0][:6]
+
+
+def test_a_game_that_never_ends_stops_at_its_step_limit_instead_of_hanging(monkeypatch, capsys):
+    """``parlour play`` thinks without a time limit: an opponent whose game never ends
+    would keep it for ever; the session's step limit (the game's max_game_length) stops
+    it with the reason, a failure of the command rather than a hang."""
+    sticks_without_end(monkeypatch)
+    game = load_game("sticks", num_sticks=7)
+    with pytest.raises(Failure, match=r"the game was stopped: it did not end within 7 steps \(sticks ends within 7\)"):
+        session(game, ["1"], opponent="random", seed=3)
+    monkeypatch.setattr(sys, "stdin", io.StringIO("1\n"))
+    assert main(["play", "sticks", "--option", "num_sticks=7", "--seed", "3"]) == 1
+    assert "parlour play: error: the game was stopped: it did not end within 7 steps" in capsys.readouterr().err
+
+
+def test_a_watched_game_goes_as_far_as_the_callers_step_limit():
+    """A caller may give the session a step limit of its own; the policies stop there,
+    the session says so, and undo (of a person's move) is unaffected."""
+    from parlour.web.session import GameSession
+
+    game = load_game("sticks", num_sticks=20)
+    watched = GameSession(game, ["random", "random"], seed=2, max_steps=5)
+    assert watched.advance(limit=2) == 2 and watched.stalled is None
+    assert watched.advance() == 3 and len(watched.steps) == 5 and not watched.state.is_terminal()
+    assert watched.stalled == watched.cut_off() and "did not end within 5 steps (sticks ends within 20)" in watched.stalled
+    assert watched.advance() == 0 and len(watched.steps) == 5  # it goes no further
+    replayed = GameSession(game, ["random", "random"], seed=2)  # the same seed: the same five steps, then on to the end
+    replayed.advance()
+    assert replayed.steps[:5] == watched.steps and replayed.state.is_terminal() and replayed.stalled is None
+

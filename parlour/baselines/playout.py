@@ -1,18 +1,23 @@
-"""Playing a game with policies: the one loop (``play_out``) the arena, the single-agent
-and RLlib views, the benchmarks and the tests share (a person's table, ``parlour play``
-and the web, steps through ``parlour.web.session.GameSession`` instead, one policy
-move at a time).
+"""Playing a game with policies: the one loop (``play_out``) that moves a game past the
+seats that are not its caller's.  The arena, the single-agent and RLlib views, the
+n-tuple learner's games, the web session (a person's table: ``parlour play`` and
+``parlour serve``), the benchmarks and the tests play through it; self-play, whose
+searches wait for the network in the middle of a step, chooses its steps itself but
+counts them with the same ``playing``.
 
 At every step each current seat chooses from its own information state before anything
 is applied (so at a simultaneous step no seat sees another's choice); one mover's
-choice is applied as an ``int``, several movers' as ``{seat: action}``.
+choice is applied as an ``int``, several movers' as ``{seat: action}``.  A game still
+going after its ``max_game_length`` steps raises ``parlour.errors.EndlessGame`` rather
+than loop for ever.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 
 from parlour.baselines.policy import Policy
+from parlour.errors import EndlessGame
 from parlour.games.base import State
 
 Policies = Mapping[int, Policy] | Sequence[Policy]
@@ -39,6 +44,23 @@ def step(state: State, policies: Policies, fixed: Mapping[int, int] | None = Non
     return action
 
 
+def playing(state: State, until: Callable[[State], bool] | None = None, max_steps: int | None = None) -> Iterator[int]:
+    """The steps of ``state``'s game still to play: yields the number of steps played so
+    far before each, until the game is over or ``until(state)`` holds.  Past ``max_steps``
+    (default: the game's ``max_game_length``) it raises ``EndlessGame`` instead: a game
+    whose rules (or players) do not end it stops with an error rather than loop for ever.
+    ``play_out``'s loop; a loop that must choose and apply its steps itself (self-play,
+    whose searches wait for the network within a step) iterates it to stop where
+    ``play_out`` stops."""
+    limit = state.game.info.max_game_length if max_steps is None else max_steps
+    steps = 0
+    while not state.is_terminal() and not (until is not None and until(state)):
+        if steps >= limit:
+            raise EndlessGame(state.game.name, limit, state.game.info.max_game_length)
+        yield steps
+        steps += 1
+
+
 def play_out(
     state: State,
     policies: Policies | None = None,
@@ -46,28 +68,28 @@ def play_out(
     until: Callable[[State], bool] | None = None,
     max_steps: int | None = None,
     act: Callable[[int], int] | None = None,
+    apply: Callable[[int | dict[int, int]], None] | None = None,
     record: list[int | dict[int, int]] | None = None,
 ) -> int:
     """Play ``state`` on until the game is over (or ``until(state)`` holds); returns the
     steps played.  Each step's seats choose with ``policies`` (each on its seat's
-    information state) or ``act(seat)`` (a timed choice, a random opening); ``record``,
-    if given, collects what was applied.  ``max_steps`` (default: the game's
-    ``max_game_length``) guards against a game that never ends: past it, a
-    ``RuntimeError`` says so.  Every loop that moves a game past the seats that are not
-    its caller's (the arena's games, the single-agent and RLlib views' opponents) is this
-    one."""
+    information state) or ``act(seat)`` (a timed choice, a random opening, a person's
+    choice or a policy thinking elsewhere); ``apply`` (default ``state.apply``) applies
+    the step to ``state`` for a caller that keeps an account of each (the web session's
+    log, the n-tuple learner's positions); ``record``, if given, collects what was
+    applied.  An exception from ``act`` stops the loop with that step unapplied and goes
+    to the caller (the web session's stalled policy).  ``max_steps`` (default: the
+    game's ``max_game_length``) guards against a game that never ends: past it,
+    ``EndlessGame`` (a ``RuntimeError``) says so (``playing``)."""
     if act is None:
         if policies is None:
             raise ValueError("play_out needs policies or act")
         act = policy_act(state, policies)
-    limit = state.game.info.max_game_length if max_steps is None else max_steps
+    apply = state.apply if apply is None else apply
     steps = 0
-    while not state.is_terminal() and not (until is not None and until(state)):
-        if steps >= limit:
-            raise RuntimeError(f"{state.game.name}: the game did not end within {limit} steps (max_game_length "
-                               f"{state.game.info.max_game_length}): its rules do not end it")
+    for _ in playing(state, until, max_steps):
         action = joint_action(state, act)
-        state.apply(action)
+        apply(action)
         if record is not None:
             record.append(action)
         steps += 1

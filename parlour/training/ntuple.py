@@ -44,6 +44,7 @@ from typing import Any
 import numpy as np
 
 from parlour.baselines.learned.ntuple import NTupleEvaluation, NTupleFeatures, ntuple_features, save_ntuple
+from parlour.baselines.playout import play_out
 from parlour.baselines.policy import lookup
 from parlour.games import load_game
 from parlour.games.base import Game
@@ -69,17 +70,22 @@ def record_game(game: Game, weights: np.ndarray | None, depth: int, opening: int
     rng = np.random.default_rng(seed)
     state = game.new_initial_state()
     positions = []
-    while not state.is_terminal():
-        (seat,) = state.current_players()
+
+    def act(seat: int) -> int:
+        nonlocal opening
         if opening > 0:
-            legal = state.legal_actions(seat)
-            action = legal[int(rng.integers(len(legal)))]
             opening -= 1
-        else:
-            action = players[seat].act(state.info_state(seat))
+            legal = state.legal_actions(seat)
+            return legal[int(rng.integers(len(legal)))]
+        return players[seat].act(state.info_state(seat))
+
+    def apply(action: int | dict[int, int]) -> None:
+        """The step, and the position it leads to if the game goes on (a training position)."""
         state.apply(action)
         if not state.is_terminal():
             positions.append(features.indices(state))
+
+    play_out(state, act=act, apply=apply)
     result = (state.returns()[features.perspective(state)] + 1) / 2
     return np.array(positions, dtype=np.int32).reshape(len(positions), -1), float(result)
 

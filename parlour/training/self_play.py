@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from parlour.baselines import playout
 from parlour.baselines.engines.gumbel import Gumbel
 from parlour.baselines.engines.puct import PUCT, Searching, drive, evaluate_each
 from parlour.baselines.learned.alphazero import inference_network, searching_from
@@ -34,6 +35,7 @@ from parlour.baselines.learned.az_model import (
     evaluate_together,
     relative_values,
 )
+from parlour.errors import EndlessGame
 from parlour.games.base import Game, State, Symmetry
 
 FIELDS = ("observations", "masks", "policies", "values", "seats", "full")
@@ -114,8 +116,11 @@ def _vector_games(game: Game, net: PolicyValueNet, settings: dict[str, Any], see
     records: list[list[tuple[np.ndarray, np.ndarray, np.ndarray, int, bool]]] = [[] for _ in range(G)]
     results: list[tuple[Examples, np.ndarray] | None] = [None] * G
     active = np.ones(B, dtype=bool)
+    lengths, limit = np.zeros(B, dtype=np.int64), game.info.max_game_length  # the steps of each row's game
     while active.any():
         alive = np.flatnonzero(active)
+        if lengths[alive].max() >= limit:  # as ``playout.playing``: a game its rules do not end is an error
+            raise EndlessGame(game.name, limit, limit)
         to_act, legal = games.to_act(), games.legal_masks().astype(bool)
         observations = games.observations_of(alive)
         deciding = [(i, b, p) for i, b in enumerate(alive) for p in range(P) if to_act[b, p]]
@@ -146,10 +151,11 @@ def _vector_games(game: Game, net: PolicyValueNet, settings: dict[str, Any], see
             else:
                 joint[b] = move
         step = games.step(joint, where=active)
+        lengths[alive] += 1
         for b in np.flatnonzero(step.terminated):
             results[playing[b]] = _examples(records[playing[b]], step.rewards[b])
             if waiting < G:  # the row takes the next game
-                playing[b] = waiting
+                playing[b], lengths[b] = waiting, 0
                 games.deal(np.array([b]), [rngs[waiting]])
                 waiting += 1
             else:
@@ -234,11 +240,13 @@ moves are varied."""
 
 def _record_game(game: Game, rng: np.random.Generator, opening_moves: int, decide: Decide) -> Searching:
     """Play a game from ``game.new_initial_state(rng)`` with ``decide`` at every seat,
-    recording one example per decision; returns ``(examples, returns)``."""
+    recording one example per decision; returns ``(examples, returns)``.  Its steps are
+    ``playout.playing``'s (``play_out``'s loop, with its limit): the searches wait for the
+    network within a step, so the step is chosen here rather than by ``play_out``'s ``act``."""
     state = game.new_initial_state(rng)
     decided = np.zeros(game.num_players, dtype=np.int64)
     records = []
-    while not state.is_terminal():
+    for _ in playout.playing(state):
         joint = {}
         for player in state.current_players():
             legal = state.legal_actions(player)

@@ -32,6 +32,7 @@ import numpy as np
 
 from parlour.baselines.engines.gumbel import Gumbel, GumbelRoot
 from parlour.baselines.learned.az_model import SEARCH_BATCH, PolicyValueNet, run_network
+from parlour.errors import EndlessGame
 from parlour.games.base import Game
 from parlour.vector.base import BatchedEngine, legal_at
 
@@ -194,7 +195,7 @@ class VectorPUCT:
             leaf = np.zeros((S, P))
             path: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
             new_rows, new_parent, new_key = [], [], []
-            while active.any():
+            while active.any():  # down the trees: each step to an existing child or stop, so at most N steps
                 idx = np.flatnonzero(active)
                 at = node[idx]
                 legal = work.legal_masks()[idx].astype(bool)  # [k, P, A]
@@ -382,8 +383,9 @@ def network_leaves(net: PolicyValueNet, rollout_mix: float = 0.0, max_steps: int
 def random_playouts(engine: BatchedEngine, rows: np.ndarray, draws: np.ndarray) -> np.ndarray:
     """The returns after uniformly random moves from the positions ``rows`` to the end
     (``[k, P]``); ``draws[i, step, seat]``: row ``i``'s own uniform floats, one per mover
-    and step, the k-th legal action taken with k = floor(u * count)."""
-    k = len(rows)
+    and step, the k-th legal action taken with k = floor(u * count).  A playout still going
+    when the draws run out (the game's ``max_game_length`` steps) raises ``EndlessGame``."""
+    k, limit = len(rows), draws.shape[1]
     play = _playout_engine(engine, k)
     play.copy_rows(engine, rows, np.arange(k))
     out = np.zeros((k, engine.num_players))
@@ -391,6 +393,8 @@ def random_playouts(engine: BatchedEngine, rows: np.ndarray, draws: np.ndarray) 
     out[done] = play.returns()[done]
     step_index = 0
     while not done.all():
+        if step_index >= limit:
+            raise EndlessGame(engine.game.name, limit, engine.game.info.max_game_length)
         alive = ~done
         masks = play.legal_masks()
         u = draws[:, step_index]

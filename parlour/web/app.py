@@ -20,7 +20,7 @@ a thread, so one slow game never delays another client.
 | ``GET /api/sessions/{id}`` | ``?seat=N`` (none: a spectator) | the view: picture (SVG), moves, log, status |
 | ``POST /api/sessions/{id}/move`` | ``{"seat", "action"}`` | the view after the policies replied |
 | ``POST /api/sessions/{id}/undo`` | ``{"seat"}`` | the view before that seat's last move |
-| ``POST /api/sessions/{id}/step`` | | one step of the policies (watch mode, or a reply that took too long) |
+| ``POST /api/sessions/{id}/step`` | | one step of the policies (watch mode, or a reply that took too long); a 400 once the game is cut off at its step limit |
 | ``GET /api/sessions/{id}/hint`` | ``?seat=N&spec=...`` | a policy's move and evaluation |
 | ``GET /api/sessions/{id}/record`` | | the game as data, to save |
 | ``POST /api/sessions/load`` | a saved record | ``{"id", "view"}`` (201) |
@@ -172,6 +172,8 @@ def create_app(runs_dir: str | Path | None = None, max_sessions: int = 500, *, i
                 raise SessionError("a person is to move: the policies wait")
             if not session.policies_to_move():
                 raise SessionError("the game is over")
+            if (stop := session.cut_off()) is not None:
+                raise SessionError(stop)
             session.advance(limit=1)
             return session.view(_first_person(session) if session.people and session.script is None else None)
 

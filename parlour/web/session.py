@@ -14,7 +14,11 @@ move is a fresh choice from the seat's information state, seeded by the game's s
 the seat and the step, so the same seed plays the same game whichever process thinks,
 and a game restored after a restart goes on as it would have.  A policy that does not
 choose within the server's per-move limit *stalls* the game: the view says so, nothing
-is applied, and ``advance`` (the page's next step) asks it again.
+is applied, and ``advance`` (the page's next step) asks it again.  The policies move
+through ``parlour.baselines.playout.play_out``, the one loop that moves a game past the
+seats that are not its caller's, with its step limit: a game still going after
+``max_steps`` steps (the game's ``max_game_length``) is *cut off*: it says so, takes no
+more moves or steps (a 400 on the server), and can only be undone.
 
 Which players a request may name, and the time limit they get: :mod:`parlour.web.specs`.
 ``trusted=True`` is the session of a person at their own terminal (``parlour play``, the
@@ -35,6 +39,8 @@ import numpy as np
 
 from parlour.baselines import references
 from parlour.baselines.explain import describe
+from parlour.baselines.playout import play_out
+from parlour.errors import EndlessGame
 from parlour.games import GAMES, Game, load_game
 from parlour.games.base import State, shown
 from parlour.render import move_targets, picture
@@ -59,11 +65,12 @@ class GameSession:
     models may be loaded from; ``move_seconds``: how long a policy may think per move
     (``None``: no limit); ``play``: let the policies move at once until a person is to
     choose; ``trusted``: the specs come from the person at the machine, not from a request
-    (any policy, files anywhere, no time limit imposed on the spec)."""
+    (any policy, files anywhere, no time limit imposed on the spec); ``max_steps``: the
+    steps the game may take before it is cut off (default: its ``max_game_length``)."""
 
     def __init__(self, game: Game, seats: list[str], seed: int = 0, runs_dir: Path | None = None, start: State | None = None, *,
                  thinker: Any = None, move_seconds: float | None = DEFAULT_MOVE_SECONDS, play: bool = True,
-                 trusted: bool = False) -> None:
+                 trusted: bool = False, max_steps: int | None = None) -> None:
         if not isinstance(seats, list) or len(seats) != game.num_players:
             raise SessionError(f"{game.name} has {game.num_players} seats: give {game.num_players} players, got {shown(seats)}")
         if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**63:
@@ -73,6 +80,7 @@ class GameSession:
         self.thinker = thinker if thinker is not None else LocalThinker()
         self.move_seconds = move_seconds
         self.trusted = trusted
+        self.max_steps = game.info.max_game_length if max_steps is None else max_steps
         self.specs: dict[int, str] = {}  # the seats played by policies: the spec each plays
         self.notes: dict[int, str] = {}  # what the server's time limit means for a seat
         for seat, spec in enumerate(seats):
@@ -94,7 +102,7 @@ class GameSession:
         self.undo_stack: list[int] = []  # the number of steps before each of the people's moves
         self.pending: dict[int, int] = {}  # people's choices at a simultaneous step, waiting for the others
         self.last: Any = None
-        self.stalled: str | None = None  # why the policies stopped short of their move, if they did
+        self.stalled: str | None = None  # why the policies stopped short of their move, if they did (or the cut-off)
         self.hints = 0
         self.script: list[int | dict[int, int]] | None = None  # a replay's steps (from_arena)
         self.lock = threading.Lock()
@@ -117,6 +125,14 @@ class GameSession:
         """True when the game waits for its policies (or a replay's next step), not for a person."""
         return not self.state.is_terminal() and not self.to_act()
 
+    def cut_off(self) -> str | None:
+        """Why the game cannot go on though it is not over: it has taken its ``max_steps``
+        (rules or players that never end it would otherwise keep a server busy for ever)."""
+        if self.state.is_terminal() or len(self.steps) < self.max_steps:
+            return None
+        return (f"the game was stopped: it did not end within {self.max_steps} steps ({self.game.name} "
+                f"ends within {self.game.info.max_game_length}); its rules or its players do not end it")
+
     # ----- moves ------------------------------------------------------------------------
 
     def move(self, seat: int, action: Any) -> None:
@@ -125,6 +141,8 @@ class GameSession:
         state = self.state
         if seat not in self.people:
             raise SessionError(f"seat {seat} is not played by a person here; people sit at {self.people}")
+        if (stop := self.cut_off()) is not None:
+            raise SessionError(stop)
         if seat not in self.to_act():
             if state.is_terminal():
                 raise SessionError("the game is over")
@@ -144,56 +162,61 @@ class GameSession:
     def advance(self, limit: int | None = None, seconds: float | None = None) -> int:
         """Let the policies play while no person is to act: at most ``limit`` steps (the
         watch mode steps one at a time), and no new step after ``seconds``; returns the
-        steps played.  A policy that cannot choose stalls the game (:attr:`stalled`)."""
-        played, start = 0, time.monotonic()
+        steps played.  A policy that cannot choose stalls the game, and a game at its
+        ``max_steps`` is cut off (:attr:`stalled` says which)."""
+        before, start = len(self.steps), time.monotonic()
         self.stalled = None
-        while self.policies_to_move() and (limit is None or played < limit):
-            if played and seconds is not None and time.monotonic() - start >= seconds:
-                break
-            if self.script is not None:  # a replay: the recorded step, checked by the rules
-                if len(self.steps) >= len(self.script):
-                    break
-                try:
-                    self._apply(self.script[len(self.steps)])
-                except ValueError as error:
-                    raise SessionError(f"step {len(self.steps)} of the arena game does not replay: {error}") from None
-            else:
-                chosen = self._policy_choices()
-                if chosen is None:
-                    break
-                players = self.state.current_players()
-                self.pending = {}
-                self._apply(chosen if len(players) > 1 else chosen[players[0]])
-            played += 1
-        return played
 
-    def _policy_choices(self) -> dict[int, int] | None:
-        """Every current seat's choice (the people's are pending), or ``None`` with
-        :attr:`stalled` set when a policy fails to choose."""
-        state, step = self.state, len(self.steps)
-        chosen = dict(self.pending)
-        for seat in state.current_players():
-            if seat in chosen:
-                continue
-            spec = self.specs[seat]
-            job = Job(spec, self.game, state.info_state(seat), self._seed(seat, step), self.move_seconds)
-            try:
-                action = self.thinker.think(job).action
-            except Overrun:
-                self.stalled = (f"player_{seat} ({self.seats[seat]}) did not choose within this server's "
-                                f"{self.move_seconds:g} s per move; step to ask it again, or undo")
-                return None
-            except NoThinker as error:
-                self.stalled = f"player_{seat} ({self.seats[seat]}) could not think now ({error}); step to ask it again"
-                return None
-            except (ValueError, ImportError, OSError) as error:
-                self.stalled = f"player_{seat} ({self.seats[seat]}) failed: {error}"
-                return None
-            if action not in state.legal_actions(seat):
-                self.stalled = f"player_{seat} ({self.seats[seat]}) chose action {action}, which is not legal here"
-                return None
-            chosen[seat] = action
-        return chosen
+        def stop(state: State) -> bool:
+            played = len(self.steps) - before
+            return (not self.policies_to_move() or (limit is not None and played >= limit)
+                    or (played > 0 and seconds is not None and time.monotonic() - start >= seconds)
+                    or (self.script is not None and len(self.steps) >= len(self.script)))
+
+        act = self._choice if self.script is None else self._scripted
+        try:
+            play_out(self.state, act=act, apply=self._apply, until=stop, max_steps=self.max_steps - len(self.steps))
+        except _Stalled as stalled:
+            self.stalled = str(stalled)
+        except EndlessGame:
+            pass  # cut off: said below
+        except ValueError as error:  # IllegalActionError too
+            if self.script is None:
+                raise
+            raise SessionError(f"step {len(self.steps)} of the arena game does not replay: {error}") from None
+        if self.stalled is None:
+            self.stalled = self.cut_off()
+        return len(self.steps) - before
+
+    def _choice(self, seat: int) -> int:
+        """``seat``'s action at this step: a person's pending choice, or its policy's, a
+        fresh choice from the seat's information state; raises ``_Stalled`` when the policy
+        fails to choose, so that nothing of the step is applied."""
+        if seat in self.pending:
+            return self.pending[seat]
+        state, spec = self.state, self.specs[seat]
+        job = Job(spec, self.game, state.info_state(seat), self._seed(seat, len(self.steps)), self.move_seconds)
+        try:
+            action = self.thinker.think(job).action
+        except Overrun:
+            raise _Stalled(f"player_{seat} ({self.seats[seat]}) did not choose within this server's "
+                           f"{self.move_seconds:g} s per move; step to ask it again, or undo") from None
+        except NoThinker as error:
+            raise _Stalled(f"player_{seat} ({self.seats[seat]}) could not think now ({error}); step to ask it again") from None
+        except (ValueError, ImportError, OSError) as error:
+            raise _Stalled(f"player_{seat} ({self.seats[seat]}) failed: {error}") from None
+        if action not in state.legal_actions(seat):
+            raise _Stalled(f"player_{seat} ({self.seats[seat]}) chose action {action}, which is not legal here")
+        return action
+
+    def _scripted(self, seat: int) -> int:
+        """``seat``'s action in the replay's step (the rules check it when it is applied);
+        a step that moves other seats than the rules' does not replay."""
+        step, players = self.script[len(self.steps)], self.state.current_players()  # type: ignore[index]
+        moves = step if isinstance(step, dict) else {players[0]: step}
+        if set(moves) != set(players):
+            raise ValueError(f"it moves seats {sorted(moves)}, and seats {list(players)} are to move")
+        return moves[seat]
 
     def _played(self, spec: Any) -> tuple[str, str | None]:
         """The spec a seat (or a hint) plays for ``spec``, and a note on the server's limits."""
@@ -215,6 +238,7 @@ class GameSession:
         for seat, chosen in (action.items() if isinstance(action, dict) else [(players[0], action)]):
             entry["moves"][seat] = {"action": int(chosen), "text": state.action_to_text(chosen)}
         state.apply(action)
+        self.pending = {}  # the people's choices are in the step
         self.steps.append(action)
         self.log.append(entry)
         self.last = action if isinstance(action, dict) else (players[0], action)
@@ -389,6 +413,11 @@ class GameSession:
         except (TypeError, ValueError, AttributeError, KeyError, OverflowError) as error:
             raise SessionError(f"the saved game is malformed: {shown(error, 200)}") from None
         return session
+
+
+class _Stalled(Exception):
+    """A policy did not choose (the message says why): raised through ``play_out``, which
+    stops with the step unapplied, to the session, which shows it and waits."""
 
 
 def from_arena(summary: Any, index: Any, runs_dir: Path | None = None, **session: Any) -> GameSession:

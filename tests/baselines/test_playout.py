@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 
 from parlour.baselines import make_from_spec
-from parlour.baselines.playout import play_out
+from parlour.baselines.playout import play_out, playing
+from parlour.errors import EndlessGame
 from parlour.games import load_game
 
 
@@ -36,7 +37,34 @@ def test_play_out_chooses_with_act_instead_of_policies():
 def test_a_game_that_does_not_end_within_its_limit_is_an_error():
     game = load_game("sticks", num_sticks=7, max_take=3)
     state = game.new_initial_state()
-    with pytest.raises(RuntimeError, match=r"sticks: the game did not end within 3 steps \(max_game_length 7\)"):
+    with pytest.raises(EndlessGame, match=r"sticks: the game did not end within 3 steps \(max_game_length 7\)"):
         play_out(state, act=lambda seat: 0, max_steps=3)
     assert state.sticks == 4  # the three steps it played stay played
     assert np.array_equal(state.returns(), np.zeros(2))
+
+
+def test_the_error_of_a_game_that_does_not_end_crosses_processes():
+    """Self-play and the arena play in worker processes: the error comes back whole."""
+    import pickle
+
+    error = pickle.loads(pickle.dumps(EndlessGame("sticks", 3, 7)))
+    assert isinstance(error, RuntimeError) and (error.game, error.limit, error.longest) == ("sticks", 3, 7)
+    assert str(error) == "sticks: the game did not end within 3 steps (max_game_length 7): its rules do not end it"
+
+
+def test_apply_keeps_an_account_of_each_step_and_playing_counts_the_steps():
+    game = load_game("sticks", num_sticks=8, max_take=3)
+    state = game.new_initial_state()
+    left = []
+    steps = play_out(state, act=lambda seat: 1, apply=lambda action: state.apply(action) or left.append(state.sticks))
+    assert steps == 4 and left == [6, 4, 2, 0] and state.is_terminal()  # two sticks a step
+    state = game.new_initial_state()
+    counted = []
+    for played in playing(state, until=lambda s: s.sticks <= 4):  # a loop that applies its own steps
+        counted.append(played)
+        state.apply(1)
+    assert counted == [0, 1] and state.sticks == 4
+    with pytest.raises(EndlessGame, match="within 1 steps"):
+        for _ in playing(state, max_steps=1):  # ... stops where play_out stops
+            state.apply(0)
+    assert state.sticks == 3

@@ -2,6 +2,7 @@
 number of workers, the ``az:`` player, and (slow) learning on small games."""
 
 import csv
+import dataclasses
 
 import numpy as np
 import pytest
@@ -15,6 +16,7 @@ from parlour.baselines.learned.alphazero import inference_network, search_from
 from parlour.baselines.learned.az_model import NetworkEvaluator, PolicyValueNet, read_az_net, run_network, save_az_model
 from helpers import SMALL_GAMES
 from parlour.cli import main
+from parlour.errors import EndlessGame
 from parlour.games import load_game
 from parlour.training.alphazero import AlphaZeroBackend
 from parlour.evaluation.arena import play_match
@@ -74,6 +76,20 @@ def test_games_played_together_are_the_games_played_alone(name, network, mix, fu
             assert np.array_equal(returns, expected_returns)
             for field in FIELDS:
                 assert np.array_equal(getattr(examples, field), getattr(expected, field)), field
+
+
+@pytest.mark.parametrize("search", ["tree", "vector", "teacher"])
+def test_a_self_play_game_that_does_not_end_is_an_error(search):
+    """A game still going after its max_game_length (here: rules that run longer than they
+    say) stops self-play with the error ``play_out`` raises, rather than loop for ever: on
+    the tree search, on the batched engine in lockstep, and in a teacher's game."""
+    game = load_game("tribolo", **GAMES["tribolo"])
+    game.info = dataclasses.replace(game.info, max_game_length=3)
+    with pytest.raises(EndlessGame, match=r"tribolo: the game did not end within 3 steps \(max_game_length 3\)"):
+        if search == "teacher":
+            play_teacher_game(game, {**SETTINGS, "teacher": "random"}, seed=3)
+        else:
+            play_games(game, fresh_net(game), SETTINGS, [3, 4], search=search, lockstep=1)
 
 
 @pytest.mark.parametrize("name, network", [("tribolo", "cnn"), ("double_card", "cnn"), ("tides_of_time", "mlp")])

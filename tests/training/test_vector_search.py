@@ -15,8 +15,9 @@ torch = pytest.importorskip("torch", reason="needs the train extra")
 from parlour.baselines.engines.gumbel import Gumbel
 from parlour.baselines.engines.puct import PUCT  # noqa: E402
 from parlour.baselines.learned.az_model import PolicyValueNet  # noqa: E402
+from parlour.errors import EndlessGame
 from parlour.games import load_game  # noqa: E402
-from parlour.training.vector_search import VectorPUCT, network_leaves  # noqa: E402
+from parlour.training.vector_search import VectorPUCT, network_leaves, random_playouts  # noqa: E402
 from parlour.vector import make_engine  # noqa: E402
 
 
@@ -132,3 +133,14 @@ def test_gathering_the_few_legal_actions_picks_as_the_dense_scores_do():
     dense = search._scores(prior, n, w, *args)
     assert legal[np.arange(k), 0, gathered[:, 0]].all()
     assert np.array_equal(gathered[:, 0], dense[:, 0])
+
+
+def test_a_random_playout_longer_than_its_draws_is_an_error():
+    """The playouts of a leaf draw for at most the game's max_game_length steps; a game
+    still going then is the error of a game that does not end, not an IndexError."""
+    engine = make_engine("sticks", 2, seed=0, autoreset=False, num_sticks=13, max_take=3)
+    draws = np.zeros((2, 2, 2))  # two steps of draws; a draw of 0 takes one stick of 13
+    with pytest.raises(EndlessGame, match=r"sticks: the game did not end within 2 steps \(max_game_length 13\)"):
+        random_playouts(engine, np.arange(2), draws)
+    assert random_playouts(engine, np.arange(2), np.zeros((2, 13, 2))).shape == (2, 2)
+

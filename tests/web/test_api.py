@@ -8,6 +8,7 @@ import pytest
 
 pytest.importorskip("starlette", reason="needs the web extra")
 
+from helpers import sticks_without_end
 from starlette.testclient import TestClient  # noqa: E402
 
 from parlour.web.app import create_app  # noqa: E402
@@ -92,6 +93,21 @@ def test_watch_mode_steps_one_move_at_a_time(client):
     assert view["status"].startswith("game over")
     person, _ = new(client, "sticks", ["person", "random"])
     assert "a person is to move" in client.post(f"/api/sessions/{person}/step").json()["error"]
+
+
+def test_a_game_that_never_ends_is_cut_off_at_its_step_limit(client, monkeypatch):
+    """The opponent of a game whose rules never end it plays until the game's
+    max_game_length; then the game says why it stopped, and further moves and steps are
+    refused (a 400, not a request that never returns); undo goes back as before."""
+    sticks_without_end(monkeypatch)
+    key, view = new(client, "sticks", ["person", "random"], options={"num_sticks": 7})
+    view = client.post(f"/api/sessions/{key}/move", json={"seat": 0, "action": 0}).json()
+    assert len(view["log"]) == 7 and not view["over"] and view["to_act"] == [1]
+    assert view["stalled"] == view["status"] and "did not end within 7 steps" in view["stalled"]
+    for response in (client.post(f"/api/sessions/{key}/step"), client.post(f"/api/sessions/{key}/move", json={"seat": 0, "action": 0})):
+        assert response.status_code == 400 and "did not end within 7 steps" in response.json()["error"]
+    back = client.post(f"/api/sessions/{key}/undo", json={"seat": 0}).json()
+    assert back["log"] == [] and back["stalled"] is None and back["status"] == "your move"
 
 
 def test_a_saved_game_loads_back_move_for_move(client):
