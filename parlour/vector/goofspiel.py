@@ -207,6 +207,9 @@ class GoofspielBatch(BatchedEngine):
         k = len(rows)
         if not k:
             return
+        if k == self.num_envs:  # all games, maybe in another order (load_states): in row order, as the slices below
+            order = np.argsort(rows)
+            rows, prizes = rows[order], prizes[order]
         sel = slice(None) if k == self.num_envs else rows  # all games: slices, not copies
         self._all_at = 0 if k == self.num_envs else None
         self.prizes[sel] = prizes
@@ -357,6 +360,8 @@ class GoofspielBatch(BatchedEngine):
         else:
             rows = sel = self._selected(where) if where is not None else self._rows
             r = self.round[rows]  # a copy: round changes below
+            if not len(rows):  # no game selected: nothing changes
+                return BatchStep(np.zeros((self.num_envs, P)), np.zeros(self.num_envs, dtype=bool), None)
         acts = (actions if where is None else actions[rows]).astype(np.int64, copy=False)
         hand_entries = self._check(rows, acts, r)
 
