@@ -409,7 +409,7 @@ def test_az_refuses_a_ppo_model(tmp_path):
 @pytest.mark.parametrize(
     "settings, message",
     [
-        ({"algo": "muzero"}, r"algo must be one of \['ppo', 'alphazero'\], got 'muzero'"),
+        ({"algo": "muzero"}, r"algo must be one of \['ppo', 'alphazero', 'ntuple'\], got 'muzero'"),
         ({"alphazero": {"simulations": 0}}, "alphazero.simulations must be at least 1, got 0"),
         ({"alphazero": {"dirichlet_fraction": 1.5}}, r"alphazero.dirichlet_fraction must be in \[0, 1\], got 1.5"),
         ({"alphazero": {"learning_rate": 0.0}}, "alphazero.learning_rate must be positive"),
