@@ -73,7 +73,7 @@ def add_parser(sub: Any, common: argparse.ArgumentParser) -> None:
 
     ntuple = sub.add_parser(
         "train-ntuple",
-        help="learn an n-tuple evaluation by TD(lambda) inside the game's alpha-beta search (Double Card)",
+        help="learn an n-tuple evaluation by TD(lambda) inside the game's alpha-beta search (Double Card, Tribolo)",
         description="Generations of self-play games of the game's alpha-beta search at a fixed depth, each fitting a "
         "logistic n-tuple evaluation to the games' lambda-returns; a generation becomes best.zip by beating the best "
         "in a gating match.  Play the result with ntuple:DIR/best.zip.  A shorthand of 'parlour train --algo ntuple' "

@@ -11,7 +11,10 @@ Every segment of the run (``eval_every`` games; ``timesteps`` counts games) is a
    (generation 0: with its own hand-made evaluation, the *teacher*, or with all weights
    zero, tabula rasa), the first ``opening`` plies of every game random so that the games
    differ.  Every position after a move is recorded as its feature indices, every game
-   with its result for the perspective seat (win 1, draw 1/2, loss 0).
+   with its result for the perspective seat (win 1, draw 1/2, loss 0; in general the
+   seat's return mapped to [0, 1] by the game's returns range).  A game whose features
+   see the board from every seat (Tribolo's three) gives one chain of positions per
+   seat, each with that seat's result: to the fit, each is a game of its own.
 2. **TD(lambda).**  The logistic model is fitted to the lambda-returns of the newest
    ``window`` generations' games (Sutton 1988): the target of a position is
    ``(1 - lambda) * V(next) + lambda * target(next)``, the game's result at its end, with
@@ -43,7 +46,7 @@ from typing import Any
 
 import numpy as np
 
-from parlour.baselines.learned.ntuple import NTupleEvaluation, NTupleFeatures, ntuple_features, save_ntuple
+from parlour.baselines.learned.ntuple import NTupleEvaluation, NTupleFeatures, ntuple_features, result_in_unit, save_ntuple
 from parlour.baselines.playout import play_out
 from parlour.baselines.policy import lookup
 from parlour.games import load_game
@@ -55,20 +58,29 @@ from parlour.training.gating import GATING_FIELDS, gating_match, untrained_best_
 from parlour.training.run_files import Checkpoint, write_csv
 
 Recorded = tuple[np.ndarray, float]
-"""A game: its positions' feature indices ``[positions, tuples]`` and its result for the perspective seat."""
+"""A chain of positions seen from one perspective seat: their feature indices ``[positions,
+tuples]`` and the seat's result mapped to [0, 1] (``result_in_unit``).  TD(lambda) fits
+each chain as a game of its own."""
+
+SETUP_STREAM = 1
+"""The random setup of game ``seed`` (Tribolo's walls and cells) is drawn from
+``default_rng([seed, SETUP_STREAM])``, apart from its opening plies' ``default_rng(seed)``."""
 
 
-def record_game(game: Game, weights: np.ndarray | None, depth: int, opening: int, seed: int) -> Recorded:
+def record_game(game: Game, weights: np.ndarray | None, depth: int, opening: int, seed: int) -> list[Recorded]:
     """One game of the search against itself (``weights``: the n-tuple evaluation's; ``None``:
-    the search's own), its first ``opening`` plies drawn uniformly from ``seed``."""
+    the search's own), its first ``opening`` plies drawn uniformly from ``seed``: a chain
+    of its positions for each perspective seat of the features (one for Double Card,
+    three for Tribolo), each with that seat's result."""
     features = ntuple_features(game)
     search = lookup(features.search, game)
-    players = [search(game, seed * 2 + seat, depth=depth, time_limit=None) for seat in range(game.num_players)]
+    players = [search(game, seed * game.num_players + seat, depth=depth, time_limit=None) for seat in range(game.num_players)]
     if weights is not None:
         for player in players:
             player.evaluate = NTupleEvaluation(weights, features)
     rng = np.random.default_rng(seed)
-    state = game.new_initial_state()
+    state = game.new_initial_state(seed=np.random.default_rng([seed, SETUP_STREAM]))
+    shape = features.indices(state).shape  # [perspectives, tuples]
     positions = []
 
     def act(seat: int) -> int:
@@ -86,11 +98,13 @@ def record_game(game: Game, weights: np.ndarray | None, depth: int, opening: int
             positions.append(features.indices(state))
 
     play_out(state, act=act, apply=apply)
-    result = (state.returns()[features.perspective(state)] + 1) / 2
-    return np.array(positions, dtype=np.int32).reshape(len(positions), -1), float(result)
+    returns = state.returns()
+    chains = np.array(positions, dtype=np.int32).reshape(len(positions), *shape)
+    return [(np.ascontiguousarray(chains[:, row]), result_in_unit(game, returns, seat))
+            for row, seat in enumerate(features.seats(game))]
 
 
-def _record(task: tuple[str, dict[str, Any], np.ndarray | None, int, int, int]) -> Recorded:
+def _record(task: tuple[str, dict[str, Any], np.ndarray | None, int, int, int]) -> list[Recorded]:
     name, options, weights, depth, opening, seed = task
     return record_game(load_game(name, **options), weights, depth, opening, seed)
 
@@ -101,12 +115,15 @@ def _init_worker() -> None:
 
 
 def record_games(game: Game, weights: np.ndarray | None, depth: int, opening: int, seeds: list[int], workers: int = 1) -> list[Recorded]:
-    """``record_game`` for every seed, in seed order, in ``workers`` processes."""
+    """``record_game`` for every seed, in seed order, in ``workers`` processes: the chains
+    of every game, one after another."""
     tasks = [(game.name, game.config, weights, depth, opening, seed) for seed in seeds]
     if workers == 1:
-        return [_record(task) for task in tasks]
-    with multiprocessing.get_context("spawn").Pool(workers, initializer=_init_worker) as pool:
-        return pool.map(_record, tasks, chunksize=max(1, len(tasks) // (8 * workers)))
+        games = [_record(task) for task in tasks]
+    else:
+        with multiprocessing.get_context("spawn").Pool(workers, initializer=_init_worker) as pool:
+            games = pool.map(_record, tasks, chunksize=max(1, len(tasks) // (8 * workers)))
+    return [chain for chains in games for chain in chains]
 
 
 def td_targets(predictions: np.ndarray, lengths: np.ndarray, results: np.ndarray, lam: float) -> np.ndarray:

@@ -1,5 +1,6 @@
 """The learned n-tuple evaluation: Double Card's window features, the model file, the
-``ntuple:`` player, TD(lambda)'s targets and fit, and ``parlour train-ntuple``."""
+``ntuple:`` player, TD(lambda)'s targets and fit, and ``parlour train-ntuple`` (runs of
+Double Card and of Tribolo; Tribolo's features: test_ntuple_tribolo.py)."""
 
 import json
 import zipfile
@@ -78,8 +79,8 @@ def test_model_files_round_trip_and_refuse_what_they_cannot_play(tmp_path):
     with pytest.raises(ValueError, match="must be 2500 finite numbers"):
         save_ntuple(np.full(WINDOW_FEATURES, np.nan), tmp_path / "bad.zip", game)
     assert not (tmp_path / "bad.zip").exists()
-    with pytest.raises(ValueError, match="no n-tuple features for tribolo; games with them: \\['double_card'\\]"):
-        save_ntuple(weights, tmp_path / "t.zip", load_game("tribolo"))
+    with pytest.raises(ValueError, match="no n-tuple features for goofspiel; games with them: \\['double_card', 'tribolo'\\]"):
+        save_ntuple(weights, tmp_path / "t.zip", load_game("goofspiel"))
     with pytest.raises(ValueError, match="was trained for 'double_card', not 'tribolo'"):
         load_ntuple(path, load_game("tribolo"))
     # a weights entry of the wrong shape, or unreadable: a damaged file, named
@@ -118,7 +119,9 @@ def test_the_ntuple_player_is_the_search_with_the_learned_evaluation(tmp_path):
     assert isinstance(agent.search.evaluate, NTupleEvaluation) and agent.stats
     with pytest.raises(ValueError, match="policy 'ntuple' needs a model file"):
         make_from_spec("ntuple", game)
-    with pytest.raises(ValueError, match="cannot play tribolo"):
+    with pytest.raises(ValueError, match="cannot play goofspiel"):
+        make_from_spec(f"ntuple:{path}", load_game("goofspiel"))
+    with pytest.raises(ValueError, match="was trained for 'double_card', not 'tribolo'"):
         make_from_spec(f"ntuple:{path}", load_game("tribolo"))
     with pytest.raises(ValueError, match="depth=0: must be at least 1"):
         make_from_spec(f"ntuple:{path},depth=0", game)
@@ -161,46 +164,66 @@ def test_td_fit_learns_which_features_win():
 QUIET = {"progress": False, "log": lambda _: None}
 
 
-def ntuple_config(**changes):
-    table = {"depth": 1, "opening": 2, "epochs": 5, "gate_games": 2, **changes.pop("ntuple", {})}
-    settings = {"game": "double_card", "algo": "ntuple", "timesteps": 8, "eval_every": 4, "eval_games": 2,
-                "eval_opponents": ["random"], "seed": 1, "ntuple": table, **changes}
+TRIBOLO_TINY = {"width": 6, "height": 5, "walls": 2, "start_cells": 2}
+GAMES = {"double_card": {"game_options": {}, "gate_games": 2, "eval_games": 2},
+         "tribolo": {"game_options": TRIBOLO_TINY, "gate_games": 3, "eval_games": 3}}
+"""The tiny runs of each game: Tribolo on a 6 x 5 board, its matches a multiple of its three seats."""
+
+
+def ntuple_config(game="double_card", **changes):
+    tiny = GAMES[game]
+    table = {"depth": 1, "opening": 2, "epochs": 5, "gate_games": tiny["gate_games"], **changes.pop("ntuple", {})}
+    settings = {"game": game, "game_options": tiny["game_options"], "algo": "ntuple", "timesteps": 8, "eval_every": 4,
+                "eval_games": tiny["eval_games"], "eval_opponents": ["random"], "seed": 1, "ntuple": table, **changes}
     return TrainConfig(**settings)
 
 
-def same_weights(a, b):
-    game = load_game("double_card")
+def same_weights(a, b, game="double_card"):
+    game = load_game(game, **GAMES[game]["game_options"])
     return np.array_equal(load_ntuple(a, game)[0], load_ntuple(b, game)[0])
+
+
+def assert_runs_with_one_and_two_workers_agree(tmp_path, game):
+    """The same run with ``workers`` 1 and 2: the same steps, evaluations, gates and weights."""
+    one = Trainer(ntuple_config(game), tmp_path / "one", **QUIET)
+    assert isinstance(one.backend, NTupleBackend)
+    one = one.run()
+    two = Trainer(ntuple_config(game, ntuple={"workers": 2}), tmp_path / "two", **QUIET).run()
+    assert one.steps == two.steps == 8 and one.evaluations == two.evaluations and one.best_step == two.best_step
+    assert (tmp_path / "one" / "gating.csv").read_text() == (tmp_path / "two" / "gating.csv").read_text()
+    for name in ("best.zip", "last.zip"):
+        assert same_weights(tmp_path / "one" / name, tmp_path / "two" / name, game)
 
 
 def test_recorded_games_and_a_run_do_not_depend_on_the_workers(tmp_path):
     game = load_game("double_card")
-    positions, result = record_game(game, None, depth=1, opening=2, seed=4)
+    [(positions, result)] = record_game(game, None, depth=1, opening=2, seed=4)  # one chain: the colours seat's
     assert positions.shape[1] == len(_ALL_WINDOW_CELLS) and result in (0.0, 0.5, 1.0)
-    assert np.array_equal(record_game(game, None, depth=1, opening=2, seed=4)[0], positions)
-    one = Trainer(ntuple_config(), tmp_path / "one", **QUIET)
-    assert isinstance(one.backend, NTupleBackend)
-    one = one.run()
-    two = Trainer(ntuple_config(ntuple={"workers": 2}), tmp_path / "two", **QUIET).run()
-    assert one.steps == two.steps == 8 and one.evaluations == two.evaluations and one.best_step == two.best_step
-    assert (tmp_path / "one" / "gating.csv").read_text() == (tmp_path / "two" / "gating.csv").read_text()
-    for name in ("best.zip", "last.zip"):
-        assert same_weights(tmp_path / "one" / name, tmp_path / "two" / name)
+    assert np.array_equal(record_game(game, None, depth=1, opening=2, seed=4)[0][0], positions)
+    assert_runs_with_one_and_two_workers_agree(tmp_path, "double_card")
     gating = (tmp_path / "one" / "gating.csv").read_text().splitlines()
     assert len(gating) == 3 and gating[0].startswith("step,best_step,games,score")  # a gate per generation
     with pytest.raises(FileExistsError, match="already exists and is not empty"):
         Trainer(ntuple_config(), tmp_path / "one", **QUIET)
 
 
-def test_a_run_resumes_exactly(tmp_path):
+def test_a_tribolo_run_does_not_depend_on_the_workers(tmp_path):
+    """Three chains a game (one per seat) through the same loop, on a tiny board."""
+    assert_runs_with_one_and_two_workers_agree(tmp_path, "tribolo")
+    weights, meta = load_ntuple(tmp_path / "one" / "last.zip", load_game("tribolo", **TRIBOLO_TINY))
+    assert meta["search"] == "paranoid" and weights.any()
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_a_run_resumes_exactly(tmp_path, game):
     """A run stopped after its first generation and resumed plays the second generation's
     games as the whole run does, from the window's games played again."""
-    whole = Trainer(ntuple_config(timesteps=12, ntuple={"window": 2}), tmp_path / "whole", **QUIET).run()
-    Trainer(ntuple_config(timesteps=8, ntuple={"window": 2}), tmp_path / "cut", **QUIET).run()
+    whole = Trainer(ntuple_config(game, timesteps=12, ntuple={"window": 2}), tmp_path / "whole", **QUIET).run()
+    Trainer(ntuple_config(game, timesteps=8, ntuple={"window": 2}), tmp_path / "cut", **QUIET).run()
     resumed = Trainer(None, tmp_path / "cut", resume=True, timesteps=12, **QUIET).run()
     assert resumed.steps == whole.steps == 12
     assert resumed.evaluations == whole.evaluations and resumed.best_step == whole.best_step
-    assert same_weights(tmp_path / "whole" / "last.zip", tmp_path / "cut" / "last.zip")
+    assert same_weights(tmp_path / "whole" / "last.zip", tmp_path / "cut" / "last.zip", game)
     assert (tmp_path / "whole" / "gating.csv").read_text() == (tmp_path / "cut" / "gating.csv").read_text()
 
 
@@ -226,8 +249,8 @@ def test_the_command_trains_and_refuses_bad_settings(tmp_path, capsys):
     assert "--set ntuple.depth=2 changes ntuple.depth (saved 1, given 2)" in capsys.readouterr().err
     assert main(["train-ntuple", "--out", str(tmp_path / "x"), "--lam", "2"]) == 2
     assert "ntuple.lam must be in [0, 1], got 2.0" in capsys.readouterr().err
-    assert main(["train-ntuple", "--game", "tribolo", "--out", str(tmp_path / "y"), "--generations", "1", "--games", "1"]) == 2
-    assert "no n-tuple features for tribolo" in capsys.readouterr().err
+    assert main(["train-ntuple", "--game", "goofspiel", "--out", str(tmp_path / "y"), "--generations", "1", "--games", "1"]) == 2
+    assert "no n-tuple features for goofspiel" in capsys.readouterr().err
     assert not (tmp_path / "y").exists()
     assert main(["train", "--algo", "ntuple", "--game", "double_card", "--opponents", "random", "--out", str(tmp_path / "z")]) == 2
     assert "--algo ntuple learns by self-play only" in capsys.readouterr().err

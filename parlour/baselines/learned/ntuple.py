@@ -11,10 +11,14 @@ games of the search itself.  Its cost is one gather and one sum: the search keep
 depth, and only what it knows at its horizon changes.
 
 The model is a logistic one: ``sigmoid(sum of the weights of a position's features)`` is
-the probability that the *perspective seat* wins (a draw counting half), and the search
-reads ``2p - 1`` for that seat and its negation for the other.  Each game registers its
-features in :data:`NTUPLE_GAMES` (what the tuples are, how many weights, which search
-plays with them, whose win the model predicts); ``parlour.training.ntuple`` trains them.
+a *perspective seat*'s expected result mapped to [0, 1] by the game's returns range (in
+a two-player game its probability of winning, a draw counting half), and the search
+reads it mapped back to the returns range (``2p - 1`` for Double Card's colours seat,
+and the negation for the other seat).  A game of more than two players has every seat
+as a perspective, each seeing the board relative to itself, so one table serves all
+(Tribolo).  Each game registers its features in :data:`NTUPLE_GAMES` (what the tuples
+are, how many weights, which search plays with them, whose results the model
+predicts); ``parlour.training.ntuple`` trains them.
 
 A model file is a zip like the others (``parlour.json`` with the game, its rules
 version and options, ``kind = "ntuple"`` and the feature set; ``weights.npy``, read with
@@ -37,6 +41,7 @@ import numpy as np
 from parlour.atomic import replace_atomic
 from parlour.baselines.learned.ppo import META_ENTRY, check_model_game, model_meta, read_model_meta
 from parlour.baselines.players.double_card import WINDOW_FEATURES, window_features
+from parlour.baselines.players.tribolo_ntuple import TRIBOLO_FEATURES, tribolo_seats, tribolo_window_indices
 from parlour.baselines.engines.alphabeta import optional_seconds
 from parlour.baselines.policy import Param, Policy, lookup, register
 from parlour.errors import DamagedFileError
@@ -48,22 +53,38 @@ WEIGHTS_ENTRY = "weights.npy"
 
 @dataclass(frozen=True)
 class NTupleFeatures:
-    """A game's n-tuple features: ``indices(state)`` gives the weight index of each tuple
-    occurrence (an int array, the same length for every position), ``size`` weights in
-    all; ``search`` is the registered search policy that plays with the evaluation
-    (its ``evaluate`` is replaced) and ``perspective(state)`` the seat whose win the
-    model predicts."""
+    """A game's n-tuple features.  ``indices(state)``: the weight index of each tuple
+    occurrence as each perspective seat sees it, an int array ``[perspectives, tuples]``
+    (the same shape for every position of a configuration); ``seats(game)``: the
+    perspective seats, one per row, whose results the model predicts; ``size``
+    weights in all; ``search``: the registered search policy that plays with the
+    evaluation (its ``evaluate`` is replaced).
+
+    One row per seat lets one table serve every seat of a game with more than two
+    players (Tribolo: cells coded mine / next / previous); a two-player zero-sum game may
+    predict one seat's result only (Double Card: the colours seat's), the other's value
+    being its negation."""
 
     name: str
     indices: Callable[[Any], np.ndarray]
     size: int
     search: str
-    perspective: Callable[[Any], int]
+    seats: Callable[[Game], tuple[int, ...]]
+
+
+def double_card_indices(state: Any) -> np.ndarray:
+    """Double Card's window features, one row: the colours seat's view."""
+    return window_features(state)[np.newaxis]
+
+
+def double_card_seats(game: Any) -> tuple[int, ...]:
+    """Double Card's model predicts the colours seat's win."""
+    return (game.colors_seat,)
 
 
 NTUPLE_GAMES: dict[str, NTupleFeatures] = {
-    "double_card": NTupleFeatures("windows", window_features, WINDOW_FEATURES, "double-card-best",
-                                  lambda state: state.game.colors_seat),
+    "double_card": NTupleFeatures("windows", double_card_indices, WINDOW_FEATURES, "double-card-best", double_card_seats),
+    "tribolo": NTupleFeatures("windows", tribolo_window_indices, TRIBOLO_FEATURES, "paranoid", tribolo_seats),
 }
 """The games with n-tuple features, and which."""
 
@@ -76,27 +97,87 @@ def ntuple_features(game: Game) -> NTupleFeatures:
     return features
 
 
+def result_in_unit(game: Game, returns: np.ndarray, seat: int) -> float:
+    """``seat``'s return mapped to [0, 1] by the game's ``returns_bounds``: what the model
+    predicts (a two-player game's win 1, draw 1/2, loss 0; Tribolo's ``win_loss``: a win
+    1, a win shared by two 3/4, a three-way tie 1/2, a loss to one winner 1/4, to two 0)."""
+    low, high = game.returns_bounds
+    return float((returns[seat] - low) / (high - low))
+
+
+@dataclass(frozen=True)
+class _Frame:
+    """What the evaluation needs of a game, worked out once: the perspective seats, the
+    number of seats, and the returns range's midpoint and half width."""
+
+    game: Game
+    seats: tuple[int, ...]
+    players: int
+    middle: float
+    half: float
+
+
 class NTupleEvaluation:
-    """The search's evaluation: per-seat values in (-1, 1) from the weights (see the
-    module docstring); a two-player zero-sum game's, the other seat's is the negation."""
+    """The search's evaluation: a value per seat, inside the game's returns range, from
+    the weights (see the module docstring).
+
+    Each perspective seat's value is its expected return under the model: the logistic
+    prediction ``p`` of its result in [0, 1] (:func:`result_in_unit`) mapped back,
+    ``low + (high - low) p`` (computed as ``middle + half * tanh(logit / 2)``), so that
+    leaves compare with the returns of finished games as the search needs.  With one
+    perspective seat in a two-player zero-sum game, the other seat's value is the
+    negation (bit for bit the evaluation Double Card's models were trained with).  The
+    values of several seats are predicted separately, so they need not sum to zero:
+    ``paranoid`` reads only the searcher's, ``values[me]``."""
 
     def __init__(self, weights: np.ndarray, features: NTupleFeatures) -> None:
         self.weights = weights
         self.features = features
+        self._frame: _Frame | None = None
 
-    def logit(self, state: State) -> float:
-        """The summed weights of the position's features: the log-odds of the perspective seat's win."""
-        return float(self.weights[self.features.indices(state)].sum())
+    def frame(self, game: Game) -> _Frame:
+        """The game's frame (cached for the last game seen)."""
+        frame = self._frame
+        if frame is None or frame.game is not game:
+            seats = tuple(self.features.seats(game))
+            players = game.num_players
+            if len(seats) != players and not (len(seats) == 1 and players == 2 and game.info.zero_sum):
+                raise ValueError(f"n-tuple features {self.features.name!r} of {game.name} predict seats {seats}: "
+                                 f"every seat of {players}, or one of a two-player zero-sum game")
+            low, high = game.returns_bounds
+            frame = self._frame = _Frame(game, seats, players, (low + high) / 2, (high - low) / 2)
+        return frame
 
-    def win_probability(self, state: State) -> float:
-        """The model's probability that the perspective seat wins (draws half)."""
-        return float(1 / (1 + np.exp(-self.logit(state))))
+    def logits(self, state: State) -> np.ndarray:
+        """The summed weights of the position's features for each perspective seat: the
+        log-odds of its result (:func:`result_in_unit`)."""
+        return self.weights.take(self.features.indices(state)).sum(axis=1)
+
+    def logit(self, state: State, seat: int | None = None) -> float:
+        """``seat``'s log-odds (``None``: the first perspective seat's)."""
+        frame = self.frame(state.game)
+        row = 0 if seat is None else frame.seats.index(seat)
+        return float(self.weights[self.features.indices(state)[row]].sum())
+
+    def win_probability(self, state: State, seat: int | None = None) -> float:
+        """The model's expected result in [0, 1] for ``seat`` (``None``: the first
+        perspective seat): in a two-player game its probability of winning, a draw half."""
+        return float(1 / (1 + np.exp(-self.logit(state, seat))))
 
     def __call__(self, state: State) -> np.ndarray:
-        value = float(np.tanh(self.logit(state) / 2))  # 2 sigmoid(x) - 1
-        seat = self.features.perspective(state)
-        values = np.empty(2)
-        values[seat], values[1 - seat] = value, -value
+        frame = self.frame(state.game)
+        if frame.players != len(frame.seats):  # one seat of two, zero-sum: exactly as trained
+            (seat,) = frame.seats
+            logit = float(self.weights[self.features.indices(state)[0]].sum())
+            value = frame.half * float(np.tanh(logit / 2))  # zero-sum: the range is (-half, half); 2 sigmoid(x) - 1
+            values = np.empty(2)
+            values[seat], values[1 - seat] = value, -value
+            return values
+        scaled = frame.middle + frame.half * np.tanh(self.logits(state) / 2)
+        if frame.seats == tuple(range(frame.players)):
+            return scaled
+        values = np.empty(frame.players)
+        values[list(frame.seats)] = scaled
         return values
 
 

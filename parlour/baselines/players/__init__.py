@@ -2,9 +2,11 @@
 
 ``players/<game>.py`` holds that game's original AI (from the document the game came
 from), its own players and leaf heuristics, and its reference opponents; Goofspiel's
-exact solver has a module of its own.  Each module registers what it defines with the
-generic registries (policies, heuristics, solvers, references) when imported, so the
-generic code looks a game up by name and never branches on it.
+exact solver has a module of its own, and so have Tribolo's n-tuple features
+(``tribolo_ntuple``, read by ``parlour.baselines.learned.ntuple``).  Each module
+registers what it defines with the generic registries (policies, heuristics, solvers,
+references) when imported, so the generic code looks a game up by name and never
+branches on it.
 """
 
 from parlour.baselines.players import (  # noqa: F401  (registration)

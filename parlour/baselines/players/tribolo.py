@@ -30,7 +30,9 @@ the post, which had no special case for it.
 ``greedy``: the move that takes the most cells now (the post's own-score strategy
 at depth 1).  Evaluations registered for the generic searchers: ``cells`` (default:
 the share of owned cells) and ``mobility`` (half cell share, half legal-move share),
-both scaled strictly inside the returns range and zero-sum.
+both scaled strictly inside the returns range and zero-sum.  The features of the
+learned evaluation that ``ntuple:`` plays inside ``paranoid`` are in
+:mod:`parlour.baselines.players.tribolo_ntuple`.
 
 Sources: the Tribolo series' AI post and its public repository's strategies and
 predicates (``triboard.ai``); max^n: Luckhardt and Irani 1986; paranoid: Sturtevant and
