@@ -86,8 +86,13 @@ def play_out(
             raise ValueError("play_out needs policies or act")
         act = policy_act(state, policies)
     apply = state.apply if apply is None else apply
+    limit = state.game.info.max_game_length if max_steps is None else max_steps
     steps = 0
-    for _ in playing(state, until, max_steps):
+    # ``playing``'s loop written out: the learner views call this at every env step, where
+    # a generator's creation and resumptions are a measurable share of a small game's step.
+    while not state.is_terminal() and not (until is not None and until(state)):
+        if steps >= limit:
+            raise EndlessGame(state.game.name, limit, state.game.info.max_game_length)
         action = joint_action(state, act)
         apply(action)
         if record is not None:
