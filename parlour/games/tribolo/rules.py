@@ -194,6 +194,28 @@ class TriboloGame(Game):
         """The position written by ``to_text`` (:func:`.notation.parse_position`)."""
         return notation.parse_position(self, text)
 
+    def state_from_observation(self, observation: np.ndarray, mask: np.ndarray) -> TriboloState:
+        """The position behind the observation of the seat to move, that seat as
+        player_0 (its next seat player_1, the one after player_2).  The planes (own,
+        next, next-but-one, walls, empty) give every cell; the rules treat the seats
+        alike in turn order, so the relabelled position plays the same cells with the
+        same outcome for the observer.  ``ValueError`` unless the observation is one
+        cell per plane in 0/1 and ``mask`` is that seat's legal moves on it."""
+        obs = np.asarray(observation)
+        if obs.shape != self.observation_shape:
+            raise ValueError(f"a tribolo observation here has shape {self.observation_shape}, got {obs.shape}")
+        legal = np.asarray(mask)
+        if legal.shape != (self.num_actions,):
+            raise ValueError(f"a tribolo legal mask here has shape ({self.num_actions},), got {legal.shape}")
+        planes = obs > 0.5
+        if not (np.array_equal(obs, planes.astype(obs.dtype)) and (planes.sum(axis=0) == 1).all()):
+            raise ValueError("a tribolo observation holds 0 or 1 and puts every cell in exactly one of its five planes")
+        rows = ["".join(row) for row in np.array(list("BRG#."))[planes.argmax(axis=0)]]
+        state = self.state_from_board(rows, 0)  # ValueError if the observer has no move
+        if not np.array_equal(state.legal_mask(0).astype(bool), legal.astype(bool)):
+            raise ValueError("the legal mask is not the observing seat's legal moves on this board")
+        return state
+
 
 class TriboloState(State):
     """A Tribolo position.
