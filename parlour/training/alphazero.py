@@ -76,7 +76,6 @@ class AlphaZeroBackend(Backend):
         self.eval_workers = self.az["workers"]
         self.workers: Any = None  # None: self-play in this process (or not opened yet)
         self.workers_open = False
-        self.writer: Any = None
 
     def check_settings(self) -> None:
         if self.az["teacher"]:  # a bad spec fails here, before anything is written or replaced
@@ -137,9 +136,7 @@ class AlphaZeroBackend(Backend):
     def train(self, step: int, until: int, advance: Callable[[int], None]) -> int:
         """Iterations of self-play and training until ``until`` positions."""
         if self.writer is None:
-            from torch.utils.tensorboard import SummaryWriter
-
-            self.writer = SummaryWriter(str(self.files.tensorboard / "alphazero"))
+            self.open_writer("alphazero")
         if not self.workers_open:
             self.workers = open_workers(self.config.backend, self.game, self.net, self.az, self.config.torch_threads,
                                         self.run.device)
@@ -222,14 +219,8 @@ class AlphaZeroBackend(Backend):
                            az["gate_games"], az["gate_threshold"], workers=az["workers"])
         self.gating.append(row)
         write_csv(self.files.gating, GATING_FIELDS, self.gating)
-        if self.writer is not None:
-            self.writer.add_scalar("eval/gating_score", row["score"], step)
+        self.record({"eval/gating_score": row["score"]}, step)
         return bool(row["passed"])
-
-    def record(self, scalars: dict[str, float], step: int) -> None:
-        if self.writer is not None:
-            for key, value in scalars.items():
-                self.writer.add_scalar(key, value, step)
 
     def state(self) -> dict[str, Any]:
         packed = io.BytesIO()
@@ -238,9 +229,7 @@ class AlphaZeroBackend(Backend):
                 "optimizer": self.optimizer.state_dict(), "buffer": packed.getvalue()}
 
     def close(self) -> None:
-        if self.writer is not None:
-            self.writer.close()
-            self.writer = None
+        super().close()
         if self.workers is not None:
             self.workers.close()
             self.workers = None

@@ -52,6 +52,8 @@ class Backend:
         self.run = run
         self.config = run.config
         self.files = run.files
+        self.writer: Any = None
+        """The backend's TensorBoard writer (``open_writer``), if it keeps one."""
 
     @classmethod
     def open(cls, run: Trainer) -> Backend:
@@ -130,8 +132,23 @@ class Backend:
         return (f"{self.best_path.name} is the UNTRAINED step-0 model: no later evaluation scored above it "
                 "(see evaluations.csv); the learning did not show at this budget")
 
+    def open_writer(self, name: str) -> Any:
+        """A TensorBoard writer into the run's ``tb/name`` (closed by :meth:`close`)."""
+        from torch.utils.tensorboard import SummaryWriter
+
+        self.writer = SummaryWriter(str(self.files.tensorboard / name))
+        return self.writer
+
     def record(self, scalars: dict[str, float], step: int) -> None:
-        """TensorBoard scalars of the loop's (the evaluations' win rates)."""
+        """TensorBoard scalars of the loop's (the evaluations' win rates): into the
+        backend's writer if it has one."""
+        if self.writer is not None:
+            for key, value in scalars.items():
+                self.writer.add_scalar(key, value, step)
 
     def close(self) -> None:
-        """Release what the backend holds (worker processes, Ray, environments)."""
+        """Release what the backend holds (worker processes, Ray, environments); a
+        subclass that holds more closes it and calls this."""
+        if self.writer is not None:
+            self.writer.close()
+            self.writer = None

@@ -161,6 +161,7 @@ class PPOBackend(Backend):
             model.logger.dump(step)
 
     def close(self) -> None:
+        super().close()
         vec_env = getattr(self, "vec_env", None)
         if vec_env is not None:
             self.vec_env = None

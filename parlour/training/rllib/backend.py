@@ -56,7 +56,6 @@ class RLlibBackend(Backend):
     def __init__(self, run: Any) -> None:
         super().__init__(run)
         self.algo: Any = None
-        self.writer: Any = None
         self.started_ray = False
 
     def require_extra(self) -> None:
@@ -97,11 +96,9 @@ class RLlibBackend(Backend):
 
     def _build(self) -> None:
         """Join (or start) Ray and build the algorithm; TensorBoard's writer."""
-        from torch.utils.tensorboard import SummaryWriter
-
         self.started_ray = connect(self.config.rllib["address"])
         self.algo = self.algorithm_config().build_algo()
-        self.writer = SummaryWriter(str(self.files.tensorboard / "rllib"))
+        self.open_writer("rllib")
 
     def start(self) -> None:
         self._build()
@@ -166,11 +163,6 @@ class RLlibBackend(Backend):
     def state(self) -> dict[str, Any]:
         return {"backend": "rllib"}
 
-    def record(self, scalars: dict[str, float], step: int) -> None:
-        if self.writer is not None:
-            for key, value in scalars.items():
-                self.writer.add_scalar(key, value, step)
-
     def _log_result(self, result: dict[str, Any], step: int) -> None:
         """RLlib's episode returns and each module's losses, as TensorBoard scalars."""
         runners = result.get("env_runners", {})
@@ -187,9 +179,7 @@ class RLlibBackend(Backend):
     def close(self) -> None:
         import ray
 
-        if self.writer is not None:
-            self.writer.close()
-            self.writer = None
+        super().close()
         if self.algo is not None:
             self.algo.stop()
             self.algo = None
