@@ -391,10 +391,40 @@ def test_az_player_specs_and_model_files(tmp_path):
         make_from_spec(f"az:{path},temperature=0", game)
     with pytest.raises(ValueError, match="simulations=-1: must be 0 or more"):
         make_from_spec(f"az:{path},simulations=-1", game)
-    with pytest.raises(ValueError, match=r"inference='half': must be one of \['float32', 'bfloat16'\]"):
+    with pytest.raises(ValueError, match=r"inference='half': must be one of \['float32', 'bfloat16', 'numpy'\]"):
         make_from_spec(f"az:{path},inference=half", game)
     with pytest.raises(ValueError, match="is an alphazero model"):
         make_from_spec(f"ppo:{path}", game)
+    with pytest.raises(ValueError, match="inference='numpy' needs a dense network \\(network='mlp'\\), this model's is 'cnn'"):
+        make_from_spec(f"az:{path},inference=numpy", game)
+
+
+@pytest.mark.parametrize("name", ["tides_of_time", "goofspiel", "sticks"])
+def test_numpy_inference_is_the_dense_network(tmp_path, name):
+    """``inference=numpy``: the numpy copy gives the torch network's priors and values to
+    float32 rounding, on real and random rows, alone or padded; the players' raw-network
+    moves are the same, and a searching player with it plays legal moves, the same ones
+    for the same seed."""
+    game = load_game(name, **GAMES.get(name, {}))
+    net = fresh_net(game, "mlp")
+    copy = inference_network(net, "numpy")
+    state = game.new_initial_state(seed=2)
+    rows = np.stack([state.observation_tensor(0)] * 4).astype(np.float32)
+    rows[1:] = np.random.default_rng(0).random(rows[1:].shape)
+    for count, min_batch in ((1, 1), (4, 1), (3, SEARCH_BATCH)):
+        exact_probs, exact_values = run_network(net, rows[:count], min_batch)
+        probs, values = run_network(copy, rows[:count], min_batch)
+        assert probs.shape == exact_probs.shape and values.shape == exact_values.shape
+        assert np.allclose(probs, exact_probs, atol=1e-6) and np.allclose(values, exact_values, atol=1e-5)
+        assert np.allclose(probs.sum(axis=1), 1.0)
+    path = save_az_model(net, tmp_path / "net.zip", game)
+    plain, fast = (make_from_spec(f"az:{path},simulations=0,inference={mode}", game, seed=1) for mode in ("float32", "numpy"))
+    mask = state.legal_mask(0)
+    assert np.allclose(fast.evaluator.policy(rows[0], mask), plain.evaluator.policy(rows[0], mask), atol=1e-6)
+    assert fast.act_observation(rows[0], mask) == plain.act_observation(rows[0], mask)
+    seat = state.current_players()[0]
+    moves = [make_from_spec(f"az:{path},simulations=12,inference=numpy", game, seed=3).act(state.info_state(seat)) for _ in range(2)]
+    assert moves[0] == moves[1] and moves[0] in state.legal_actions(seat)
 
 
 def test_az_refuses_a_ppo_model(tmp_path):

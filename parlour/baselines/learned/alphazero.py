@@ -21,18 +21,27 @@ from parlour.baselines.policy import Param, Policy, register
 from parlour.games.base import State
 
 INFERENCE = ("float32", "bfloat16")
-"""How a search calls the network: ``float32``, the network as it trains; ``bfloat16``, a
-half-precision copy (``az_model.InferenceCopy``), about twice as fast on a CPU with
-native bfloat16 (``alphazero.inference`` in training, ``inference=`` here)."""
+"""How self-play's search calls the network (``alphazero.inference``): ``float32``, the
+network as it trains; ``bfloat16``, a half-precision copy (``az_model.InferenceCopy``),
+about twice as fast on a CPU with native bfloat16."""
+
+PLAY_INFERENCE = (*INFERENCE, "numpy")
+"""How a playing ``az`` agent calls it (``inference=``): also ``numpy``, a numpy copy of a
+dense network (``numpy_mlp.NumpyMLP``), several times faster at the one leaf per call of
+a player's search."""
 
 
 def inference_network(net: Any, inference: str) -> Any:
-    """The network a search calls: ``net`` itself, or its bfloat16 ``InferenceCopy``
-    (needs torch, like ``net``)."""
-    if inference not in INFERENCE:
-        raise ValueError(f"inference must be one of {list(INFERENCE)}, got {inference!r}")
+    """The network a search calls: ``net`` itself, its bfloat16 ``InferenceCopy`` or its
+    ``NumpyMLP`` (needs torch, like ``net``)."""
+    if inference not in PLAY_INFERENCE:
+        raise ValueError(f"inference must be one of {list(PLAY_INFERENCE)}, got {inference!r}")
     if inference == "float32":
         return net
+    if inference == "numpy":
+        from parlour.baselines.learned.numpy_mlp import NumpyMLP
+
+        return NumpyMLP(net)
     from parlour.baselines.learned.az_model import InferenceCopy
 
     return InferenceCopy(net)
@@ -71,8 +80,9 @@ class AlphaZeroPolicy(Policy):
         "temperature": Param(1.0, "with deterministic=false: sample from the visit counts raised to 1/temperature", float),
         "gumbel": Param(False, "choose at the root by sequential halving (Gumbel AlphaZero, without its random draws) "
                                "and sample from the improved policy instead of the visit counts", bool),
-        "inference": Param("float32", f"the network's arithmetic in the search, one of {list(INFERENCE)} "
-                                      "(bfloat16: about twice as fast on a CPU with native bfloat16)", str),
+        "inference": Param("float32", f"the network's arithmetic in the search, one of {list(PLAY_INFERENCE)} "
+                                      "(bfloat16: about twice as fast on a CPU with native bfloat16; numpy: a dense "
+                                      "network several times faster at one leaf per call)", str),
     }
 
     def setup(self) -> None:
@@ -85,8 +95,8 @@ class AlphaZeroPolicy(Policy):
             raise ValueError(f"parameter c={self.config['c']}: must be >= 0")
         if not self.config["temperature"] > 0:
             raise ValueError(f"parameter temperature={self.config['temperature']}: must be positive")
-        if self.config["inference"] not in INFERENCE:
-            raise ValueError(f"parameter inference={self.config['inference']!r}: must be one of {list(INFERENCE)}")
+        if self.config["inference"] not in PLAY_INFERENCE:
+            raise ValueError(f"parameter inference={self.config['inference']!r}: must be one of {list(PLAY_INFERENCE)}")
         require_train_extra()
         from parlour.baselines.learned.az_model import NetworkEvaluator, load_az_net
 

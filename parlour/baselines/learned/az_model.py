@@ -35,6 +35,7 @@ from parlour.atomic import replace_atomic
 from parlour.baselines.engines.puct import random_rollout
 from parlour.baselines.learned.board_layers import board_trunk, cell_value_layers
 from parlour.baselines.learned.networks import BoardCNN
+from parlour.baselines.learned.numpy_mlp import NumpyMLP
 from parlour.baselines.learned.ppo import META_ENTRY, check_model_game, model_meta, read_model_meta
 from parlour.errors import DamagedFileError
 from parlour.games.base import Game, State
@@ -147,13 +148,14 @@ class NetworkEvaluator:
 
     def policy(self, observation: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """The network's own move distribution over the legal actions (no search)."""
-        with torch.inference_mode():
-            logits, _ = self.net(torch.from_numpy(np.asarray(observation, dtype=np.float32)[None]).to(device_of(self.net)))
-        logits = logits[0].double().cpu().numpy()
+        rows = np.asarray(observation, dtype=np.float32)[None]
+        if isinstance(self.net, NumpyMLP):
+            logits = self.net.forward(rows)[0][0].astype(np.float64)
+        else:
+            with torch.inference_mode():
+                logits = self.net(torch.from_numpy(rows).to(device_of(self.net)))[0][0].double().cpu().numpy()
         logits[np.asarray(mask) == 0] = -np.inf
-        logits -= logits.max()
-        probs = np.exp(logits)
-        return probs / probs.sum()
+        return softmax(logits[None])[0]
 
 
 SEARCH_BATCH = 16
@@ -166,6 +168,9 @@ def run_network(net: PolicyValueNet, observations: np.ndarray | list[np.ndarray]
     count = len(observations)
     batch = np.zeros((max(count, min_batch), *np.shape(observations[0])), dtype=np.float32)
     batch[:count] = observations
+    if isinstance(net, NumpyMLP):
+        logits, values = net.forward(batch)
+        return softmax(logits[:count].astype(np.float64)), values[:count].astype(np.float64)
     with torch.inference_mode():
         logits, values = net(torch.from_numpy(batch).to(device_of(net)))
         probs = torch.softmax(logits.double(), dim=1).cpu().numpy()
@@ -193,6 +198,12 @@ class InferenceCopy(nn.Module):
             x = x.contiguous(memory_format=torch.channels_last)
         logits, values = self.net(x)
         return logits.float(), values.float()
+
+
+def softmax(logits: np.ndarray) -> np.ndarray:
+    """Row-wise softmax of float64 logits (``-inf`` entries get probability 0)."""
+    exp = np.exp(logits - logits.max(axis=1, keepdims=True))
+    return exp / exp.sum(axis=1, keepdims=True)
 
 
 def device_of(net: nn.Module) -> torch.device:
