@@ -92,7 +92,9 @@ def add_parser(sub: Any, common: argparse.ArgumentParser) -> None:
     ntuple.add_argument("--quiet", action="store_true", help="no progress bar")
     ntuple.add_argument("--generations", type=int, default=4, help="generations of games and fits (default 4)")
     ntuple.add_argument("--games", type=int, default=1000, help="self-play games per generation (default 1000)")
-    ntuple.add_argument("--depth", type=int, default=2, help="search depth of the self-play and gating games (default 2)")
+    ntuple.add_argument("--depth", type=int, default=2, help="search depth of the self-play games (default 2)")
+    ntuple.add_argument("--play-depth", type=int, default=0,
+                        help="search depth of the evaluations and gating matches, the depth the model will play at (default: --depth)")
     ntuple.add_argument("--opening", type=int, default=4, help="random plies that start every self-play game (default 4)")
     ntuple.add_argument("--no-teacher", action="store_true",
                         help="generation 0 plays with all weights zero instead of the search's own evaluation")
@@ -275,7 +277,7 @@ def _train_ntuple(args: argparse.Namespace) -> int:
     """``parlour train --algo ntuple`` with the n-tuple learner's own flags."""
     if args.generations < 1 or args.games < 1:
         raise UsageError(f"--generations and --games must be at least 1, got {args.generations} and {args.games}")
-    table = {"depth": args.depth, "opening": args.opening, "teacher": not args.no_teacher, "lam": args.lam,
+    table = {"depth": args.depth, "play_depth": args.play_depth, "opening": args.opening, "teacher": not args.no_teacher, "lam": args.lam,
              "epochs": args.epochs, "window": args.window, "gate_games": args.gate_games, "workers": args.workers}
     train = argparse.Namespace(
         game=args.game, option=args.option, opponents=None, weights=None, timesteps=args.generations * args.games,
@@ -284,5 +286,5 @@ def _train_ntuple(args: argparse.Namespace) -> int:
         network=None, config=None, set=[f"ntuple.{key}={json.dumps(value)}" for key, value in table.items()],
         out=args.out, resume=args.resume, force=args.force, final_games=args.final_games, workers=1, quiet=args.quiet)
     code = _train(train)
-    print(f"play the best with ntuple:{Path(args.out) / 'best.zip'},depth={args.depth},time_limit=none")
+    print(f"play the best with ntuple:{Path(args.out) / 'best.zip'},depth={args.play_depth or args.depth},time_limit=none")
     return code

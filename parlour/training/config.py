@@ -127,7 +127,9 @@ RLLIB_TYPES: dict[str, type] = {key: type(value) for key, value in RLLIB_DEFAULT
 @dataclass(frozen=True)
 class NTupleSettings:
     """Settings of ``algo = "ntuple"`` (the ``[ntuple]`` table; ``parlour.training.ntuple``):
-    the self-play games' search ``depth`` and ``opening`` random plies; ``teacher``: the
+    the self-play games' search ``depth`` and ``opening`` random plies; ``play_depth``: the
+    depth of the evaluations and gating matches, the depth the model will play at (0:
+    ``depth``; a deeper search can rank two evaluations otherwise); ``teacher``: the
     first generation plays with the search's own evaluation (else with all weights zero);
     TD(``lam``) fits of ``epochs`` full-batch Adam steps (``learning_rate``, L2 ``l2``) on
     the newest ``window`` generations' games; a generation becomes best by scoring at
@@ -137,6 +139,7 @@ class NTupleSettings:
 
     depth: int = 2
     opening: int = 4
+    play_depth: int = 0
     teacher: bool = True
     lam: float = 0.7
     epochs: int = 300
@@ -151,7 +154,7 @@ class NTupleSettings:
         for key in ("depth", "epochs", "window", "workers"):
             if getattr(self, key) < 1:
                 raise ValueError(f"{key} must be at least 1, got {getattr(self, key)}")
-        for key in ("opening", "gate_games"):
+        for key in ("opening", "gate_games", "play_depth"):
             if getattr(self, key) < 0:
                 raise ValueError(f"{key} must be at least 0, got {getattr(self, key)}")
         for key in ("lam", "gate_threshold"):

@@ -23,7 +23,7 @@ Every segment of the run (``eval_every`` games; ``timesteps`` counts games) is a
    regression on results (the Texel method of chess programmers), lambda = 0 one-step TD.
 3. **Gating.**  The new weights become ``best.zip`` only by scoring at least
    ``gate_threshold`` against the current best (at first the zero weights) in
-   ``gate_games`` games at the same depth, each seat equally often, each game starting
+   ``gate_games`` games at ``play_depth`` (default: the games' depth), each seat equally often, each game starting
    with ``opening`` random plies (without them two deterministic searchers replay one
    game); gating.csv keeps every match.
 
@@ -196,7 +196,8 @@ class NTupleBackend(Backend):
         self.features: NTupleFeatures = ntuple_features(self.game)  # a game without features is refused here
 
     def learner_spec(self, path: str) -> str:
-        return f"ntuple:{path},depth={self.settings.depth},time_limit=none"
+        """How a model of the run plays in its evaluations and gating matches: at ``play_depth``."""
+        return f"ntuple:{path},depth={self.settings.play_depth or self.settings.depth},time_limit=none"
 
     def untrained_best_warning(self) -> str:
         return untrained_best_warning(self.gating, self.settings.gate_threshold, self.settings.gate_games, "model")

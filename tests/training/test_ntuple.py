@@ -16,6 +16,7 @@ from parlour.errors import DamagedFileError
 from parlour.games import load_game
 from parlour.games.double_card import COLS, ROWS
 from parlour.training.config import TrainConfig
+from parlour.training.gating import gating_match
 from parlour.training.ntuple import NTupleBackend, NTupleSettings, record_game, td_fit, td_targets
 from parlour.training.run_files import RunFiles
 from parlour.training.trainer import Trainer
@@ -233,6 +234,30 @@ def test_without_gate_games_every_generation_is_best(tmp_path):
     assert same_weights(tmp_path / "run" / "best.zip", tmp_path / "run" / "last.zip")
 
 
+def test_models_are_judged_at_the_play_depth(tmp_path, monkeypatch):
+    """``play_depth``: the self-play games (and so the weights) are those of ``depth``; the
+    evaluations and gating matches play the models at ``play_depth``."""
+    played = []
+    real = gating_match
+
+    def spy(run, agent, best, *args, **kwargs):
+        played.append((agent, best))
+        return real(run, agent, best, *args, **kwargs)
+
+    monkeypatch.setattr("parlour.training.ntuple.gating_match", spy)
+    plain = Trainer(ntuple_config(), tmp_path / "plain", **QUIET).run()
+    deeper = Trainer(ntuple_config(ntuple={"play_depth": 2}), tmp_path / "deeper", **QUIET)
+    assert deeper.backend.learner_spec("m.zip") == "ntuple:m.zip,depth=2,time_limit=none"
+    deeper = deeper.run()
+    assert [agent.endswith(",depth=1,time_limit=none") for agent, _ in played[:2]] == [True, True]
+    assert all(agent.endswith(",depth=2,time_limit=none") and best.endswith(",depth=2,time_limit=none") for agent, best in played[2:])
+    assert len(played) == 4 and plain.steps == deeper.steps == 8
+    first = "checkpoints/step_000000004/model.zip"
+    assert same_weights(tmp_path / "plain" / first, tmp_path / "deeper" / first)
+    with pytest.raises(ValueError, match="play_depth must be at least 0, got -1"):
+        ntuple_config(ntuple={"play_depth": -1})
+
+
 def test_the_command_trains_and_refuses_bad_settings(tmp_path, capsys):
     out = tmp_path / "run"
     assert main(["train-ntuple", "--out", str(out), "--generations", "1", "--games", "2", "--depth", "1",
@@ -247,6 +272,9 @@ def test_the_command_trains_and_refuses_bad_settings(tmp_path, capsys):
     assert main(["train-ntuple", "--out", str(out), "--resume", "--generations", "3", "--games", "2", "--depth", "2",
                  "--quiet"]) == 2
     assert "--set ntuple.depth=2 changes ntuple.depth (saved 1, given 2)" in capsys.readouterr().err
+    assert main(["train-ntuple", "--out", str(tmp_path / "d"), "--generations", "1", "--games", "2", "--depth", "1", "--play-depth", "2",
+                 "--epochs", "2", "--gate-games", "0", "--eval-games", "2", "--eval-opponents", "random", "--quiet"]) == 0
+    assert f"play the best with ntuple:{tmp_path / 'd' / 'best.zip'},depth=2,time_limit=none" in capsys.readouterr().out
     assert main(["train-ntuple", "--out", str(tmp_path / "x"), "--lam", "2"]) == 2
     assert "ntuple.lam must be in [0, 1], got 2.0" in capsys.readouterr().err
     assert main(["train-ntuple", "--game", "goofspiel", "--out", str(tmp_path / "y"), "--generations", "1", "--games", "1"]) == 2
