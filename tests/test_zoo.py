@@ -147,8 +147,21 @@ def test_an_ntuple_agent_searches_from_a_pettingzoo_observation(tmp_path, monkey
     assert policy.act_observation(observation) == make_from_spec(f"ntuple:{run / 'best.zip'},depth=2,time_limit=none",
                                                                  game).act(state.info_state(state.to_move))
     with pytest.raises(ValueError, match="an n-tuple evaluation inside an alpha-beta search: simulations, "
-                                         "deterministic and temperature do not apply"):
+                                         "deterministic, temperature and inference do not apply"):
         make_from_spec("zoo:double_card,simulations=8", game)
+
+
+def test_the_tides_agent_calls_its_network_in_numpy_unless_told_otherwise():
+    """The card plays ``inference=numpy``; ``inference=`` overrides it for a network agent only."""
+    from parlour.baselines.learned.numpy_mlp import NumpyMLP
+
+    game = load_game("tides_of_time")
+    assert zoo.card("tides_of_time").play["inference"] == "numpy"
+    assert isinstance(make_from_spec("zoo:tides_of_time,simulations=4", game).inner.evaluator.net, NumpyMLP)
+    in_torch = make_from_spec("zoo:tides_of_time,simulations=4,inference=float32", game).inner.evaluator.net
+    assert isinstance(in_torch, torch.nn.Module)
+    with pytest.raises(ValueError, match="a ppo model \\(no search\\): simulations, temperature and inference do not apply"):
+        make_from_spec("zoo:goofspiel,inference=numpy", load_game("goofspiel", num_cards=6))
 
 
 def test_another_rules_version_is_refused(tiny_zoo, monkeypatch):

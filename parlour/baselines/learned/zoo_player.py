@@ -2,7 +2,7 @@
 
 It is the card's own player (``az:``, ``ppo:`` or ``ntuple:`` on the shipped model file,
 with the card's parameters) under a name that does not depend on where parlour is installed;
-``simulations``, ``deterministic`` and ``temperature`` override the card's.
+``simulations``, ``deterministic``, ``temperature`` and ``inference`` override the card's.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ class ZooPolicy(Policy):
         "simulations": Param(None, "search simulations per move (None: the card's; 0: the network alone)", int),
         "deterministic": Param(None, "play the most visited or probable move (None: the card's)", bool),
         "temperature": Param(None, "with deterministic=false, the sampling temperature (None: the card's)", float),
+        "inference": Param(None, "a network agent's arithmetic in its search, as az's inference= (None: the card's)", str),
     }
 
     @classmethod
@@ -48,12 +49,12 @@ class ZooPolicy(Policy):
         reason = self.card.plays(self.game)
         if reason:
             raise ValueError(reason)
-        overrides = {key: self.config[key] for key in ("simulations", "deterministic", "temperature")}
-        if self.card.kind == "ppo" and (overrides["simulations"] is not None or overrides["temperature"] is not None):
-            raise ValueError(f"the zoo's {entry} agent is a ppo model (no search): simulations and temperature do not apply")
+        overrides = {key: self.config[key] for key in ("simulations", "deterministic", "temperature", "inference")}
+        if self.card.kind == "ppo" and any(overrides[key] is not None for key in ("simulations", "temperature", "inference")):
+            raise ValueError(f"the zoo's {entry} agent is a ppo model (no search): simulations, temperature and inference do not apply")
         if self.card.kind == "ntuple" and any(value is not None for value in overrides.values()):
             raise ValueError(f"the zoo's {entry} agent is an n-tuple evaluation inside an alpha-beta search: "
-                             "simulations, deterministic and temperature do not apply")
+                             "simulations, deterministic, temperature and inference do not apply")
         self.inner = make_from_spec(self.card.spec(**overrides), self.game, seed=self.seed)
 
     def reset(self, seed: int | None = None) -> None:
