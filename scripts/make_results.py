@@ -1,6 +1,7 @@
 """Train one agent per game and write docs/results.md (learning curves and arena tables).
 
-Usage: ``python scripts/make_results.py [--games sticks goofspiel ...] [--runs runs/results]``.
+Usage: ``python scripts/make_results.py [--games sticks goofspiel ...] [--runs runs/results]``;
+``--zoo`` plays only the shipped zoo agents' matches (``ZOO_MATCHES``).
 Each game's run is exactly the ``parlour train`` command printed in docs/results.md (a
 budget under 30 minutes on 2 cores); its learning curve and final arena table are copied
 to docs/results/.  Games not given keep their previous section (read from
@@ -14,6 +15,7 @@ import itertools
 import shlex
 import shutil
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -78,6 +80,19 @@ times per move (``{run}`` is the run directory): the baseline's budget cut to th
 and the agent's raised to the baseline's.  Budgets are simulation counts, not time limits,
 so the tables do not depend on the machine; the arena's last line gives the times."""
 
+ZOO_MATCHES: dict[str, list[str]] = {
+    "tides_of_time": ["--agents", "zoo", "sm-mcts:simulations=1000", "--games", "200", "--seed", "2"],
+    "tribolo": ["--agents", "zoo", "paranoid:depth=4", "paranoid:depth=4", "--games", "300", "--seed", "9"],
+    "double_card": ["--agents", "ntuple:{model},depth=2,time_limit=none", "double-card-best:depth=2,time_limit=none", "--opening", "2",
+                    "--games", "200", "--seed", "5"],
+    "goofspiel": ["--option", "num_cards=6", "--agents", "zoo", "equilibrium", "--games", "200", "--seed", "0"],
+    "sticks": ["--agents", "zoo", "optimal", "--games", "200", "--seed", "0"],
+}
+"""``--zoo``: each zoo agent (``parlour/zoo``, the issue-29 runs, their commands in zoo.md)
+against the game's strongest search at a similar time per move (the arena's last line
+gives both; ``{model}`` is the shipped model file).  Double Card's plays at depth 2 against the hand-made evaluation at depth 2
+(5 ms a move each): the 1-second match of zoo.md takes 40 minutes."""
+
 EXTRA_RUNS = {**COMPARISONS, **SEARCH_GUIDED}
 TITLES = {"_mlp": "{game} with the flat MLP, for comparison", "_az": "{game}: search-guided learning (`--algo alphazero`)"}
 
@@ -110,10 +125,11 @@ lockstep (see "Search-guided learning" in [training.md](training.md)). Since the
 and Double Card self-play searches run on the batched engines, the same search with its
 random draws made in another order, so the same commands now play other self-play games
 from the same seeds and train other networks of the same kind than the ones rated here.
-The search-guided agents trained since (lockstep self-play, gated best, the Gumbel root),
-with their measurements against the untrained network, random and the strongest search
-at matched time, are in [zoo.md](zoo.md); those runs are not yet part of
-`scripts/make_results.py`.
+The agents trained since (lockstep self-play, gated best, the Gumbel root, the n-tuple
+evaluations), with their training commands and their measurements against the untrained
+network and random, are in [zoo.md](zoo.md); the section below plays each of the zoo's
+agents against its game's strongest search at a similar time per move, from the shipped
+models (`python scripts/make_results.py --zoo`, a quarter of an hour).
 """
 
 
@@ -146,15 +162,38 @@ def matched(game: str, run: Path) -> str:
     return f"\nAt similar times per move (the arena's last line gives them):\n\n```bash\n{shlex.join(['parlour', *args])}\n```\n\n{table}\n"
 
 
+def zoo_section() -> str:
+    """Play ``ZOO_MATCHES`` with the shipped zoo; the part of docs/results.md that shows them."""
+    import parlour.zoo
+
+    parts = ["## The zoo's agents at matched time\n\nEach table is the arena command above it, the zoo's agent "
+             "(the card's player; `zoo.md` gives its training) against the game's strongest search.\n"]
+    for game, match in ZOO_MATCHES.items():
+        card = parlour.zoo.card(game)
+        with tempfile.TemporaryDirectory() as out:
+            shown = f"parlour/zoo/models/{game}.zip"
+            args = ["arena", "--game", game, *(part.format(model=shown) for part in match), "--workers", "2"]
+            real = [part.replace(shown, str(card.model)) for part in args]
+            if parlour([*real, "--quiet", "--no-plot", "--force", "--out", out]):
+                raise SystemExit(f"{game}: the zoo's arena failed")
+            table = (Path(out) / "arena.md").read_text().strip().replace(str(card.model), shown)
+        parts.append(f"### {game}: `{card.spec().replace(str(card.model), shown)}`\n\n"
+                     f"```bash\n{shlex.join(['parlour', *args])}\n```\n\n{table}\n")
+    return "\n".join(parts)
+
+
 def run(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", nargs="+", choices=[*RUNS, *EXTRA_RUNS], default=[*RUNS, *EXTRA_RUNS])
     parser.add_argument("--runs", default="runs/results", help="where the run directories go")
     parser.add_argument("--assemble", action="store_true", help="only rebuild docs/results.md from docs/results/*.md")
     parser.add_argument("--matched", action="store_true", help="only play the matched-time arenas of the runs already trained")
+    parser.add_argument("--zoo", action="store_true", help="only play the zoo's agents against the strongest searches")
     args = parser.parse_args(argv)
     DOCS.mkdir(parents=True, exist_ok=True)
-    for game in [] if args.assemble else args.games:
+    if args.zoo:
+        (DOCS / "zoo.md").write_text(zoo_section())
+    for game in [] if args.assemble or args.zoo else args.games:
         out = Path(args.runs) / game
         if not args.matched:
             command = [*{**RUNS, **EXTRA_RUNS}[game], *COMMON, "--out", str(out)]
@@ -168,7 +207,7 @@ def run(argv: list[str] | None = None) -> int:
         if game in MATCHED:
             (DOCS / f"{game}.matched.md").write_text(matched(game, out))
     order = [part for game in RUNS for part in (game, f"{game}_mlp", f"{game}_az", f"{game}_az.matched")]
-    parts = [INTRO] + [(DOCS / f"{g}.md").read_text() for g in order if (DOCS / f"{g}.md").exists()]
+    parts = [INTRO] + [(DOCS / f"{g}.md").read_text() for g in ["zoo", *order] if (DOCS / f"{g}.md").exists()]
     (ROOT / "docs" / "results.md").write_text("\n".join(parts))
     return 0
 

@@ -100,6 +100,7 @@ def add_parser(sub: Any, common: argparse.ArgumentParser) -> None:
                         help="generation 0 plays with all weights zero instead of the search's own evaluation")
     ntuple.add_argument("--lam", type=float, default=0.7, help="TD(lambda)'s lambda (1: fit the results; default 0.7)")
     ntuple.add_argument("--epochs", type=int, default=300, help="full-batch epochs per fit (default 300)")
+    ntuple.add_argument("--learning-rate", type=float, default=0.01, help="the fits' Adam step size (default 0.01)")
     ntuple.add_argument("--window", type=int, default=3, help="fit on the newest this many generations' games (default 3)")
     ntuple.add_argument("--gate-games", type=int, default=100, help="games of each gating match (0: every generation is best)")
     ntuple.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
@@ -278,7 +279,7 @@ def _train_ntuple(args: argparse.Namespace) -> int:
     if args.generations < 1 or args.games < 1:
         raise UsageError(f"--generations and --games must be at least 1, got {args.generations} and {args.games}")
     table = {"depth": args.depth, "play_depth": args.play_depth, "opening": args.opening, "teacher": not args.no_teacher, "lam": args.lam,
-             "epochs": args.epochs, "window": args.window, "gate_games": args.gate_games, "workers": args.workers}
+             "epochs": args.epochs, "learning_rate": args.learning_rate, "window": args.window, "gate_games": args.gate_games, "workers": args.workers}
     train = argparse.Namespace(
         game=args.game, option=args.option, opponents=None, weights=None, timesteps=args.generations * args.games,
         n_envs=None, vec_env=None, seed=args.seed, eval_every=args.games, eval_games=args.eval_games,

@@ -273,8 +273,11 @@ def test_the_command_trains_and_refuses_bad_settings(tmp_path, capsys):
                  "--quiet"]) == 2
     assert "--set ntuple.depth=2 changes ntuple.depth (saved 1, given 2)" in capsys.readouterr().err
     assert main(["train-ntuple", "--out", str(tmp_path / "d"), "--generations", "1", "--games", "2", "--depth", "1", "--play-depth", "2",
-                 "--epochs", "2", "--gate-games", "0", "--eval-games", "2", "--eval-opponents", "random", "--quiet"]) == 0
+                 "--epochs", "2", "--learning-rate", "0.003", "--gate-games", "0", "--eval-games", "2", "--eval-opponents", "random",
+                 "--quiet"]) == 0
     assert f"play the best with ntuple:{tmp_path / 'd' / 'best.zip'},depth=2,time_limit=none" in capsys.readouterr().out
+    config = RunFiles(tmp_path / "d").config.read_text()
+    assert "play_depth = 2" in config and "learning_rate = 0.003" in config
     assert main(["train-ntuple", "--out", str(tmp_path / "x"), "--lam", "2"]) == 2
     assert "ntuple.lam must be in [0, 1], got 2.0" in capsys.readouterr().err
     assert main(["train-ntuple", "--game", "goofspiel", "--out", str(tmp_path / "y"), "--generations", "1", "--games", "1"]) == 2
