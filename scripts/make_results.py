@@ -129,7 +129,7 @@ The agents trained since (lockstep self-play, gated best, the Gumbel root, the n
 evaluations), with their training commands and their measurements against the untrained
 network and random, are in [zoo.md](zoo.md); the section below plays each of the zoo's
 agents against its game's strongest search at a similar time per move, from the shipped
-models (`python scripts/make_results.py --zoo`, a quarter of an hour).
+models (`python scripts/make_results.py --zoo`, 9 minutes on the 2-core machine).
 """
 
 
@@ -164,12 +164,12 @@ def matched(game: str, run: Path) -> str:
 
 def zoo_section() -> str:
     """Play ``ZOO_MATCHES`` with the shipped zoo; the part of docs/results.md that shows them."""
-    import parlour.zoo
+    from parlour.zoo import card as zoo_card
 
     parts = ["## The zoo's agents at matched time\n\nEach table is the arena command above it, the zoo's agent "
              "(the card's player; `zoo.md` gives its training) against the game's strongest search.\n"]
     for game, match in ZOO_MATCHES.items():
-        card = parlour.zoo.card(game)
+        card = zoo_card(game)
         with tempfile.TemporaryDirectory() as out:
             shown = f"parlour/zoo/models/{game}.zip"
             args = ["arena", "--game", game, *(part.format(model=shown) for part in match), "--workers", "2"]
