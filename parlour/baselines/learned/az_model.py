@@ -165,12 +165,12 @@ SEARCH_BATCH = 16
 def run_network(net: PolicyValueNet, observations: np.ndarray | list[np.ndarray], min_batch: int = 1) -> tuple[np.ndarray, np.ndarray]:
     """``(probabilities, relative values)`` in float64 for a batch of observations, the
     network called on at least ``min_batch`` rows (zeros after the real ones)."""
+    if isinstance(net, NumpyMLP):  # players' calls, one position each: the padding is for self-play's torch kernels
+        logits, values = net.forward(np.asarray(observations, dtype=np.float32))
+        return softmax(logits.astype(np.float64)), values.astype(np.float64)
     count = len(observations)
     batch = np.zeros((max(count, min_batch), *np.shape(observations[0])), dtype=np.float32)
     batch[:count] = observations
-    if isinstance(net, NumpyMLP):
-        logits, values = net.forward(batch)
-        return softmax(logits[:count].astype(np.float64)), values[:count].astype(np.float64)
     with torch.inference_mode():
         logits, values = net(torch.from_numpy(batch).to(device_of(net)))
         probs = torch.softmax(logits.double(), dim=1).cpu().numpy()
