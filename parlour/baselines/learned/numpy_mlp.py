@@ -4,7 +4,7 @@ evaluate one position per call.
 A searching player (``az:...,simulations=N``) asks the network about one leaf at a time.
 For the small dense network of a card game (Tides of Time's 128 units) torch then
 spends more on the call (module dispatch, tensor wrapping) than on the arithmetic:
-114 us a call against 34 us in numpy, and a move of 200 simulations 1.7 times faster
+a call costs 3-4 times less in numpy, and a move of 200 simulations is 1.7 times faster
 (``benchmarks/az_inference.py``), so with the numpy copy the same search fits more
 simulations in the same time per move.  Self-play evaluates dozens of leaves per call,
 where torch is efficient, and keeps the torch network.
