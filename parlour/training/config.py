@@ -40,6 +40,22 @@ entropy bonus against early collapse onto one move, and a 128-128 network."""
 
 PPO_TYPES: dict[str, type] = {key: type(value) for key, value in PPO_DEFAULTS.items()}
 
+BATCHED_N_ENVS = 256
+"""Games of a batched run when ``n_envs`` is not given (``--vec-env batched``, or ``auto``
+where it chooses the engine)."""
+BATCHED_N_STEPS = 64
+"""``ppo.n_steps`` of a batched run when not given: a rollout of 64 steps of every game."""
+BATCHED_MINIBATCHES = 4
+"""A batched run's ``ppo.batch_size`` when not given: the rollout in this many minibatches."""
+
+
+def batched_ppo_defaults(n_envs: int, n_steps: int | None) -> dict[str, int]:
+    """The PPO settings a batched run gets unless given (chosen by measurement,
+    benchmarks/RESULTS.md "Self-play on the batched engines"): ``n_steps``, and
+    ``batch_size`` a ``BATCHED_MINIBATCHES``-th of the rollout."""
+    steps = BATCHED_N_STEPS if n_steps is None else n_steps
+    return {"n_steps": steps, "batch_size": max(1, steps * n_envs // BATCHED_MINIBATCHES)}
+
 AZ_DEFAULTS: dict[str, Any] = {
     "simulations": 64,
     "c": 1.5,
@@ -171,7 +187,11 @@ ALGOS = ("ppo", "alphazero", "ntuple")
 BACKENDS = ("sb3", "rllib", "ray")
 DEVICES = ("auto", "cpu", "cuda")
 
-VEC_KINDS = ("dummy", "subproc", "batched")
+VEC_KINDS = ("auto", "dummy", "subproc", "batched")
+"""``TrainConfig.vec_env``'s values; ``auto`` is resolved when the configuration is made
+(:func:`resolve_vec_env`), so a run's config.toml names the kind it ran on."""
+SINGLE_N_ENVS = 4
+"""Single-game envs of a ``dummy`` or ``subproc`` run when ``n_envs`` is not given."""
 NETWORKS = ("auto", "mlp", "cnn")
 """``TrainConfig.network``'s values (``parlour.baselines.learned.networks`` builds them)."""
 
@@ -195,8 +215,18 @@ class TrainConfig:
     opponent_weights: list[float] | None = None
     seat: int | str = "random"
     timesteps: int = 20_000
-    n_envs: int = 4
-    vec_env: str = "dummy"
+    n_envs: int | None = None
+    """Games played at once (``None``: 256 on the batched engine, else 4)."""
+    vec_env: str = "auto"
+    """``batched`` (one numpy engine steps all ``n_envs`` games against the opponent mix:
+    ``parlour.training.opponent_mix``), ``dummy`` or ``subproc`` (SB3's vector envs of
+    single-game ``SingleAgentEnv``), or ``auto``: ``batched`` wherever the game has a
+    batched engine and the run is PPO on this process (``algo = "ppo"``, backend
+    ``sb3``), else ``dummy``."""
+    opponent_workers: int = 0
+    """With ``vec_env = "batched"``: worker processes for the opponents that play through
+    the rules module (searches without a batched form, e.g. ``original-strategy``); 0 plays
+    them in this process."""
     seed: int = 0
     snapshot_every: int = 10_000
     max_snapshots: int = 20
@@ -223,12 +253,20 @@ class TrainConfig:
     device: str = "auto"
     """Where torch runs the learner's network (``ppo`` and ``alphazero``): ``cpu``, ``cuda``,
     or ``auto`` (``cuda`` when torch sees a GPU).  Results are reproducible per device."""
-    ppo: dict[str, Any] = field(default_factory=lambda: dict(PPO_DEFAULTS))
+    ppo: dict[str, Any] = field(default_factory=dict)
+    """MaskablePPO's settings; unset ones are ``PPO_DEFAULTS`` (on the batched engine,
+    ``n_steps`` and ``batch_size`` are :func:`batched_ppo_defaults`)."""
     alphazero: dict[str, Any] = field(default_factory=lambda: dict(AZ_DEFAULTS))
     rllib: dict[str, Any] = field(default_factory=lambda: dict(RLLIB_DEFAULTS))
     ntuple: dict[str, Any] = field(default_factory=lambda: dict(NTUPLE_DEFAULTS))
 
     def __post_init__(self) -> None:
+        if self.vec_env == "auto":
+            self.vec_env = resolve_vec_env(self.game, self.algo, self.backend)
+        if self.n_envs is None:
+            self.n_envs = BATCHED_N_ENVS if self.vec_env == "batched" else SINGLE_N_ENVS
+        if self.vec_env == "batched" and isinstance(self.n_envs, int) and isinstance(self.ppo.get("n_steps", 1), int):
+            self.ppo = {**batched_ppo_defaults(self.n_envs, self.ppo.get("n_steps")), **self.ppo}
         self.ppo = {**PPO_DEFAULTS, **self.ppo}
         self.alphazero = {**AZ_DEFAULTS, **self.alphazero}
         self.rllib = {**RLLIB_DEFAULTS, **self.rllib}
@@ -241,6 +279,8 @@ class TrainConfig:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"{name} must be a positive integer, got {value!r}")
+        if isinstance(self.opponent_workers, bool) or not isinstance(self.opponent_workers, int) or self.opponent_workers < 0:
+            raise ValueError(f"opponent_workers must be a non-negative integer, got {self.opponent_workers!r}")
         if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
             raise ValueError(f"seed must be a non-negative integer, got {self.seed!r}")
         if isinstance(self.cnn_blocks, bool) or not isinstance(self.cnn_blocks, int) or self.cnn_blocks < 0:
@@ -308,17 +348,13 @@ class TrainConfig:
 
     def _validate_batched(self) -> None:
         """``vec_env = "batched"``: one numpy engine steps all ``n_envs`` games, so the game
-        needs a batched engine and the opponents one batched player (no pool, no snapshots)."""
+        needs a batched engine and the run is PPO in this process."""
         from parlour.vector import ENGINES
 
-        engine = ENGINES.get(self.game)
-        if engine is None:
+        if self.game not in ENGINES:
             raise ValueError(f"vec_env 'batched' needs a game with a batched engine ({sorted(ENGINES)}), got game {self.game!r}")
         if self.backend != "sb3" or self.algo != "ppo":
             raise ValueError(f"vec_env 'batched' is for backend 'sb3' with algo 'ppo', got backend {self.backend!r}, algo {self.algo!r}")
-        if len(self.opponents) != 1 or self.opponents[0] not in engine.opponents:
-            raise ValueError(f"vec_env 'batched' plays one batched opponent for {self.game}, one of {list(engine.opponents)}; "
-                             f"got opponents {self.opponents}")
 
     def _validate_rllib(self) -> None:
         unknown = sorted(set(self.rllib) - set(RLLIB_DEFAULTS))
@@ -379,6 +415,14 @@ class TrainConfig:
             lines.append(f"\n[{table}]")
             lines.extend(f"{key} = {_toml_value(value)}" for key, value in values.items())
         return "\n".join(lines) + "\n"
+
+
+def resolve_vec_env(game: str, algo: str, backend: str) -> str:
+    """What ``vec_env = "auto"`` means for a run: ``batched`` for PPO in this process on a
+    game with a batched engine (any opponent mix plays there), else ``dummy``."""
+    from parlour.vector import ENGINES
+
+    return "batched" if algo == "ppo" and backend == "sb3" and game in ENGINES else "dummy"
 
 
 def _toml_value(value: Any) -> str:

@@ -52,21 +52,38 @@ def make_env(config: dict[str, Any], snapshots: list[str], rank: int, subprocess
     return Monitor(SingleAgentEnv(game, pool, seat=config["seat"]))
 
 
-def make_vec_env(config: TrainConfig, snapshots: list[str]) -> Any:
+def make_vec_env(config: TrainConfig, snapshots: list[str], device: str = "cpu") -> Any:
     """The run's ``n_envs`` learner envs: ``DummyVecEnv`` or ``SubprocVecEnv`` of
     ``SingleAgentEnv``, or (``vec_env = "batched"``) one batched numpy engine for all of
-    them against its batched opponent (``parlour.vector``), with SB3's episode statistics."""
+    them against the opponent mix (``parlour.training.opponent_mix``; the snapshots'
+    network on ``device``), with SB3's episode statistics."""
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
 
     if config.vec_env == "batched":
+        from parlour.training.opponent_mix import OpponentMix
         from parlour.vector.sb3_env import BatchedSB3VecEnv
 
-        return VecMonitor(BatchedSB3VecEnv(config.game, config.n_envs, opponent=config.opponents[0], seat=config.seat,
-                                           seed=config.seed, **config.game_options))
+        game = load_game(config.game, **config.game_options)
+        mix = OpponentMix(game, parse_opponents(config.opponents, config.opponent_weights), snapshots, config.max_snapshots,
+                          device=device, workers=config.opponent_workers)
+        try:
+            return VecMonitor(BatchedSB3VecEnv(config.game, config.n_envs, opponent=mix, seat=config.seat, seed=config.seed,
+                                               **config.game_options))
+        except BaseException:
+            mix.close()
+            raise
 
     subprocess = config.vec_env == "subproc"
     fns = [functools.partial(make_env, config.to_dict(), list(snapshots), rank, subprocess) for rank in range(config.n_envs)]
     return SubprocVecEnv(fns) if subprocess else DummyVecEnv(fns)
+
+
+def describe_envs(config: TrainConfig, vec_env: Any) -> str:
+    """The line a run starts with: where its games are played, and by whom."""
+    if config.vec_env != "batched":
+        return (f"environments: {config.n_envs} single games ({config.vec_env}: SB3's "
+                f"{'DummyVecEnv' if config.vec_env == 'dummy' else 'SubprocVecEnv'} of SingleAgentEnv)")
+    return f"environments: {config.n_envs} games on the batched engine (vec_env batched); {vec_env.venv.core.players.describe()}"
 
 
 class PPOBackend(Backend):
@@ -92,7 +109,8 @@ class PPOBackend(Backend):
         torch.set_num_threads(config.torch_threads)
         self.snapshot_steps = self.round_steps(config.snapshot_every)
         self.snapshots: list[str] = [str(files.snapshot(0))] if self.uses_self else []
-        self.vec_env = make_vec_env(config, [])
+        self.vec_env = make_vec_env(config, [], self.run.device)
+        self.run.log(describe_envs(config, self.vec_env))
         ppo = dict(config.ppo)
         net_arch = ppo.pop("net_arch")
         policy, kwargs = ppo_policy(self.run.network, net_arch, {"channels": config.cnn_channels, "blocks": config.cnn_blocks},
@@ -113,7 +131,8 @@ class PPOBackend(Backend):
         self.snapshot_steps = self.round_steps(config.snapshot_every)
         # Snapshots live in snapshots/ (the saved paths may be relative to another working directory).
         self.snapshots = [str(files.snapshots / Path(path).name) for path in state["snapshots"]]
-        self.vec_env = make_vec_env(config, self.snapshots)
+        self.vec_env = make_vec_env(config, self.snapshots, self.run.device)
+        self.run.log(describe_envs(config, self.vec_env))
         with preserved_global_rng():
             self.model = MaskablePPO.load(checkpoint.model, env=self.vec_env, device=self.run.device,
                                           tensorboard_log=str(files.tensorboard))

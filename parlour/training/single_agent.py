@@ -117,12 +117,16 @@ class SingleAgentEnv(gymnasium.Env):
     # -- Gymnasium API -------------------------------------------------------------
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
+        """A new episode.  ``options``: ``{"state": State}`` starts it from that position of
+        this game (a copy; the episode is that game's, it is not redealt) and
+        ``{"seat": int}`` puts the learner at that seat for this episode."""
+        start, seat = self._reset_options(options)
         super().reset(seed=seed)
-        if options:
-            raise ValueError(f"reset options are not supported by the single-agent view, got {options!r}")
         rng = self.np_random
         for _ in range(MAX_RESET_TRIES):
-            if self.seat_mode == "random":
+            if seat is not None:
+                self.seat = seat
+            elif self.seat_mode == "random":
                 self.seat = int(rng.integers(self.game.num_players))
             self.opponents, self.opponent_labels = {}, {}
             for other in range(self.game.num_players):
@@ -130,13 +134,36 @@ class SingleAgentEnv(gymnasium.Env):
                     label, policy = self.pool.draw(rng)
                     policy.reset(int(rng.integers(2**63)))
                     self.opponents[other], self.opponent_labels[other] = policy, label
-            self._state = self.game.new_initial_state(int(rng.integers(2**63)))
+            deal = int(rng.integers(2**63))
+            self._state = self.game.new_initial_state(deal) if start is None else start.clone()
             self.end_reason = ""
             self._advance()
             self._done = self._state.is_terminal()
             if not self._done:
                 return self._observation(), self._info()
+            if start is not None:
+                raise ValueError(f"the game of options['state'] ends before seat {self.seat} moves")
         raise RuntimeError(f"{MAX_RESET_TRIES} games of {self.game!r} in a row ended before seat {self.seat} moved")
+
+    def _reset_options(self, options: dict[str, Any] | None) -> tuple[State | None, int | None]:
+        """The checked ``state`` and ``seat`` of ``reset``'s options (``ValueError`` naming
+        a bad one; nothing is changed)."""
+        options = dict(options or {})
+        unknown = sorted(set(options) - {"state", "seat"})
+        if unknown:
+            raise ValueError(f"unknown reset option(s) {unknown}; the single-agent view takes 'state' and 'seat'")
+        start, seat = options.get("state"), options.get("seat")
+        if start is not None:
+            if not isinstance(start, State) or start.game != self.game:
+                raise ValueError(f"options['state'] must be a state of {self.game!r}, got {start!r}")
+            if start.is_terminal():
+                raise ValueError("options['state'] is a finished game")
+        if seat is not None:
+            players = self.game.num_players
+            if isinstance(seat, (bool, np.bool_)) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < players:
+                raise ValueError(f"options['seat'] must be an int in 0..{players - 1}, got {seat!r}")
+            seat = int(seat)
+        return start, seat
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         state = self._require_state()

@@ -149,6 +149,15 @@ class BatchedEngine(abc.ABC):
         """``(B, *observation_shape)`` float32: the observation of ``seat`` (an int, or
         one seat per game, e.g. each game's learner)."""
 
+    def observation_at(self, rows: np.ndarray, seats: np.ndarray) -> np.ndarray:
+        """``(k, *observation_shape)``: the observation of seat ``seats[i]`` in game
+        ``rows[i]`` (engines that can, build only those)."""
+        return self.observations_of(rows)[np.arange(len(rows)), seats]
+
+    def legal_mask_at(self, rows: np.ndarray, seats: np.ndarray) -> np.ndarray:
+        """``(k, A)`` int8: the legal mask of seat ``seats[i]`` in game ``rows[i]``."""
+        return self.legal_masks()[rows, seats]
+
     @abc.abstractmethod
     def returns(self) -> np.ndarray:
         """``(B, P)`` float64: ``state.returns()`` of every game (zeros until it is over)."""

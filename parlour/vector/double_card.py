@@ -530,6 +530,11 @@ class DoubleCardBatch(BatchedEngine):
         self._fill(out, *self._snapshot(slice(None)), (np.asarray(seats) == self.colors_seat).reshape(-1, 1))
         return out.reshape(self.num_envs, NUM_PLANES, ROWS, COLS)
 
+    def observation_at(self, rows: np.ndarray, seats: np.ndarray) -> np.ndarray:
+        out = np.empty((len(rows), 1, NUM_PLANES, CELLS), dtype=np.float32)
+        self._fill(out, *self._snapshot(np.asarray(rows, dtype=np.intp)), (np.asarray(seats) == self.colors_seat).reshape(-1, 1))
+        return out.reshape(len(rows), NUM_PLANES, ROWS, COLS)
+
     # ----- stepping ----------------------------------------------------------------------
 
     def _illegal(self, b: int, action: int) -> IllegalActionError:

@@ -260,6 +260,10 @@ class GoofspielBatch(BatchedEngine):
             return self.O[:, seats * D : (seats + 1) * D].copy()
         return self.O[self._rows[:, None], (seats * D)[:, None] + np.arange(D)]
 
+    def observation_at(self, rows: np.ndarray, seats: np.ndarray) -> np.ndarray:
+        D = self.D
+        return self.O[np.asarray(rows)[:, None], (np.asarray(seats) * D)[:, None] + np.arange(D)]
+
     def returns(self) -> np.ndarray:
         out = np.zeros((self.num_envs, self.P))
         done = self.terminated

@@ -35,6 +35,7 @@ from gymnasium.vector.utils import batch_space
 from parlour.errors import IllegalActionError, illegal_mode
 from parlour.vector import make_engine
 from parlour.vector.base import BatchedEngine
+from parlour.vector.seat_players import EnginePlayer, SeatPlayers
 
 MAX_REDEALS = 1000
 """Rounds of opponents' moves in one call before giving up (games that keep ending
@@ -43,17 +44,21 @@ before the learner ever moves, e.g. sticks with one stick and the learner second
 
 class LearnerCore:
     """The learner-versus-opponents logic over a batched engine, shared by the
-    Gymnasium and the SB3 vector envs: ``reset`` and ``step`` return plain arrays."""
+    Gymnasium and the SB3 vector envs: ``reset`` and ``step`` return plain arrays.
 
-    def __init__(self, game: str, num_envs: int, opponent: str = "random", seat: int | str = "random", illegal_action: str = "terminate", seed: int | None = None, **game_options: Any) -> None:
+    ``opponent``: the name of one of the engine's batched players (``random``, ...), or a
+    :class:`~parlour.vector.seat_players.SeatPlayers` (the training layer's mix of
+    policies and snapshots)."""
+
+    def __init__(self, game: str, num_envs: int, opponent: str | SeatPlayers = "random", seat: int | str = "random", illegal_action: str = "terminate", seed: int | None = None, **game_options: Any) -> None:
         illegal_action = illegal_mode(illegal_action)
         self.engine: BatchedEngine = make_engine(game, num_envs, seed, autoreset=True, **game_options)
-        if opponent not in self.engine.opponents:
-            raise ValueError(f"opponent must be one of {list(self.engine.opponents)} for the batched {game} envs, got {opponent!r}")
-        self.opponent = opponent
         players = self.engine.num_players
         if seat != "random" and (isinstance(seat, (bool, np.bool_)) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < players):
             raise ValueError(f"seat must be an int in 0..{players - 1} or 'random', got {seat!r}")
+        self.players = opponent if isinstance(opponent, SeatPlayers) else EnginePlayer(opponent)
+        self.players.bind(self.engine, self.engine.rng)
+        self.opponent = self.players.describe()
         self.seat_mode = seat
         self.illegal_action = illegal_action
         self.num_envs = num_envs
@@ -65,15 +70,18 @@ class LearnerCore:
     def rng(self) -> np.random.Generator:
         return self.engine.rng
 
-    def _draw_seats(self, rows: np.ndarray) -> None:
+    def _start(self, rows: np.ndarray) -> None:
+        """Episodes begin in the games ``rows``: the learner's seats, then the players'."""
         if self.seat_mode == "random":
             self.seats[rows] = self.rng.integers(self.engine.num_players, size=len(rows))
         else:
             self.seats[rows] = int(self.seat_mode)
+        self.players.start(rows, self.seats[rows])
 
     def reset(self, seed: int | None = None) -> np.ndarray:
         self.engine.reset(seed)
-        self._draw_seats(self._rows)
+        self.players.bind(self.engine, self.engine.rng)  # a seed replaces the engine's generator
+        self._start(self._rows)
         ended = np.zeros(self.num_envs, dtype=bool)
         self._advance(ended, np.zeros(self.num_envs), None, fresh=np.ones(self.num_envs, dtype=bool))
         return self.observation()
@@ -119,14 +127,18 @@ class LearnerCore:
             engine.reset_games(illegal)
         play = ~illegal
         if engine.simultaneous:
-            joint = engine.opponent_actions(self.opponent)
+            need = engine.to_act() & play[:, None]
+            need[self._rows, self.seats] = False
+            joint = self.players.actions(need)
             joint[self._rows, self.seats] = array
             result = engine.step(joint, where=play)
+            self.players.applied(joint, play, result.terminated)
         else:
             result = engine.step(array, where=play)
+            self.players.applied(array, play, result.terminated)
         ended = illegal | result.terminated
         final = self._collect(result, result.terminated, rewards, final)
-        self._draw_seats(np.flatnonzero(ended))
+        self._start(np.flatnonzero(ended))
         fresh = ended.copy()
         final = self._advance(ended, rewards, final, fresh)
         return self.observation(), rewards, ended, final, illegal
@@ -155,14 +167,16 @@ class LearnerCore:
             need = engine.movers() != self.seats
             if not need.any():
                 return final
-            result = engine.step(engine.opponent_actions(self.opponent), where=need)
+            actions = self.players.actions(need)
+            result = engine.step(actions, where=need)
             done = result.terminated
+            self.players.applied(actions, need, done)
             if done.any():
                 mid = done & ~fresh  # the learner's episode ended on an opponent's move
                 final = self._collect(result, mid, rewards, final)
                 ended |= mid
                 fresh |= done
-                self._draw_seats(np.flatnonzero(done))
+                self._start(np.flatnonzero(done))
         raise RuntimeError(f"{MAX_REDEALS} rounds of {engine.game_name} games ended before the learner moved")
 
 
@@ -172,7 +186,7 @@ class BatchedVectorEnv(gymnasium.vector.VectorEnv):
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP}
 
-    def __init__(self, game: str = "goofspiel", num_envs: int = 8, opponent: str = "random", seat: int | str = "random", illegal_action: str = "terminate", seed: int | None = None, **game_options: Any) -> None:
+    def __init__(self, game: str = "goofspiel", num_envs: int = 8, opponent: str | SeatPlayers = "random", seat: int | str = "random", illegal_action: str = "terminate", seed: int | None = None, **game_options: Any) -> None:
         self.core = LearnerCore(game, num_envs, opponent, seat, illegal_action, seed, **game_options)
         engine = self.core.engine
         self.num_envs = num_envs

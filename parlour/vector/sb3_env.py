@@ -23,13 +23,14 @@ from stable_baselines3.common.vec_env import VecEnv
 from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices, VecEnvStepReturn
 
 from parlour.vector.gym_env import LearnerCore
+from parlour.vector.seat_players import SeatPlayers
 
 
 class BatchedSB3VecEnv(VecEnv):
     """``num_envs`` games of ``game`` for SB3 (see the module docstring); the
     arguments are those of :class:`parlour.vector.gym_env.BatchedVectorEnv`."""
 
-    def __init__(self, game: str = "goofspiel", num_envs: int = 8, opponent: str = "random", seat: int | str = "random", illegal_action: str = "terminate", seed: int | None = None, **game_options: Any) -> None:
+    def __init__(self, game: str = "goofspiel", num_envs: int = 8, opponent: str | SeatPlayers = "random", seat: int | str = "random", illegal_action: str = "terminate", seed: int | None = None, **game_options: Any) -> None:
         self.core = LearnerCore(game, num_envs, opponent, seat, illegal_action, seed, **game_options)
         engine = self.core.engine
         low, high = engine.game.observation_bounds
@@ -62,7 +63,9 @@ class BatchedSB3VecEnv(VecEnv):
         return obs, rewards.astype(np.float32), ended, infos
 
     def close(self) -> None:
-        pass
+        close = getattr(self.core.players, "close", None)
+        if close is not None:
+            close()
 
     def action_masks(self) -> np.ndarray:
         """``(num_envs, A)`` bool: the learner's legal actions in each game."""
@@ -83,7 +86,11 @@ class BatchedSB3VecEnv(VecEnv):
         if method_name == "action_masks":
             masks = self.action_masks()
             return [masks[i] for i in rows]
-        raise AttributeError(f"the batched env has no per-game method {method_name!r} (only 'action_masks')")
+        if method_name == "add_snapshot" and hasattr(self.core.players, "add_snapshot"):
+            self.core.players.add_snapshot(*method_args, **method_kwargs)  # one mix serves every game
+            return [None] * len(rows)
+        raise AttributeError(f"the batched env has no per-game method {method_name!r} (only 'action_masks'"
+                             f"{', add_snapshot' if hasattr(self.core.players, 'add_snapshot') else ''})")
 
     def env_is_wrapped(self, wrapper_class: type, indices: VecEnvIndices = None) -> list[bool]:
         return [False] * len(self._indices(indices))

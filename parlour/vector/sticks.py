@@ -84,6 +84,9 @@ class SticksBatch(BatchedEngine):
         self._seats(seat)
         return self.obs_table[self.sticks]
 
+    def observation_at(self, rows: np.ndarray, seats: np.ndarray) -> np.ndarray:
+        return self.obs_table[self.sticks[rows]]
+
     def returns(self) -> np.ndarray:
         out = np.zeros((self.num_envs, 2))
         done = np.flatnonzero(self.sticks == 0)

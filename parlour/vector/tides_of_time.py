@@ -438,6 +438,9 @@ class TidesOfTimeBatch(BatchedEngine):
     def observation(self, seat: int | np.ndarray) -> np.ndarray:
         return self._observe(slice(None), self._seats(seat))
 
+    def observation_at(self, rows: np.ndarray, seats: np.ndarray) -> np.ndarray:
+        return self._observe(np.asarray(rows, dtype=np.intp), np.asarray(seats))
+
     def _returns_of(self, sel: Any) -> np.ndarray:
         totals = self.scores[sel].sum(axis=1)
         d = (totals[:, 0] - totals[:, 1]).astype(np.float64)

@@ -608,6 +608,10 @@ class TriboloBatch(BatchedEngine):
     def observation(self, seat: int | np.ndarray) -> np.ndarray:
         return self._observe(self._rows, self._seats(seat), self._obs_buffers.get())
 
+    def observation_at(self, rows: np.ndarray, seats: np.ndarray) -> np.ndarray:
+        out = np.empty((len(rows), *self.observation_shape), dtype=np.float32)
+        return self._observe(np.asarray(rows, dtype=np.intp), np.asarray(seats), out)
+
     def counts(self) -> np.ndarray:
         """``(B, 3)`` the cells each seat owns."""
         return self._counts()[: self.num_envs]

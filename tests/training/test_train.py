@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import time
+import tomllib
 import zipfile
 
 import numpy as np
@@ -24,6 +25,8 @@ from parlour.games import load_game
 from parlour.locks import LOCK_FILE
 from parlour.evaluation.arena import play_match
 from parlour.training.config import (
+    BATCHED_MINIBATCHES,
+    BATCHED_N_STEPS,
     TrainConfig,
     load_config,
     make_config,
@@ -83,9 +86,10 @@ def test_short_run_saves_reloads_and_plays(tmp_path):
     assert agent.act(state.info_state(0)) in state.legal_actions(0)
 
 
-def test_resume_is_exact(tmp_path):
-    whole = Trainer(small_config(), tmp_path / "whole", progress=False, log=lambda _: None).run()
-    Trainer(small_config(timesteps=512), tmp_path / "cut", progress=False, log=lambda _: None).run()
+@pytest.mark.parametrize("vec_env", ["batched", "dummy"])
+def test_resume_is_exact(tmp_path, vec_env):
+    whole = Trainer(small_config(vec_env=vec_env), tmp_path / "whole", progress=False, log=lambda _: None).run()
+    Trainer(small_config(timesteps=512, vec_env=vec_env), tmp_path / "cut", progress=False, log=lambda _: None).run()
     resumed = Trainer(None, tmp_path / "cut", resume=True, timesteps=768, progress=False, log=lambda _: None).run()
     assert resumed.steps == whole.steps == 768
     assert same_params(tmp_path / "whole" / "last.zip", tmp_path / "cut" / "last.zip")
@@ -383,11 +387,13 @@ def test_config_file_flags_and_overrides(tmp_path):
     merge(settings, *parse_override("n_envs=2"))
     config = make_config(settings)
     assert (config.game, config.game_options, config.timesteps, config.n_envs) == ("goofspiel", {"num_cards": 4}, 5000, 2)
-    assert config.ppo["ent_coef"] == 0.05 and config.ppo["learning_rate"] == 1e-4 and config.ppo["n_steps"] == 256
+    assert config.vec_env == "batched"  # auto: Goofspiel has a batched engine
+    assert config.ppo["ent_coef"] == 0.05 and config.ppo["learning_rate"] == 1e-4 and config.ppo["n_steps"] == BATCHED_N_STEPS
+    assert config.ppo["batch_size"] == BATCHED_N_STEPS * 2 // BATCHED_MINIBATCHES
     again = tmp_path / "again.toml"
     again.write_text(config.to_toml())
     assert make_config(load_config(again)) == config
-    assert config.round_to_rollouts(1) == 512
+    assert config.round_to_rollouts(1) == 2 * BATCHED_N_STEPS
 
 
 @pytest.mark.parametrize(
@@ -397,7 +403,7 @@ def test_config_file_flags_and_overrides(tmp_path):
         ({"vec_env": "ray"}, "vec_env must be one of"),
         ({"ppo": {"lr": 1}}, "unknown ppo setting"),
         ({"ppo": {"n_steps": "many"}}, "ppo.n_steps must be a int"),
-        ({"ppo": {"batch_size": 4096}}, "larger than a rollout"),
+        ({"ppo": {"batch_size": 10**6}}, "larger than a rollout"),
         ({"ppo": {"net_arch": [0]}}, "layer sizes"),
         ({"network": "transformer"}, r"network must be one of \['auto', 'mlp', 'cnn'\], got 'transformer'"),
         ({"cnn_channels": 0}, "cnn_channels must be a positive integer"),
@@ -430,7 +436,7 @@ def test_bad_config_file(tmp_path):
         (["--opponents", "random,random", "--weights", "1"], "1 opponent weights [1.0] for 2 opponents"),
         (["--eval-opponents", "ppo"], "needs a model file"),
         (["--eval-opponents", "ppo:{tmp}/missing.zip"], "does not exist"),
-        (["--set", "ppo.batch_size=4096"], "larger than a rollout"),
+        (["--set", "ppo.batch_size=1000000"], "larger than a rollout"),
         (["--network", "cnn"], "network 'cnn' needs board planes"),
     ],
 )
@@ -495,9 +501,30 @@ def test_batched_envs_train_and_resume_exactly(tmp_path):
 
 @pytest.mark.parametrize(("changes", "message"), [
     ({"backend": "rllib"}, "vec_env 'batched' is for backend 'sb3' with algo 'ppo', got backend 'rllib'"),
-    ({"opponents": ["random", "self"]}, "vec_env 'batched' plays one batched opponent for sticks, one of"),
-    ({"opponents": ["mcts"]}, r"one of \['random'\]; got opponents \['mcts'\]"),
+    ({"algo": "alphazero"}, "vec_env 'batched' is for backend 'sb3' with algo 'ppo', got backend 'sb3', algo 'alphazero'"),
+    ({"game": "openspiel:tic_tac_toe"}, r"vec_env 'batched' needs a game with a batched engine \(\['double_card', "),
+    ({"opponent_workers": -1}, "opponent_workers must be a non-negative integer, got -1"),
 ])
 def test_batched_envs_refuse_what_they_cannot_run(changes, message):
     with pytest.raises(ValueError, match=message):
         small_config(vec_env="batched", **{"opponents": ["random"], **changes})
+
+
+@pytest.mark.parametrize(("changes", "vec_env", "n_envs", "n_steps"), [
+    ({}, "batched", 256, BATCHED_N_STEPS),
+    ({"algo": "alphazero"}, "dummy", 4, 256),
+    ({"game": "openspiel:tic_tac_toe"}, "dummy", 4, 256),
+    ({"vec_env": "dummy"}, "dummy", 4, 256),
+    ({"vec_env": "subproc", "n_envs": 3}, "subproc", 3, 256),
+    ({"n_envs": 64, "ppo": {"n_steps": 8}}, "batched", 64, 8),
+])
+def test_auto_chooses_the_batched_engine_where_it_can(changes, vec_env, n_envs, n_steps):
+    """``vec_env = "auto"`` (the default) resolves when the configuration is made: the
+    batched engine for PPO on a game that has one (any opponents), else SB3's DummyVecEnv;
+    ``n_envs`` and the PPO rollout follow unless given."""
+    settings = {"game": "sticks", "opponents": ["random", "minimax", "self"], **changes}
+    config = make_config(settings)
+    assert (config.vec_env, config.n_envs, config.ppo["n_steps"]) == (vec_env, n_envs, n_steps)
+    if vec_env == "batched" and "batch_size" not in changes.get("ppo", {}):
+        assert config.ppo["batch_size"] == n_envs * n_steps // BATCHED_MINIBATCHES
+    assert make_config(tomllib.loads(config.to_toml())) == config  # config.toml names what the run ran on

@@ -155,14 +155,15 @@ MODEL_CACHE_SIZE = 64
 """Loaded models kept per process (self-play draws among up to 20 snapshots per episode,
 and SB3's ``load`` takes tens of milliseconds)."""
 
-_models: OrderedDict[tuple[str, int, int], Any] = OrderedDict()
+_models: OrderedDict[tuple[str, int, int, str], Any] = OrderedDict()
 
 
-def load_model(path: str | os.PathLike, game: Game) -> Any:
-    """The MaskablePPO in ``path``, checked against ``game`` (clear errors, see above).
+def load_model(path: str | os.PathLike, game: Game, device: str = "cpu") -> Any:
+    """The MaskablePPO in ``path``, checked against ``game`` (clear errors, see above),
+    its network on ``device``.
 
-    Models are cached by file (path, size and modification time), so many policies and
-    environments in one process share one copy; use it for inference only.
+    Models are cached by file (path, size and modification time) and device, so many
+    policies and environments in one process share one copy; use it for inference only.
     """
     require_train_extra()
     from sb3_contrib import MaskablePPO
@@ -172,15 +173,15 @@ def load_model(path: str | os.PathLike, game: Game) -> Any:
         raise ValueError(f"model file {str(path)!r} is an {meta['kind']} model, not a PPO one: it plays as az:{path}")
     check_model_game(meta, game, path)
     stat = os.stat(path)
-    key = (os.path.realpath(path), stat.st_size, stat.st_mtime_ns)
+    key = (os.path.realpath(path), stat.st_size, stat.st_mtime_ns, device)
     model = _models.pop(key, None)
     if model is None:
         try:
             with preserved_global_rng():
-                model = MaskablePPO.load(path, device="cpu")
+                model = MaskablePPO.load(path, device=device)
         except Exception as error:  # SB3 raises many kinds for a damaged archive
             raise DamagedFileError(f"model file {str(path)!r} cannot be loaded: {error}") from None
-        for stale in [k for k in _models if k[0] == key[0]]:  # an older version of the file
+        for stale in [k for k in _models if k[0] == key[0] and k[3] == device]:  # an older version of the file
             del _models[stale]
         while len(_models) >= MODEL_CACHE_SIZE:
             _models.popitem(last=False)

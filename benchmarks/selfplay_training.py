@@ -1,0 +1,158 @@
+"""``parlour train``'s env steps per second: single-game envs against the batched engine.
+
+The runs are ``parlour train``'s own (``parlour.training.trainer.Trainer``, in this
+process), with the opponent mixes of docs/results.md's PPO runs and the same network
+on both sides (the game's default: the MLP for Goofspiel, sticks and Tides of Time, the
+board network ``BoardPolicy`` for Tribolo and Double Card):
+
+- old: ``--vec-env dummy --n-envs 4`` (SB3's ``DummyVecEnv`` of four ``SingleAgentEnv``),
+  PPO's single-game defaults (``n_steps`` 256 per env, minibatches of 256);
+- new: ``--vec-env batched --n-envs 256`` (one numpy engine, the opponents answered per
+  batch by ``parlour.training.opponent_mix``), the batched defaults.
+
+Timed: the training segments alone (``backend.train``: collecting, PPO's updates and the
+self-play snapshots), not the evaluations between them; each run trains ``--rollouts``
+rollouts after one untimed warm-up rollout; the two sides alternate run by run and each
+figure is the median of ``--runs``.  Also printed: the share of a segment spent
+collecting, and the network's own cost per position, what bounds the batched side: the
+update's time per sample (``n_epochs`` passes of forward and backward) and the
+collection's forward pass per position, both read off SB3's ``collect_rollouts`` and
+``train`` timers.
+
+    python benchmarks/selfplay_training.py                      # the five games
+    python benchmarks/selfplay_training.py --games tides_of_time --runs 1 --rollouts 1
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import statistics
+import tempfile
+import time
+from typing import Any
+
+MIXES: dict[str, tuple[dict[str, Any], list[str], list[float]]] = {
+    "goofspiel": ({"num_cards": 13}, ["random", "rudimentary", "self"], [1, 1, 1]),
+    "sticks": ({}, ["random", "self"], [1, 1]),
+    "tides_of_time": ({}, ["random", "greedy", "original-alphabeta:objective=difference", "self"], [1, 1, 1, 2]),
+    "tribolo": ({}, ["random", "greedy", "original-strategy", "self"], [1, 1, 1, 2]),
+    "double_card": ({}, ["random", "alphabeta:depth=1,evaluation=h1", "self"], [1, 1, 1]),
+}
+"""Each game's options, opponents and weights (docs/results.md's PPO runs; Goofspiel's is
+the README's main job at 13 cards, sticks' random and itself)."""
+
+SIDES = {"old": {"vec_env": "dummy", "n_envs": 4}, "new": {"vec_env": "batched", "n_envs": 256}}
+
+
+class Timers:
+    """Seconds spent in the backend's ``train`` and in SB3's collection and update."""
+
+    def __init__(self) -> None:
+        self.train = self.collect = self.update = 0.0
+        self.steps = self.samples = self.updates = 0
+
+    def reset(self) -> None:
+        self.__init__()
+
+
+@contextlib.contextmanager
+def timed(cls: type, name: str, add: Any) -> Any:
+    """Time every call of ``cls.name`` (patched on the class: SB3 pickles the instance's
+    attributes into its snapshots)."""
+    original = cls.__dict__[name]
+
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        start = time.perf_counter()
+        try:
+            return original(*args, **kwargs)
+        finally:
+            add(time.perf_counter() - start)
+
+    setattr(cls, name, wrapper)
+    try:
+        yield
+    finally:
+        setattr(cls, name, original)
+
+
+class Side:
+    """One side's trainer, trained rollout by rollout (``segment`` = one rollout)."""
+
+    def __init__(self, game: str, side: str, seed: int, out: str, workers: int) -> None:
+        from parlour.training.config import make_config
+        from parlour.training.trainer import Trainer
+
+        options, opponents, weights = MIXES[game]
+        settings = {"game": game, "game_options": options, "opponents": opponents, "opponent_weights": weights,
+                    "seed": seed, "eval_games": 1, "eval_opponents": ["random"], "timesteps": 10**9, "torch_threads": 1,
+                    "opponent_workers": workers, **SIDES[side]}
+        config = make_config(settings)
+        settings["eval_every"] = settings["snapshot_every"] = config.rollout_steps
+        self.trainer = Trainer(make_config(settings), out, progress=False, log=lambda text: None)
+        self.timers = Timers()
+        self.step = 0
+        self.rollout = config.rollout_steps
+
+    def run(self, rollouts: int) -> tuple[float, float, float, float]:
+        """Train ``rollouts`` rollouts: (env steps/s, collecting share, update seconds per
+        sample and epoch, collection seconds per position)."""
+        backend, t = self.trainer.backend, self.timers
+        t.reset()
+        from sb3_contrib import MaskablePPO
+
+        model = backend.model
+        with timed(MaskablePPO, "collect_rollouts", lambda s: setattr(t, "collect", t.collect + s)), \
+                timed(MaskablePPO, "train", lambda s: setattr(t, "update", t.update + s)):
+            for _ in range(rollouts):
+                start = time.perf_counter()
+                self.step = backend.train(self.step, self.step + self.rollout, lambda n: None)
+                t.train += time.perf_counter() - start
+        steps = rollouts * self.rollout
+        epochs = model.n_epochs
+        return steps / t.train, t.collect / t.train, t.update / (steps * epochs), t.collect / steps
+
+
+    def close(self) -> None:
+        self.trainer.backend.close()
+        self.trainer.close()
+
+
+def open_side(game: str, side: str, seed: int, root: str, workers: int) -> Side:
+    s = Side(game, side, seed, f"{root}/{game}-{side}", workers)
+    trainer = s.trainer
+    trainer.files.root.mkdir(parents=True, exist_ok=True)
+    trainer.backend.start()
+    s.step = trainer.backend.train(0, s.rollout, lambda n: None)  # warm-up
+    return s
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--games", nargs="+", default=list(MIXES), choices=sorted(MIXES))
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--rollouts", type=int, default=1, help="timed rollouts per run (each side)")
+    parser.add_argument("--old-rollouts", type=int, default=2, help="timed rollouts per run of the old side (4096 steps each)")
+    parser.add_argument("--workers", type=int, default=0, help="opponent_workers of the new side")
+    args = parser.parse_args()
+    print(f"parlour train, env steps/s of the training segments; medians of {args.runs} interleaved runs\n")
+    print("| game | old: dummy x 4 | new: batched x 256 | new / old | collecting share (old, new) | "
+          "update per sample (new) | collection per position (new) |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    with tempfile.TemporaryDirectory() as root:
+        for game in args.games:
+            sides = {name: open_side(game, name, 0, root, args.workers if name == "new" else 0) for name in SIDES}
+            results: dict[str, list[tuple[float, float, float, float]]] = {name: [] for name in sides}
+            for _ in range(args.runs):
+                for name, side in sides.items():
+                    results[name].append(side.run(args.rollouts if name == "new" else args.old_rollouts))
+            med = {name: [statistics.median(r[i] for r in rows) for i in range(4)] for name, rows in results.items()}
+            old, new = med["old"], med["new"]
+            print(f"| {game} | {old[0]:,.0f} | {new[0]:,.0f} | {new[0] / old[0]:.1f}x | {old[1]:.0%}, {new[1]:.0%} | "
+                  f"{new[2] * 1e6:.1f} us | {new[3] * 1e6:.1f} us |", flush=True)
+            for side in sides.values():
+                side.close()
+
+
+if __name__ == "__main__":
+    main()
