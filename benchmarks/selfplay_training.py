@@ -79,14 +79,16 @@ def timed(cls: type, name: str, add: Any) -> Any:
 class Side:
     """One side's trainer, trained rollout by rollout (``segment`` = one rollout)."""
 
-    def __init__(self, game: str, side: str, seed: int, out: str, workers: int) -> None:
-        from parlour.training.config import make_config
+    def __init__(self, game: str, side: str, seed: int, out: str, workers: int, extra: dict[str, Any]) -> None:
+        from parlour.training.config import make_config, merge
         from parlour.training.trainer import Trainer
 
         options, opponents, weights = MIXES[game]
         settings = {"game": game, "game_options": options, "opponents": opponents, "opponent_weights": weights,
-                    "seed": seed, "eval_games": 1, "eval_opponents": ["random"], "timesteps": 10**9, "torch_threads": 1,
+                    "seed": seed, "eval_games": 1, "eval_opponents": ["random"], "timesteps": 10**9,
                     "opponent_workers": workers, **SIDES[side]}
+        for key, value in extra.items():
+            merge(settings, key, value)
         config = make_config(settings)
         settings["eval_every"] = settings["snapshot_every"] = config.rollout_steps
         self.trainer = Trainer(make_config(settings), out, progress=False, log=lambda text: None)
@@ -118,8 +120,8 @@ class Side:
         self.trainer.close()
 
 
-def open_side(game: str, side: str, seed: int, root: str, workers: int) -> Side:
-    s = Side(game, side, seed, f"{root}/{game}-{side}", workers)
+def open_side(game: str, side: str, seed: int, root: str, workers: int, extra: dict[str, Any]) -> Side:
+    s = Side(game, side, seed, f"{root}/{game}-{side}", workers, extra)
     trainer = s.trainer
     trainer.files.root.mkdir(parents=True, exist_ok=True)
     trainer.backend.start()
@@ -134,14 +136,22 @@ def main() -> None:
     parser.add_argument("--rollouts", type=int, default=1, help="timed rollouts per run (each side)")
     parser.add_argument("--old-rollouts", type=int, default=2, help="timed rollouts per run of the old side (4096 steps each)")
     parser.add_argument("--workers", type=int, default=0, help="opponent_workers of the new side")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                        help="a setting of the new side, as parlour train's --set (e.g. torch_threads=1)")
+    parser.add_argument("--old-set", action="append", default=[], metavar="KEY=VALUE", help="a setting of the old side")
     args = parser.parse_args()
+    from parlour.training.config import parse_override
+
+    extra = {"new": dict(parse_override(item) for item in args.set), "old": dict(parse_override(item) for item in args.old_set)}
+    if args.set or args.old_set:
+        print(f"settings: new {extra['new']}, old {extra['old']}")
     print(f"parlour train, env steps/s of the training segments; medians of {args.runs} interleaved runs\n")
     print("| game | old: dummy x 4 | new: batched x 256 | new / old | collecting share (old, new) | "
           "update per sample (new) | collection per position (new) |")
     print("|---|---:|---:|---:|---:|---:|---:|")
     with tempfile.TemporaryDirectory() as root:
         for game in args.games:
-            sides = {name: open_side(game, name, 0, root, args.workers if name == "new" else 0) for name in SIDES}
+            sides = {name: open_side(game, name, 0, root, args.workers if name == "new" else 0, extra[name]) for name in SIDES}
             results: dict[str, list[tuple[float, float, float, float]]] = {name: [] for name in sides}
             for _ in range(args.runs):
                 for name, side in sides.items():

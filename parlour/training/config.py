@@ -45,16 +45,28 @@ BATCHED_N_ENVS = 256
 where it chooses the engine)."""
 BATCHED_N_STEPS = 64
 """``ppo.n_steps`` of a batched run when not given: a rollout of 64 steps of every game."""
+BATCHED_TORCH_THREADS = 2
+"""torch's threads in a batched run when not given (its large minibatches use both cores
+of the machine the defaults were measured on)."""
 BATCHED_MINIBATCHES = 4
-"""A batched run's ``ppo.batch_size`` when not given: the rollout in this many minibatches."""
+"""A batched run's ``ppo.batch_size`` when not given, for a dense network: the rollout in
+this many minibatches (torch's dense layers are fastest per position in the largest)."""
+BATCHED_CNN_BATCH = 256
+"""A batched run's ``ppo.batch_size`` when not given, for a board network: the
+convolutions' activations of a minibatch of thousands overflow the caches (per position
+2.2x slower at 4,096 than at 256, measured)."""
 
 
-def batched_ppo_defaults(n_envs: int, n_steps: int | None) -> dict[str, int]:
+def batched_ppo_defaults(n_envs: int, n_steps: int | None, board_network: bool) -> dict[str, int]:
     """The PPO settings a batched run gets unless given (chosen by measurement,
     benchmarks/RESULTS.md "Self-play on the batched engines"): ``n_steps``, and
-    ``batch_size`` a ``BATCHED_MINIBATCHES``-th of the rollout."""
+    ``batch_size``: ``BATCHED_CNN_BATCH`` for a board network, else a
+    ``BATCHED_MINIBATCHES``-th of the rollout."""
     steps = BATCHED_N_STEPS if n_steps is None else n_steps
-    return {"n_steps": steps, "batch_size": max(1, steps * n_envs // BATCHED_MINIBATCHES)}
+    rollout = steps * n_envs
+    batch = min(BATCHED_CNN_BATCH, rollout) if board_network else max(1, rollout // BATCHED_MINIBATCHES)
+    return {"n_steps": steps, "batch_size": batch}
+
 
 AZ_DEFAULTS: dict[str, Any] = {
     "simulations": 64,
@@ -247,9 +259,12 @@ class TrainConfig:
     cnn_shared: bool = True
     """PPO: one ``BoardCNN`` read by both the policy and the value heads (SB3's
     ``share_features_extractor``), or, ``false``, one for each."""
-    torch_threads: int = 1
-    """Threads torch may use (one is fastest for these small networks, and steady when
-    the machine is shared: benchmarks/RESULTS.md, training throughput)."""
+    torch_threads: int | None = None
+    """Threads torch may use (``None``: 2 on the batched engine, whose minibatches of
+    thousands of positions use a second core, else 1, fastest for the single games'
+    small batches and steady when the machine is shared: benchmarks/RESULTS.md,
+    training throughput and "Self-play on the batched engines").  A fixed number, not
+    the machine's count, so that a run is the same on any machine."""
     device: str = "auto"
     """Where torch runs the learner's network (``ppo`` and ``alphazero``): ``cpu``, ``cuda``,
     or ``auto`` (``cuda`` when torch sees a GPU).  Results are reproducible per device."""
@@ -265,13 +280,27 @@ class TrainConfig:
             self.vec_env = resolve_vec_env(self.game, self.algo, self.backend)
         if self.n_envs is None:
             self.n_envs = BATCHED_N_ENVS if self.vec_env == "batched" else SINGLE_N_ENVS
+        if self.torch_threads is None:
+            self.torch_threads = BATCHED_TORCH_THREADS if self.vec_env == "batched" else 1
         if self.vec_env == "batched" and isinstance(self.n_envs, int) and isinstance(self.ppo.get("n_steps", 1), int):
-            self.ppo = {**batched_ppo_defaults(self.n_envs, self.ppo.get("n_steps")), **self.ppo}
+            self.ppo = {**batched_ppo_defaults(self.n_envs, self.ppo.get("n_steps"), self._board_network()), **self.ppo}
         self.ppo = {**PPO_DEFAULTS, **self.ppo}
         self.alphazero = {**AZ_DEFAULTS, **self.alphazero}
         self.rllib = {**RLLIB_DEFAULTS, **self.rllib}
         self.ntuple = {**NTUPLE_DEFAULTS, **self.ntuple}
         self.validate()
+
+    def _board_network(self) -> bool:
+        """Whether the policy will be the board network (``choose_network``; False when the
+        game cannot be loaded: ``validate`` and the trainer say why)."""
+        if self.network != "auto":
+            return self.network == "cnn"
+        try:
+            from parlour.games import load_game
+
+            return len(load_game(self.game, **self.game_options).observation_shape) == 3
+        except Exception:  # noqa: BLE001 (a bad game or option: reported where it is checked)
+            return False
 
     def validate(self) -> None:
         """``ValueError`` naming the first bad value and what is allowed."""

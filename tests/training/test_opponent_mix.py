@@ -36,11 +36,12 @@ SMALL = {
 MIXES = {
     "goofspiel": ("random,rudimentary,self,mcts:simulations=4", [1, 1, 1, 1]),
     "sticks": ("random,self,minimax", [1, 2, 1]),
-    "tides_of_time": ("random,greedy,self,mcts:simulations=4", [1, 1, 1, 1]),
+    "tides_of_time": ("random,greedy,self,mcts:simulations=4,original-alphabeta:keep_samples=2", [1, 1, 1, 1, 1]),
     "tribolo": ("random,greedy,self,original-strategy", [1, 1, 1, 1]),
-    "double_card": ("random,self,alphabeta:depth=1,evaluation=h1", [1, 1, 1]),
+    "double_card": ("random,self,alphabeta:depth=1,evaluation=h1,mcts:simulations=4", [1, 1, 1, 1]),
 }
-"""Per game: an engine player, a snapshot and a player through the rules module."""
+"""Per game: an engine player, a snapshot, a player through the rules module and, for
+Tides of Time and Double Card, a search with a batched form."""
 
 
 @pytest.fixture(scope="module")

@@ -25,6 +25,7 @@ from parlour.games import load_game
 from parlour.locks import LOCK_FILE
 from parlour.evaluation.arena import play_match
 from parlour.training.config import (
+    BATCHED_CNN_BATCH,
     BATCHED_MINIBATCHES,
     BATCHED_N_STEPS,
     TrainConfig,
@@ -517,6 +518,8 @@ def test_batched_envs_refuse_what_they_cannot_run(changes, message):
     ({"vec_env": "dummy"}, "dummy", 4, 256),
     ({"vec_env": "subproc", "n_envs": 3}, "subproc", 3, 256),
     ({"n_envs": 64, "ppo": {"n_steps": 8}}, "batched", 64, 8),
+    ({"game": "tribolo"}, "batched", 256, BATCHED_N_STEPS),
+    ({"game": "double_card", "network": "mlp"}, "batched", 256, BATCHED_N_STEPS),
 ])
 def test_auto_chooses_the_batched_engine_where_it_can(changes, vec_env, n_envs, n_steps):
     """``vec_env = "auto"`` (the default) resolves when the configuration is made: the
@@ -525,6 +528,10 @@ def test_auto_chooses_the_batched_engine_where_it_can(changes, vec_env, n_envs, 
     settings = {"game": "sticks", "opponents": ["random", "minimax", "self"], **changes}
     config = make_config(settings)
     assert (config.vec_env, config.n_envs, config.ppo["n_steps"]) == (vec_env, n_envs, n_steps)
-    if vec_env == "batched" and "batch_size" not in changes.get("ppo", {}):
-        assert config.ppo["batch_size"] == n_envs * n_steps // BATCHED_MINIBATCHES
+    board = config.game == "tribolo"  # the board network (auto); Double Card's is the MLP here
+    if vec_env == "batched":
+        assert config.ppo["batch_size"] == (BATCHED_CNN_BATCH if board else n_envs * n_steps // BATCHED_MINIBATCHES)
+        assert config.torch_threads == 2
+    else:
+        assert config.torch_threads == 1
     assert make_config(tomllib.loads(config.to_toml())) == config  # config.toml names what the run ran on

@@ -46,6 +46,7 @@ natural myopic plan for the three-round game.
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Callable
 from typing import Any
@@ -73,6 +74,7 @@ from parlour.games.tides_of_time import (
 
 ORIGINAL_SOURCE = "a C# article building a minimax and alpha-beta bot for round 1 of Tides of Time (for the AI TensorFlow Challenge), bugs fixed"
 INF = 10_000
+ONE = np.int64(1)
 
 # --- the article's sequential tree, one opponent hand: alpha-beta ------------------------------
 
@@ -147,23 +149,25 @@ class SequentialAlphaBeta:
 
 
 class _SlotTree:
-    """The pick tree of one round in *slot* space, the same for every pair of hands.
+    """The pick tree of the rest of a round with ``n`` cards in each hand, in *slot*
+    space, the same for every pair of hands.
 
-    Slots 0-4 are the bot's hand (ascending cards), 5-9 the opponent's.  At picks 0,
-    2, 4 the bot picks from slots 0-4 and the opponent from 5-9; at picks 1 and 3
-    the other way round (the hands are exchanged after every pick).  A node is the
+    Slots 0..n-1 are the bot's hand (ascending cards), n..2n-1 the opponent's.  At picks
+    0, 2, 4 the bot picks from its slots and the opponent from its own; at picks 1 and
+    3 the other way round (the hands are exchanged after every pick).  A node is the
     pair of slot masks already in the two kingdoms, so pick orders that give the same
     kingdoms are one node.  ``levels[k]`` lists the nodes before pick ``k``;
-    ``children[k][n, i, j]`` is the node after the bot's ``i``-th and the opponent's
-    ``j``-th available slot (ascending).  ``leaves``: the 100 final (bot, opponent)
-    slot masks.
+    ``children[k][node, i, j]`` is the node after the bot's ``i``-th and the opponent's
+    ``j``-th available slot (ascending).  ``leaves``: the final (bot, opponent) slot
+    masks (100 for five cards).
     """
 
-    def __init__(self) -> None:
-        side = (0b11111, 0b11111 << 5)
+    def __init__(self, n: int = HAND_SIZE) -> None:
+        full = (1 << n) - 1
+        side = (full, full << n)
         levels = [[(0, 0)]]
         children = []
-        for k in range(HAND_SIZE):
+        for k in range(n):
             mine, theirs = (side[0], side[1]) if k % 2 == 0 else (side[1], side[0])
             index: dict[tuple[int, int], int] = {}
             table = []
@@ -179,20 +183,70 @@ class _SlotTree:
                 table.append(rows)
             children.append(np.array(table, dtype=np.int64))
             levels.append(sorted(index, key=index.get))
+        self.n = n
         self.levels = levels
         self.children = children
-        self.leaves = levels[HAND_SIZE]
+        self.leaves = levels[n]
         self.size = sum(len(level) for level in levels)
+        self.leaf_slots = (np.array([[s for s in range(2 * n) if b >> s & 1] for b, _ in self.leaves]),
+                           np.array([[s for s in range(2 * n) if o >> s & 1] for _, o in self.leaves]))
+        """``(leaves, n)`` slot indices of each leaf's two kingdoms."""
 
 
-_TREE: _SlotTree | None = None
+_TREES: dict[int, _SlotTree] = {}
 
 
-def slot_tree() -> _SlotTree:
-    global _TREE
-    if _TREE is None:
-        _TREE = _SlotTree()
-    return _TREE
+def slot_tree(n: int = HAND_SIZE) -> _SlotTree:
+    tree = _TREES.get(n)
+    if tree is None:
+        tree = _TREES[n] = _SlotTree(n)
+    return tree
+
+
+def ascending_cards(masks: np.ndarray, n: int) -> np.ndarray:
+    """``(H, n)`` card indices (ascending) of masks holding ``n`` cards each."""
+    held = (np.asarray(masks, dtype=np.int64)[:, None] >> np.arange(18)) & 1
+    return np.argsort(-held, axis=1, kind="stable")[:, :n]
+
+
+def solve_hands(game: TidesOfTimeGame, kb: np.ndarray, ko: np.ndarray, own: np.ndarray, opp: np.ndarray,
+                objective: str) -> np.ndarray:
+    """Root values ``(H, n)``: for each row, the article's minimax value of each of the
+    bot's ``n`` cards (ascending) with kingdoms ``kb``/``ko`` so far and the hands
+    ``own`` and ``opp`` (masks of ``n`` cards each): all leaves scored at once with
+    ``score_many`` (:func:`leaf_scores`), then minimax backed up level by level over
+    every row (:func:`back_up`)."""
+    sb, so = leaf_scores(game, kb, ko, own, opp)
+    return back_up(sb if objective == "own" else sb - so)
+
+
+def leaf_scores(game: TidesOfTimeGame, kb: np.ndarray, ko: np.ndarray, own: np.ndarray, opp: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Both round scores ``(H, leaves)`` of every leaf of the slot tree of each row (see
+    :func:`solve_hands`)."""
+    own = np.asarray(own, dtype=np.int64)
+    n = int(own[0]).bit_count()
+    slots = ONE << np.concatenate([ascending_cards(own, n), ascending_cards(opp, n)], axis=1)  # (H, 2n)
+    leaf_b, leaf_o = slot_tree(n).leaf_slots
+    mb = np.bitwise_or.reduce(slots[:, leaf_b], axis=2) | np.asarray(kb, dtype=np.int64)[:, None]  # (H, leaves)
+    mo = np.bitwise_or.reduce(slots[:, leaf_o], axis=2) | np.asarray(ko, dtype=np.int64)[:, None]
+    return score_many(mb, mo, *game.flags)
+
+
+@functools.cache
+def _hand_size(leaves: int) -> int:
+    """The cards per hand of the slot tree with ``leaves`` leaves."""
+    return next(n for n in range(1, HAND_SIZE + 1) if len(slot_tree(n).leaves) == leaves)
+
+
+def back_up(leaves: np.ndarray) -> np.ndarray:
+    """Root values ``(H, n)`` from the leaf values ``(H, leaves)`` of a slot tree: max
+    over the bot's cards, min over the opponent's, pick by pick."""
+    n = _hand_size(leaves.shape[1])
+    tree = slot_tree(n)
+    values = leaves.astype(np.int16)  # |values| < 200: int16 halves the backup's memory traffic
+    for k in range(n - 1, 0, -1):
+        values = values[:, tree.children[k]].min(axis=3).max(axis=2)
+    return values[:, tree.children[0][0]].min(axis=2).astype(np.int64)  # min over the opponent's replies
 
 
 def solve_all_hands(
@@ -200,22 +254,23 @@ def solve_all_hands(
 ) -> np.ndarray:
     """Root values ``(len(opp_hands), 5)``: for every opponent hand, the article's minimax
     value of each of the bot's cards (ascending) with kingdoms ``kb``/``ko`` so far."""
-    tree = slot_tree()
-    own_cards = [1 << i for i in bits(hand)]
     h = len(opp_hands)
-    slot_masks = np.zeros((h, 10), dtype=np.int64)
-    slot_masks[:, :5] = own_cards
-    for row, opp in enumerate(opp_hands):
-        slot_masks[row, 5:] = [1 << i for i in bits(opp)]
-    leaf_b = np.array([[s for s in range(10) if b >> s & 1] for b, _ in tree.leaves])  # (100, 5)
-    leaf_o = np.array([[s for s in range(10) if o >> s & 1] for _, o in tree.leaves])
-    mb = np.bitwise_or.reduce(slot_masks[:, leaf_b], axis=2) | kb  # (h, 100)
-    mo = np.bitwise_or.reduce(slot_masks[:, leaf_o], axis=2) | ko
-    sb, so = score_many(mb, mo, *game.flags)
-    values = (sb if objective == "own" else sb - so).astype(np.int64)
-    for k in range(HAND_SIZE - 1, 0, -1):
-        values = values[:, tree.children[k]].min(axis=3).max(axis=2)
-    return values[:, tree.children[0][0]].min(axis=2)  # (h, 5): min over the opponent's replies
+    return solve_hands(game, np.full(h, kb), np.full(h, ko), np.full(h, hand), np.array(opp_hands, dtype=np.int64), objective)
+
+
+def first_pick_vote(values: np.ndarray, objective: str) -> tuple[int, np.ndarray]:
+    """The article's first pick from the root values of every opponent hand (``(h, n)``):
+    each hand votes for its first best card (with ``objective="own"`` only if its value
+    is positive, with ``"difference"`` only if the choice matters); the most voted card,
+    ties to the larger sum of values, then the lower card.  ``(index of the card in the
+    hand, votes per card)``."""
+    best = values.max(axis=1)
+    choice = values.argmax(axis=1)  # the first best card, as the article's strict '>' keeps
+    voting = best > 0 if objective == "own" else best > values.min(axis=1)
+    votes = np.bincount(choice[voting], minlength=values.shape[1])
+    sums = values.sum(axis=0)
+    pick = max(range(values.shape[1]), key=lambda i: (votes[i], sums[i], -i))
+    return pick, votes
 
 
 def opponent_hands(info: TidesInfoState) -> list[int]:
@@ -258,42 +313,84 @@ def greedy_keep(game: TidesOfTimeGame, own: int, opp: int, drafted: int, relic: 
     return relic, discard
 
 
-def _greedy_round(game: TidesOfTimeGame, k: list[int], hands: list[int]) -> tuple[int, int]:
-    """Both seats draft greedily (first best card) to the end of the round."""
-    k = list(k)
-    h = list(hands)
-    while h[0]:
-        a = greedy_pick(game, k[0], k[1], h[0])[0]
-        b = greedy_pick(game, k[1], k[0], h[1])[0]
-        k[0] |= 1 << a
-        k[1] |= 1 << b
-        h = [h[1] & ~(1 << b), h[0] & ~(1 << a)]
-    return score_masks(k[0], k[1], *game.flags)
+def greedy_rounds(game: TidesOfTimeGame, k0: np.ndarray, k1: np.ndarray, h0: np.ndarray, h1: np.ndarray) -> np.ndarray:
+    """``_greedy_round`` for many rounds at once: both seats draft greedily (the first
+    best card by round score difference against the other kingdom now) until the hands
+    are empty; the final round score difference of seat 0."""
+    k0, k1, h0, h1 = (np.asarray(a, dtype=np.int64).copy() for a in (k0, k1, h0, h1))
+    flags = game.flags
+    while True:
+        left = int(np.bitwise_count(h0[:1])[0]) if len(h0) else 0
+        if not left:
+            break
+        picks = []
+        for own, opp, hand in ((k0, k1, h0), (k1, k0, h1)):
+            cards = ascending_cards(hand, left)  # (R, left)
+            a, b = score_many(own[:, None] | (ONE << cards), np.broadcast_to(opp[:, None], cards.shape), *flags)
+            picks.append(np.take_along_axis(cards, (a - b).argmax(axis=1)[:, None], axis=1)[:, 0])
+        a, b = ONE << picks[0], ONE << picks[1]
+        k0 |= a
+        k1 |= b
+        h0, h1 = h1 & ~b, h0 & ~a
+    a, b = score_many(k0, k1, *flags)
+    return a - b
 
 
-def rollout_keep(info: TidesInfoState, rng: np.random.Generator, samples: int) -> dict[tuple[int, int], float]:
-    """Mean next-round score difference of every (relic, discard) pair still open."""
-    game = info.game
-    own_k, opp_k = info.kingdoms
+def keep_pairs(info: TidesInfoState) -> list[tuple[int, int]]:
+    """The (relic, discard) pairs still open to the seat of ``info``."""
     relics = [info.own_relic] if info.phase == DISCARD else list(bits(info.drafted[0]))
-    pairs = [(r, d) for r in relics for d in bits(info.drafted[0]) if d != r]
-    opp_relic, opp_discard = greedy_keep(game, opp_k, own_k, info.drafted[1])
-    opp_keep = info.relics[1] | 1 << opp_relic
-    opp_back = info.drafted[1] & ~(1 << opp_relic | 1 << opp_discard)
-    totals = dict.fromkeys(pairs, 0.0)
-    unseen = list(bits(info.unseen))
-    me = info.player
-    for _ in range(samples):
-        order = [unseen[i] for i in rng.permutation(len(unseen))]
-        draws = [order[0:2], order[2:4]]  # player_0 draws first
-        own_draw = sum(1 << c for c in draws[me])
-        opp_draw = sum(1 << c for c in draws[1 - me])
+    return [(r, d) for r in relics for d in bits(info.drafted[0]) if d != r]
+
+
+def keep_values(infos: list[TidesInfoState], orders: list[np.ndarray]) -> list[dict[tuple[int, int], float]]:
+    """For each seat's ``info`` and its sampled continuations ``orders`` (``(samples,
+    unseen)``: the unseen cards' indices in dealing order, as ``rollout_keep`` draws
+    them), the mean next-round score difference of every open (relic, discard) pair: the
+    opponent keeps greedily, both draw from the order (player_0 first), both draft
+    greedily.  All the continuations of all the infos are played in one lockstep."""
+    rows: list[tuple[int, int, int, int]] = []  # (own keep, opp keep, own hand, opp hand)
+    spans = []
+    for info, order in zip(infos, orders):
+        game = info.game
+        own_k, opp_k = info.kingdoms
+        opp_relic, opp_discard = greedy_keep(game, opp_k, own_k, info.drafted[1])
+        opp_keep = info.relics[1] | 1 << opp_relic
+        opp_back = info.drafted[1] & ~(1 << opp_relic | 1 << opp_discard)
+        unseen = np.array(bits(info.unseen), dtype=np.int64)
+        cards = unseen[np.asarray(order, dtype=np.int64)]  # (samples, unseen)
+        draws = (ONE << cards[:, :4]).reshape(len(cards), 2, 2).sum(axis=2)  # player_0's two, then player_1's
+        me = info.player
+        own_draw, opp_draw = draws[:, me], draws[:, 1 - me]
+        pairs = keep_pairs(info)
+        start = len(rows)
         for r, d in pairs:
             own_keep = info.relics[0] | 1 << r
             back = info.drafted[0] & ~(1 << r | 1 << d)
-            a, b = _greedy_round(game, [own_keep, opp_keep], [back | own_draw, opp_back | opp_draw])
-            totals[(r, d)] += a - b
-    return {pair: total / samples for pair, total in totals.items()}
+            rows.extend((own_keep, opp_keep, back | int(o), opp_back | int(p)) for o, p in zip(own_draw, opp_draw))
+        spans.append((start, pairs, len(cards)))
+    if not rows:
+        return [{} for _ in infos]
+    table = np.array(rows, dtype=np.int64)
+    diffs = greedy_rounds(infos[0].game, table[:, 0], table[:, 1], table[:, 2], table[:, 3])
+    out = []
+    for start, pairs, samples in spans:
+        totals = diffs[start : start + len(pairs) * samples].reshape(len(pairs), samples).sum(axis=1)
+        out.append({pair: int(total) / samples for pair, total in zip(pairs, totals)})
+    return out
+
+
+def best_keep(info: TidesInfoState, values: dict[tuple[int, int], float]) -> int:
+    """The relic (or discard) of the best pair (ties: the smallest pair)."""
+    best = max(values.values())
+    r, d = min(pair for pair, v in values.items() if v == best)
+    return r if info.phase == RELIC else d
+
+
+def rollout_keep(info: TidesInfoState, rng: np.random.Generator, samples: int) -> dict[tuple[int, int], float]:
+    """Mean next-round score difference of every (relic, discard) pair still open, over
+    ``samples`` continuations drawn from ``rng`` (:func:`keep_values`)."""
+    unseen = info.unseen.bit_count()
+    return keep_values([info], [np.stack([rng.permutation(unseen) for _ in range(samples)])])[0]
 
 
 def choose_keep(policy: Policy, info: TidesInfoState) -> int:
@@ -305,9 +402,7 @@ def choose_keep(policy: Policy, info: TidesInfoState) -> int:
         return relic if info.phase == RELIC else discard
     values = rollout_keep(info, policy.rng, policy.config["keep_samples"])
     policy.stats = {"keep_values": values}
-    best = max(values.values())
-    r, d = min(pair for pair, v in values.items() if v == best)
-    return r if info.phase == RELIC else d
+    return best_keep(info, values)
 
 
 KEEP_PARAMS = {
@@ -372,15 +467,7 @@ class OriginalAlphaBeta(Policy):
         else:
             values = solve_all_hands(self.game, own_k, opp_k, info.hand, hands, self.config["objective"])
             nodes = len(hands) * slot_tree().size
-        best = values.max(axis=1)
-        choice = values.argmax(axis=1)  # the first best card, as the article's strict '>' keeps
-        if self.config["objective"] == "own":
-            voting = best > 0  # the article: "if (score > 0) timesChosen[cardNo]++"
-        else:
-            voting = best > values.min(axis=1)
-        votes = np.bincount(choice[voting], minlength=len(legal))
-        sums = values.sum(axis=0)
-        pick = max(range(len(legal)), key=lambda i: (votes[i], sums[i], -i))
+        pick, votes = first_pick_vote(values, self.config["objective"])
         self.stats = {
             "hands": len(hands),
             "nodes": nodes,
