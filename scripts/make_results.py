@@ -24,28 +24,36 @@ from parlour.cli import main as parlour
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs" / "results"
 
-COMMON = ["--n-envs", "4", "--seed", "0", "--workers", "2", "--quiet"]
+COMMON = ["--seed", "0", "--workers", "2", "--quiet"]
+SINGLE = ["--n-envs", "4", "--vec-env", "dummy"]
+"""The single-game envs of the runs made before the batched engines were the default."""
 RUNS: dict[str, list[str]] = {
     "sticks": ["--game", "sticks", "--opponents", "random,original-minimax,self", "--timesteps", "30000", "--eval-every", "5000",
-               "--eval-games", "200", "--snapshot-every", "5000"],
+               "--eval-games", "200", "--snapshot-every", "5000", *SINGLE],
     "goofspiel": ["--game", "goofspiel", "--option", "num_cards=6", "--opponents", "random,rudimentary,self",
-                  "--timesteps", "150000", "--eval-every", "15000", "--eval-games", "200"],
+                  "--timesteps", "150000", "--eval-every", "15000", "--eval-games", "200", *SINGLE],
     "tides_of_time": ["--game", "tides_of_time", "--opponents", "random,greedy,original-alphabeta:objective=difference,self",
-                      "--weights", "1,1,1,2", "--timesteps", "200000", "--eval-every", "20000", "--eval-games", "100"],
+                      "--weights", "1,1,1,2", "--timesteps", "5000000", "--eval-every", "500000", "--eval-games", "100"],
     "tribolo": ["--game", "tribolo", "--opponents", "random,greedy,original-strategy,self", "--weights", "1,1,1,2",
-                "--timesteps", "200000", "--eval-every", "25000", "--eval-games", "60", "--set", "torch_threads=2"],
+                "--timesteps", "262144", "--eval-every", "65536", "--eval-games", "60"],
     "double_card": ["--game", "double_card", "--opponents", "random,alphabeta:depth=1,evaluation=h1,self",
-                    "--timesteps", "300000", "--eval-every", "30000", "--eval-games", "60", "--set", "torch_threads=2"],
+                    "--timesteps", "819200", "--eval-every", "163840", "--eval-games", "60"],
 }
-"""The board games train their default network, ``BoardPolicy`` (``--network auto``), with
-torch on both cores: its convolutions, not the games, are most of the time."""
+"""Tides of Time, Tribolo and Double Card train on the batched engine (``--vec-env auto``,
+256 games, torch on both cores), for about the wall-clock of their earlier single-game
+runs (16.9, 11.6 and 15.2 minutes, evaluations and final arena included); the board
+games train their default network, ``BoardPolicy``."""
 
 BOARD_GAMES = ("tribolo", "double_card")
-COMPARISONS: dict[str, list[str]] = {
-    f"{game}_mlp": [*RUNS[game][:-2], "--network", "mlp"] for game in BOARD_GAMES
+OLD_BOARD_RUNS = {
+    "tribolo": ["--game", "tribolo", "--opponents", "random,greedy,original-strategy,self", "--weights", "1,1,1,2",
+                "--timesteps", "200000", "--eval-every", "25000", "--eval-games", "60", *SINGLE],
+    "double_card": ["--game", "double_card", "--opponents", "random,alphabeta:depth=1,evaluation=h1,self",
+                    "--timesteps", "300000", "--eval-every", "30000", "--eval-games", "60", *SINGLE],
 }
-"""The same runs with the flat MLP of earlier versions, for the board networks' effect
-at the same budget (steps, opponents, seed); torch on one core, the MLP's fastest."""
+COMPARISONS: dict[str, list[str]] = {f"{game}_mlp": [*OLD_BOARD_RUNS[game], "--network", "mlp"] for game in BOARD_GAMES}
+"""The single-game runs with the flat MLP of earlier versions, for the board networks'
+effect at the same budget (steps, opponents, seed); torch on one core, the MLP's fastest."""
 
 AZ_COMMON = ["--algo", "alphazero", "--set", "alphazero.workers=2"]
 SEARCH_GUIDED: dict[str, list[str]] = {
@@ -117,7 +125,12 @@ plays the best evaluated model (`best.zip`): its most probable move, except in t
 without chance (sticks, Double Card), where it samples from its policy (or its visit
 counts) so that its games against the deterministic search players are not one game
 replayed. The times include the evaluations and the final arena; runs that shared the
-machine say so. These are the numbers as measured, losses included. Regenerate with
+machine say so. The Tides of Time, Tribolo and Double Card PPO runs train on the batched
+engine, the default since self-play moved there (256 games, every one against the
+same opponent mix; see "Self-play on the batched engines" in [training.md](training.md)),
+for about the wall-clock of their earlier single-game runs (16.9, 11.6 and 15.2 minutes);
+the sticks and Goofspiel PPO runs, and the MLP comparisons, are from before, on four
+single-game envs (`--vec-env dummy --n-envs 4`, as their commands now say). These are the numbers as measured, losses included. Regenerate with
 `python scripts/make_results.py` (one run: `--games sticks`).
 
 The search-guided agents below were trained before self-play played its games in

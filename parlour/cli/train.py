@@ -36,10 +36,11 @@ def add_parser(sub: Any, common: argparse.ArgumentParser) -> None:
     train.add_argument("--opponents", metavar="SPEC[,SPEC...]", help="opponent pool, e.g. random,mcts:simulations=50,self")
     train.add_argument("--weights", metavar="W[,W...]", help="sampling weights of the opponents (default equal)")
     train.add_argument("--timesteps", type=int, help="environment steps of the learner (rounded up to whole rollouts)")
-    train.add_argument("--n-envs", type=int, help="parallel environments (default 4)")
-    train.add_argument("--vec-env", choices=["dummy", "subproc", "batched"],
-                       help="DummyVecEnv (default), SubprocVecEnv, or batched: one numpy engine steps every env "
-                            "(games with a batched engine, one batched opponent such as random)")
+    train.add_argument("--n-envs", type=int, help="games played at once (default: 256 batched, else 4)")
+    train.add_argument("--vec-env", choices=["auto", "batched", "dummy", "subproc"],
+                       help="batched: one numpy engine steps every game, against the whole opponent mix; dummy or subproc: "
+                            "SB3's DummyVecEnv or SubprocVecEnv of single games; auto (default): batched for ppo on a game "
+                            "with a batched engine (all five), else dummy; the choice is printed when the run starts")
     train.add_argument("--seed", type=int, help="run seed (default 0)")
     train.add_argument("--eval-every", type=int, help="steps between evaluations and checkpoints (default 10000)")
     train.add_argument("--eval-games", type=int, help="games per evaluation opponent (default 100)")

@@ -138,10 +138,12 @@ class OpponentMix(SeatPlayers):
     def bind(self, engine: BatchedEngine, rng: np.random.Generator) -> None:
         if engine.game != self.game:
             raise ValueError(f"the opponent mix is for {self.game!r}, the engine plays {engine.game!r}")
-        first = not hasattr(self, "engine")
+        same = getattr(self, "engine", None) is engine  # a reset with a seed: a new generator, the same games
         super().bind(engine, rng)
-        if not first:
+        if same:
             return
+        self._shadows.clear()
+        self._fresh.clear()
         B, P = engine.num_envs, engine.num_players
         self.entry = np.full((B, P), LEARNER, dtype=np.int64)
         self.snapshot = np.zeros((B, P), dtype=np.int64)
@@ -256,7 +258,7 @@ class OpponentMix(SeatPlayers):
         for index in np.unique(snapshot):
             pick = snapshot == index
             r, s = rows[pick], seats[pick]
-            observations = self.engine.observation_at(r, s)
+            observations = self.engine.decode(self.engine.observation_at(r, s))
             masks = self.engine.legal_mask_at(r, s)
             out[pick] = self.snapshots.actions(int(index), observations, masks, self.rng)
         return out

@@ -1,5 +1,8 @@
 """The SB3 backend (``algo = "ppo"``, ``backend = "sb3"``): MaskablePPO on one seat of a
-game (``SingleAgentEnv``) against an opponent pool, with self-play snapshots.
+game against an opponent pool, with self-play snapshots: on the batched engine
+(``vec_env = "batched"``, the default where the game has one: ``BatchedSB3VecEnv`` with an
+``OpponentMix``) or on single games (``dummy`` / ``subproc``: SB3's vector envs of
+``SingleAgentEnv``).
 
 Each segment starts every environment afresh from seeds derived from the run's seed and
 the segment's number (``segment_seed``); a checkpoint holds the model with its
@@ -9,7 +12,8 @@ resumed ends with exactly the model an uninterrupted run would have produced (sa
 steps, same updates, same opponents, same evaluation rows; a test shows it).
 
 Self-play: every ``snapshot_every`` steps (at the end of a rollout) the learner is
-frozen into ``snapshots/`` and every environment's opponent pool is told about it.
+frozen into ``snapshots/`` and every environment's opponent pool (the batch's one mix)
+is told about it.
 """
 
 from __future__ import annotations

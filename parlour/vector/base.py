@@ -79,9 +79,18 @@ class BatchedEngine(abc.ABC):
     """True: every seat acts in every step (``step`` takes ``(B, P)`` actions); False:
     one mover per game (``step`` takes ``(B,)`` actions, the movers')."""
 
-    def __init__(self, num_envs: int, seed: int | np.random.Generator | None = None, *, autoreset: bool = True, **options: Any) -> None:
+    COMPACT: ClassVar[bool] = False
+    """Whether the engine has compact observations (``compact=True``, see :meth:`decode`)."""
+
+    def __init__(self, num_envs: int, seed: int | np.random.Generator | None = None, *, autoreset: bool = True,
+                 compact: bool = False, **options: Any) -> None:
         if isinstance(num_envs, (bool, np.bool_)) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs must be an integer >= 1, got {num_envs!r}")
+        if not isinstance(compact, (bool, np.bool_)):
+            raise ValueError(f"compact must be True or False, got {compact!r}")
+        self.compact = bool(compact) and self.COMPACT
+        """Observations as ``uint8`` codes (where the engine has them: ``COMPACT``), else float32."""
+        self.observation_dtype = np.dtype(np.uint8 if self.compact else np.float32)
         self.num_envs = int(num_envs)
         self.game: Game = load_game(self.game_name, **options)
         self.autoreset = bool(autoreset)
@@ -148,6 +157,13 @@ class BatchedEngine(abc.ABC):
     def observation(self, seat: int | np.ndarray) -> np.ndarray:
         """``(B, *observation_shape)`` float32: the observation of ``seat`` (an int, or
         one seat per game, e.g. each game's learner)."""
+
+    def decode(self, observations: np.ndarray) -> np.ndarray:
+        """Observations (any leading shape) as the float32 the single game gives: a
+        compact engine's ``uint8`` codes converted (exactly the float32 values: binary
+        entries are 0 and 1, a fraction k/n is stored as k and looked up), float32 ones
+        returned as they are.  A learner's view converts once per batch."""
+        return observations
 
     def observation_at(self, rows: np.ndarray, seats: np.ndarray) -> np.ndarray:
         """``(k, *observation_shape)``: the observation of seat ``seats[i]`` in game

@@ -56,6 +56,7 @@ class GoofspielBatch(BatchedEngine):
     STATE = ("prizes", "round", "pot", "points", "_hands", "bits", "O")
     simultaneous = True
     opponents = ("random", "rudimentary")
+    COMPACT = True
 
     def __init__(self, num_envs: int, seed: int | np.random.Generator | None = None, *, autoreset: bool = True, **options: Any) -> None:
         super().__init__(num_envs, seed, autoreset=autoreset, **options)
@@ -92,10 +93,13 @@ class GoofspielBatch(BatchedEngine):
             shown = gather[p] != D
             pos[gather[p][shown], p] = p * D + np.flatnonzero(shown)
         self.pos = pos
-        absolute0 = np.zeros(D + 1, dtype=np.float32)  # a fresh game, no prize revealed
+        dtype = self.observation_dtype
+        if self.compact and game.total_prize > 255:
+            raise ValueError(f"goofspiel: compact observations hold points up to 255 in a byte; num_cards={N} totals {game.total_prize}")
+        absolute0 = np.zeros(D + 1, dtype=dtype)  # a fresh game, no prize revealed
         absolute0[: P * A] = start.reshape(-1)
         absolute0[self.off_come : self.off_come + N] = 1.0
-        self.O0 = np.zeros(P * D + 1, dtype=np.float32)
+        self.O0 = np.zeros(P * D + 1, dtype=dtype)
         for p in range(P):
             self.O0[p * D : (p + 1) * D] = absolute0[gather[p]]
         if not self.random_order:  # the first prize is the same in every game
@@ -104,11 +108,21 @@ class GoofspielBatch(BatchedEngine):
             self.O0[pos[self.off_come + first]] = 0.0
             self.O0[self.trash] = 0.0
 
-        # --- lookup tables: the single game's float64 formulas, then float32 ---------
-        self.tab_scaled = (np.arange(game.total_prize + 1) * (1.0 / game.total_prize)).astype(np.float32)  # pot, points
-        self.tab_round = (np.arange(N + 1) / N).astype(np.float32)
-        self.tab_bid = ((np.arange(A) + 1) / A).astype(np.float32)
-        self.tab_prize = (np.arange(N + 1) / N).astype(np.float32)
+        # --- lookup tables: the single game's float64 formulas, then float32 (compact:
+        # the numerators k of those fractions k/n, which decode() looks up) -------------
+        scaled = np.arange(game.total_prize + 1) * (1.0 / game.total_prize)  # pot, points
+        fraction = np.arange(max(N, A) + 1) / N  # round, prize
+        bid = np.arange(A + 1) / A  # a bid a is (a + 1) / A
+        self._lut = np.zeros((4, 256), dtype=np.float32)  # per kind (binary, scaled, round or prize, bid): code -> value
+        self._lut[0, 1] = 1.0
+        for kind, values in ((1, scaled), (2, fraction), (3, bid)):
+            self._lut[kind, : len(values)] = values.astype(np.float32)
+        code = np.arange(256)
+        self.tab_scaled = code[: game.total_prize + 1].astype(dtype) if self.compact else scaled.astype(np.float32)
+        self.tab_round = code[: N + 1].astype(dtype) if self.compact else fraction[: N + 1].astype(np.float32)
+        self.tab_bid = code[1 : A + 1].astype(dtype) if self.compact else bid[1:].astype(np.float32)
+        self.tab_prize = self.tab_round
+        self._decode_at = self._decode_offsets(gather[0])
         self.seat_ids = np.arange(P)
         self.seat_cols = self.seat_ids * A
         if A <= _TABLE_ACTIONS:
@@ -126,19 +140,17 @@ class GoofspielBatch(BatchedEngine):
         for r in range(N):
             base = self.off_hist + r * W
             self._lockstep_columns.append([(pos[base + self.seat_ids, p], pos[self.off_pts + self.seat_ids, p]) for p in range(P)])
-            constant = {self.off_round: (r + 1) / N}
+            constant = {self.off_round: self.tab_round[r + 1]}
             if not self.random_order:
                 prize = int(self.fixed_prizes[r])
-                constant[base + P] = prize / N
-                constant[self.off_cur + prize - 1] = 0.0
+                constant[base + P] = self.tab_prize[prize]
+                constant[self.off_cur + prize - 1] = 0
                 if r + 1 < N:
                     following = int(self.fixed_prizes[r + 1]) - 1
-                    constant[self.off_cur + following] = 1.0
-                    constant[self.off_come + following] = 0.0
+                    constant[self.off_cur + following] = 1
+                    constant[self.off_come + following] = 0
             columns = list(constant)
-            self._lockstep_constants.append(
-                (pos[columns].reshape(-1), np.repeat(np.array([constant[c] for c in columns], dtype=np.float64).astype(np.float32), P))
-            )
+            self._lockstep_constants.append((pos[columns].reshape(-1), np.repeat(np.array([constant[c] for c in columns]).astype(dtype), P)))
 
         # --- state ------------------------------------------------------------------
         self.prizes = np.zeros((B, N), dtype=np.int64)
@@ -147,8 +159,8 @@ class GoofspielBatch(BatchedEngine):
         self.points = np.zeros((B, P), dtype=np.int64)
         self._hands = np.zeros((B, P, A), dtype=bool)  # also the legal masks
         self.bits = np.zeros((B, P), dtype=np.int64) if self._kth is not None else None  # the hands as bitmasks
-        self.O = np.zeros((B, P * D + 1), dtype=np.float32)  # every seat's observation, then the trash slot
-        self._obs_buffers = OutputBuffers((B, P, D), np.float32)
+        self.O = np.zeros((B, P * D + 1), dtype=dtype)  # every seat's observation, then the trash slot
+        self._obs_buffers = OutputBuffers((B, P, D), dtype)
         self._starts = self._rows * (P * D + 1)  # where each game's row of O starts in O.ravel()
         self._hand_rows = (self._rows[:, None] * P + self.seat_ids) * A  # + card: its entry in _hands.ravel()
         self._point_base = self._rows * P  # + seat: its entry in points.ravel()
@@ -177,6 +189,24 @@ class GoofspielBatch(BatchedEngine):
                 cols.append(base + P + 2 + rot)  # winner slots: own seat, next seat, ...
             gather[p] = np.concatenate(cols)
         return gather
+
+    def _decode_offsets(self, columns: np.ndarray) -> np.ndarray:
+        """Per entry of a view (seat 0's ``columns``, absolute; hidden entries are 0 in
+        every kind): where its kind's codes start in ``_lut.ravel()``."""
+        P, N, W = self.P, self.N, self.W
+        kind = np.zeros(self.D + 1, dtype=np.intp)  # hands, prizes current and to come, winner slots: binary
+        kind[self.off_pot : self.off_pts + P] = 1  # pot, points
+        kind[self.off_round] = 2
+        for r in range(N):
+            base = self.off_hist + r * W
+            kind[base : base + P] = 3  # the bids
+            kind[base + P] = 2  # the prize
+        return kind[columns] * 256
+
+    def decode(self, observations: np.ndarray) -> np.ndarray:
+        if not self.compact:
+            return observations
+        return np.take(self._lut.reshape(-1), self._decode_at + observations)
 
     def _write(self, rows: np.ndarray, columns: np.ndarray, values: np.ndarray) -> None:
         """Set the absolute ``columns`` (``(k, K)``) of the games ``rows`` to ``values``
@@ -222,7 +252,7 @@ class GoofspielBatch(BatchedEngine):
         self.O[sel] = self.O0
         if self.random_order:  # the first prize revealed: current, no longer to come
             first = prizes[:, :1] - 1
-            self._write(rows, np.hstack([self.off_cur + first, self.off_come + first]), np.array([1.0, 0.0], dtype=np.float32))
+            self._write(rows, np.hstack([self.off_cur + first, self.off_come + first]), np.array([1, 0], dtype=self.observation_dtype))
 
     # ----- reading the state -----------------------------------------------------------
 
@@ -278,7 +308,8 @@ class GoofspielBatch(BatchedEngine):
         P, A, W, D = self.P, self.A, self.W, self.D
         played = int(self.round[b])
         blocks = self.O[b, : self.trash].reshape(P, D)[:, self.off_hist :].reshape(P, self.N, W)[:, :played]
-        cards = np.rint(blocks[:, :, 0].astype(np.float64) * A).astype(int)  # (P, rounds): own bids
+        own = blocks[:, :, 0].astype(np.float64)  # (P, rounds): own bids (codes a + 1 in a compact engine)
+        cards = (own if self.compact else np.rint(own * A)).astype(int)
         bids = [tuple(int(c) - 1 for c in cards[:, r]) for r in range(played)]
         winners = [int(np.argmax(blocks[0, r, P + 1 :])) - 1 for r in range(played)]
         return bids, winners
@@ -376,8 +407,12 @@ class GoofspielBatch(BatchedEngine):
         if not self.discard:
             self.pot[sel] = np.where(won, 0, stake)
         # the winner's points (seat 0 gains 0 on a tie: the indices stay unique, so += is exact)
-        point_base = self._point_base if isinstance(r, int) else rows * P
-        self.points.reshape(-1)[point_base + np.maximum(winner, 0)] += stake * won
+        if P == 2 and isinstance(r, int):  # every game: two column updates beat a scatter
+            self.points[:, 0] += stake * (winner == 0)
+            self.points[:, 1] += stake * (winner == 1)
+        else:
+            point_base = self._point_base if isinstance(r, int) else rows * P
+            self.points.reshape(-1)[point_base + np.maximum(winner, 0)] += stake * won
         self.round[sel] = r + 1
         self._all_at = r + 1 if isinstance(r, int) else None
         self._hands.reshape(-1)[hand_entries] = False
@@ -398,7 +433,7 @@ class GoofspielBatch(BatchedEngine):
             if len(done) == self.num_envs:
                 final = self.observations()
             else:
-                final = np.zeros((self.num_envs, P, self.D), dtype=np.float32)
+                final = np.zeros((self.num_envs, P, self.D), dtype=self.observation_dtype)
                 final[done] = self.O[done, : self.trash].reshape(len(done), P, self.D)
             if self.autoreset:
                 self._reset_rows(done)
@@ -438,9 +473,9 @@ class GoofspielBatch(BatchedEngine):
             cols[:, 1] = self.off_cur + prize - 1  # this prize is no longer current
             cols[:, 2] = self.off_cur + nxt if has_next else self.D  # the next one is
             cols[:, 3] = self.off_come + nxt if has_next else self.D  # and no longer to come
-            vals = np.zeros((self.num_envs, 4), dtype=np.float32)
+            vals = np.zeros((self.num_envs, 4), dtype=self.observation_dtype)
             vals[:, 0] = self.tab_prize[prize]
-            vals[:, 2] = 1.0
+            vals[:, 2] = 1
             self._write(self._rows, cols, vals)
 
     def _observe_rows(self, rows: np.ndarray, sel: np.ndarray, r: np.ndarray, acts: np.ndarray, winner: np.ndarray, prize: np.ndarray) -> None:
@@ -452,7 +487,7 @@ class GoofspielBatch(BatchedEngine):
         nxt = self.prizes.reshape(-1)[rows * N + np.minimum(nr, N - 1)] - 1
         base = self.off_hist + r * self.W
         cols = np.empty((len(rows), 3 * P + 7), dtype=np.intp)
-        vals = np.empty((len(rows), 3 * P + 7), dtype=np.float32)
+        vals = np.empty((len(rows), 3 * P + 7), dtype=self.observation_dtype)
         cols[:, :P] = self.seat_cols + acts  # the bid cards leave the hands
         vals[:, :P] = 0.0
         cols[:, P : 2 * P] = base[:, None] + self.seat_ids  # history: bids
@@ -496,7 +531,7 @@ class GoofspielBatch(BatchedEngine):
             )
         A = self.A
         hand_rows = self._hand_rows if len(rows) == self.num_envs else self._hand_rows[rows]
-        outside = acts.min() < 0 or acts.max() >= A
+        outside = acts.view(np.uint64).max() >= A  # one pass (acts are int64): a negative bid is a huge unsigned one
         entries = hand_rows + (acts.clip(0, A - 1) if outside else acts)
         held = self._hands.reshape(-1)[entries]
         if outside or not held.all():

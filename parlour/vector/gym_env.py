@@ -3,8 +3,12 @@
 
 The conventions are the single-agent view's: the learner holds one seat per game
 (``seat="random"``: drawn anew for every episode, or a fixed int), the other seats are
-batched opponents (``"random"``: uniform among their legal actions; the engine's ``opponents`` list the others), the observation
-is the learner's ``observation_tensor``, the reward is 0 until the episode ends and
+played by ``opponent``: one of the engine's batched players (``"random"``: uniform among
+the legal actions; the engine's ``opponents`` list the others), or any
+:class:`~parlour.vector.seat_players.SeatPlayers` (the training layer's opponent mix:
+policies and snapshots, ``parlour.training.opponent_mix``).  The observation is the
+learner's ``observation_tensor`` (float32: the engine runs with compact observations
+where it has them and decodes the learners' once per batch), the reward is 0 until the episode ends and
 then the learner's return, and the legal moves come from :meth:`action_masks` (what
 sb3-contrib's MaskablePPO reads).  Opponents act inside ``step``: in a simultaneous
 game they bid in the same step as the learner; in a turn-based game they move until
@@ -52,7 +56,8 @@ class LearnerCore:
 
     def __init__(self, game: str, num_envs: int, opponent: str | SeatPlayers = "random", seat: int | str = "random", illegal_action: str = "terminate", seed: int | None = None, **game_options: Any) -> None:
         illegal_action = illegal_mode(illegal_action)
-        self.engine: BatchedEngine = make_engine(game, num_envs, seed, autoreset=True, **game_options)
+        # compact observations (uint8 where the engine has them), decoded once per batch below
+        self.engine: BatchedEngine = make_engine(game, num_envs, seed, autoreset=True, compact=True, **game_options)
         players = self.engine.num_players
         if seat != "random" and (isinstance(seat, (bool, np.bool_)) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < players):
             raise ValueError(f"seat must be an int in 0..{players - 1} or 'random', got {seat!r}")
@@ -87,7 +92,8 @@ class LearnerCore:
         return self.observation()
 
     def observation(self) -> np.ndarray:
-        return self.engine.observation(self.seats)
+        """``(B, *observation_shape)`` float32: every learner's observation."""
+        return self.engine.decode(self.engine.observation(self.seats))
 
     def action_masks(self) -> np.ndarray:
         """``(B, A)`` bool: the learner's legal actions in each game."""
@@ -152,7 +158,7 @@ class LearnerCore:
         rows = np.flatnonzero(done)
         seats = self.seats[rows]
         rewards[rows] = result.rewards[rows, seats]
-        final[rows] = result.final_observations[rows, seats]
+        final[rows] = self.engine.decode(result.final_observations[rows, seats])
         return final
 
     def _advance(self, ended: np.ndarray, rewards: np.ndarray, final: np.ndarray | None, fresh: np.ndarray) -> np.ndarray | None:

@@ -297,6 +297,7 @@ class TriboloBatch(BatchedEngine):
     game_name = "tribolo"
     simultaneous = False
     opponents = ("random", "greedy")
+    COMPACT = True
     STATE = ("codes", "legal_words", "to_move")
     SEARCH_ON_ENGINE = False
     """Measured (benchmarks/RESULTS.md, issue 29): the tree searches of 16 games play 39
@@ -359,8 +360,8 @@ class TriboloBatch(BatchedEngine):
         self.rays = rays.reshape(self.cells * 8, longest)
         self.ray_heads = np.ascontiguousarray(self.rays[:, : min(4, longest)])  # most runs end within 3 cells
         shape = (self.num_envs, 5, H, W)
-        self._obs_buffers = OutputBuffers(shape, np.float32)
-        self._final_buffers = OutputBuffers((self.num_envs, NUM_PLAYERS, *shape[1:]), np.float32, zeroed=True)
+        self._obs_buffers = OutputBuffers(shape, self.observation_dtype)
+        self._final_buffers = OutputBuffers((self.num_envs, NUM_PLAYERS, *shape[1:]), self.observation_dtype, zeroed=True)
         self.reset()
 
     # ----- words -----------------------------------------------------------------------
@@ -580,7 +581,7 @@ class TriboloBatch(BatchedEngine):
         return cells
 
     def _observe(self, games: np.ndarray, seats: np.ndarray | int, out: np.ndarray) -> np.ndarray:
-        """Write into ``out`` (``(n, 5, H, W)`` float32) the observations of ``games`` by
+        """Write into ``out`` (``(n, 5, H, W)`` float32, or uint8 when compact) the observations of ``games`` by
         ``seats``: planes [own, next seat's, the one after, walls, empty], from one
         ``take`` of their words in ``game_words``.  When the width is a multiple of 8,
         one ``take`` of 32-byte float rows, a code per byte of those words (the
@@ -595,7 +596,7 @@ class TriboloBatch(BatchedEngine):
         pick *= P
         pick += games
         words = np.take(table.reshape(5 * P, self.height), pick.T, axis=0)  # (n, 5, H)
-        if self.width % 8:
+        if self.width % 8 or self.compact:
             out[...] = self._words_to_cells(words).reshape(out.shape)
         else:
             codes = words.view(np.uint8).reshape(n, 5, self.height, self.Wp // 8)[..., : self.width // 8].astype(np.intp)
@@ -605,11 +606,14 @@ class TriboloBatch(BatchedEngine):
     def observations(self) -> np.ndarray:
         return np.stack([self.observation(s) for s in range(NUM_PLAYERS)], axis=1)
 
+    def decode(self, observations: np.ndarray) -> np.ndarray:
+        return observations.astype(np.float32) if self.compact else observations
+
     def observation(self, seat: int | np.ndarray) -> np.ndarray:
         return self._observe(self._rows, self._seats(seat), self._obs_buffers.get())
 
     def observation_at(self, rows: np.ndarray, seats: np.ndarray) -> np.ndarray:
-        out = np.empty((len(rows), *self.observation_shape), dtype=np.float32)
+        out = np.empty((len(rows), *self.observation_shape), dtype=self.observation_dtype)
         return self._observe(np.asarray(rows, dtype=np.intp), np.asarray(seats), out)
 
     def counts(self) -> np.ndarray:
@@ -682,7 +686,7 @@ class TriboloBatch(BatchedEngine):
             terminated[done] = True
             self._write_returns(rewards, done)
             final = self._final_buffers.get(done)
-            views = np.empty((len(done), NUM_PLAYERS, *self.observation_shape), dtype=np.float32)
+            views = np.empty((len(done), NUM_PLAYERS, *self.observation_shape), dtype=self.observation_dtype)
             self._observe(np.repeat(done, NUM_PLAYERS), np.tile(np.arange(NUM_PLAYERS), len(done)), views.reshape(-1, 5, self.height, self.width))
             final[done] = views
             if self.autoreset:

@@ -87,10 +87,14 @@ def test_short_run_saves_reloads_and_plays(tmp_path):
     assert agent.act(state.info_state(0)) in state.legal_actions(0)
 
 
-@pytest.mark.parametrize("vec_env", ["batched", "dummy"])
-def test_resume_is_exact(tmp_path, vec_env):
-    whole = Trainer(small_config(vec_env=vec_env), tmp_path / "whole", progress=False, log=lambda _: None).run()
-    Trainer(small_config(timesteps=512, vec_env=vec_env), tmp_path / "cut", progress=False, log=lambda _: None).run()
+@pytest.mark.parametrize(("vec_env", "opponents"), [("batched", ["random", "self"]), ("dummy", ["random", "self"]),
+                                                   ("batched", ["random", "minimax", "self"])])
+def test_resume_is_exact(tmp_path, vec_env, opponents):
+    """Kill-free resume gives the model of an uninterrupted run: on single games and on
+    the batched engine, with snapshots and a search played through the rules module."""
+    changes = {"vec_env": vec_env, "opponents": opponents}
+    whole = Trainer(small_config(**changes), tmp_path / "whole", progress=False, log=lambda _: None).run()
+    Trainer(small_config(timesteps=512, **changes), tmp_path / "cut", progress=False, log=lambda _: None).run()
     resumed = Trainer(None, tmp_path / "cut", resume=True, timesteps=768, progress=False, log=lambda _: None).run()
     assert resumed.steps == whole.steps == 768
     assert same_params(tmp_path / "whole" / "last.zip", tmp_path / "cut" / "last.zip")

@@ -210,7 +210,7 @@ def test_vector_env_runs(name, options, opponent):
         masks = env.action_masks()
         assert masks.shape == (4, engine.num_actions) and masks.any(axis=1).all()
         assert np.array_equal(masks, engine.legal_mask(infos["seat"]).astype(bool))
-        assert np.array_equal(obs, engine.observation(infos["seat"])) and obs in env.observation_space
+        assert np.array_equal(obs, engine.decode(engine.observation(infos["seat"]))) and obs in env.observation_space
         if not engine.simultaneous:  # the learner is to move in every game
             assert np.array_equal(engine.movers(), infos["seat"])
         seats, results[:] = infos["seat"], []

@@ -49,7 +49,7 @@ def test_illegal_and_outside_actions() -> None:
     env = BatchedVectorEnv("goofspiel", 2, seat=0, num_cards=3, prize_order="descending")
     env.reset(seed=0)
     env.step(np.array([2, 0]))
-    obs_before = env.engine.observation(0)
+    obs_before = env.engine.decode(env.engine.observation(0))
     _, rewards, terminated, _, infos = env.step(np.array([2, 1]))  # card 3 was played in game 0
     assert np.array_equal(terminated, [True, False]) and rewards[0] == -1.0
     assert np.array_equal(infos["final_obs"][0], obs_before[0]) and infos["final_info"]["illegal_action"][0]

@@ -245,7 +245,8 @@ def _build_scan() -> list[list[tuple[int, tuple[int, ...]]]]:
     return scan
 
 
-_SCAN = _build_scan()
+H1_SCAN = _build_scan()
+"""Per cell: h1's four rays (direction, the seven cells around it, -1 off the board)."""
 
 
 def h1_features(state: Any) -> tuple[int, int, int, int]:
@@ -263,7 +264,7 @@ def h1_features(state: Any) -> tuple[int, int, int, int]:
     seen = set()
     counts = [0, 0, 0, 0]  # colour3, colour2, dot3, dot2
     for start in iter_bits(top | lateral):
-        for d, ray in _SCAN[start]:
+        for d, ray in H1_SCAN[start]:
             for kind, table in ((0, _COLOUR), (2, _DOT)):
                 value = table[seg[start]]
                 lo = 3

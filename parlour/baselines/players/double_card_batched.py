@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from parlour.baselines.batched import BatchedPolicy, register_batched
-from parlour.baselines.players.double_card import _SCAN, REPORT_WEIGHTS, SQUASH
+from parlour.baselines.players.double_card import H1_SCAN, REPORT_WEIGHTS, SQUASH
 from parlour.baselines.policy import Policy
 from parlour.games.double_card import CELLS, COLS, ROWS
 from parlour.vector.double_card import DoubleCardBatch
@@ -30,7 +30,7 @@ WEIGHTS = {"h1": REPORT_WEIGHTS, "h1-w1": (5.0, 0.2, -5.0, -0.2), "h1-w3": (5.0,
 
 OFF = CELLS
 """The index of the off-board cell that pads the scan's rays."""
-_RAYS = np.array([[[OFF if c < 0 else c for c in ray] for _, ray in entries] for entries in _SCAN], dtype=np.int16)  # (96, 4, 7)
+_RAYS = np.array([[[OFF if c < 0 else c for c in ray] for _, ray in entries] for entries in H1_SCAN], dtype=np.int16)  # (96, 4, 7)
 
 
 def h1_counts(board: np.ndarray) -> np.ndarray:

@@ -27,7 +27,7 @@ the two move by move):
 from __future__ import annotations
 
 import functools
-from importlib import resources
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -106,13 +106,10 @@ def _combinations(unseen: int) -> list[int]:
 def opening_book() -> dict[str, np.ndarray] | None:
     """The shipped book: per objective, the first pick (card index) of each hand in
     ``all_hands`` order; ``None`` if the file is missing."""
-    try:
-        data = resources.files("parlour.baselines.players").joinpath("data", OPENINGS).read_bytes()
-    except FileNotFoundError:
+    path = Path(__file__).parent / "data" / OPENINGS  # package data (pyproject's package-data)
+    if not path.is_file():
         return None
-    import io
-
-    with np.load(io.BytesIO(data)) as archive:
+    with np.load(path) as archive:
         book = {objective: archive[objective] for objective in OBJECTIVES}
     if any(len(picks) != len(all_hands()) for picks in book.values()):
         raise ValueError(f"the opening book {OPENINGS} does not hold one pick per hand; regenerate it with scripts/make_tides_openings.py")
