@@ -293,13 +293,12 @@ class TrainConfig:
     def _board_network(self) -> bool:
         """Whether the policy will be the board network (``choose_network``; False when the
         game cannot be loaded: ``validate`` and the trainer say why)."""
-        if self.network != "auto":
-            return self.network == "cnn"
         try:
             from parlour.games import load_game
 
-            return len(load_game(self.game, **self.game_options).observation_shape) == 3
-        except Exception:  # noqa: BLE001 (a bad game or option: reported where it is checked)
+            shape = load_game(self.game, **self.game_options).observation_shape
+            return choose_network(self.network, shape, self.game) == "cnn"
+        except Exception:  # noqa: BLE001 (a bad game, option or network: reported where it is checked)
             return False
 
     def validate(self) -> None:

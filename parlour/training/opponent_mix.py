@@ -36,7 +36,7 @@ import numpy as np
 from parlour.baselines import Policy, make_from_spec
 from parlour.baselines.batched import BatchedPolicy, batched_policy
 from parlour.games.base import State
-from parlour.training.opponents import LEAGUE, SELF, Entry
+from parlour.training.opponents import LEAGUE, SELF, Entry, describe_entries
 from parlour.training.policy_workers import PolicyJob, PolicyTable, PolicyWorkers
 from parlour.vector.base import BatchedEngine, uniform_legal
 from parlour.vector.seat_players import SeatPlayers
@@ -222,8 +222,7 @@ class OpponentMix(SeatPlayers):
                 state.apply(int(actions[b]))
 
     def describe(self) -> str:
-        weights = ",".join(f"{e.weight:g}" for e in self.entries)
-        return f"{','.join(e.spec for e in self.entries)} (weights {weights})"
+        return describe_entries(self.entries)
 
     # ----- self-play ---------------------------------------------------------------------
 

@@ -53,6 +53,12 @@ def parse_opponents(text: str | Sequence[str], weights: Sequence[float] | None =
     return [Entry(spec, weight) for spec, weight in zip(specs, weights, strict=True)]
 
 
+def describe_entries(entries: Sequence[Entry]) -> str:
+    """``"random,greedy,self (weights 1,1,2)"``: a pool's entries for a person."""
+    weights = ",".join(f"{e.weight:g}" for e in entries)
+    return f"{','.join(e.spec for e in entries)} (weights {weights})"
+
+
 def split_specs(text: str) -> list[str]:
     """``"mcts:simulations=50,c=2,random"`` -> ``["mcts:simulations=50,c=2", "random"]``.
 

@@ -35,7 +35,7 @@ from parlour.games import load_game
 from parlour.processes import die_with_parent
 from parlour.training.backend import Backend
 from parlour.training.config import TrainConfig
-from parlour.training.opponents import OpponentPool, parse_opponents
+from parlour.training.opponents import OpponentPool, describe_entries, parse_opponents
 from parlour.training.run_files import Checkpoint
 from parlour.training.single_agent import SingleAgentEnv
 from parlour.training.seeds import segment_seed
@@ -82,12 +82,13 @@ def make_vec_env(config: TrainConfig, snapshots: list[str], device: str = "cpu")
     return SubprocVecEnv(fns) if subprocess else DummyVecEnv(fns)
 
 
-def describe_envs(config: TrainConfig, vec_env: Any) -> str:
+def describe_envs(config: TrainConfig) -> str:
     """The line a run starts with: where its games are played, and by whom."""
     if config.vec_env != "batched":
         return (f"environments: {config.n_envs} single games ({config.vec_env}: SB3's "
                 f"{'DummyVecEnv' if config.vec_env == 'dummy' else 'SubprocVecEnv'} of SingleAgentEnv)")
-    return f"environments: {config.n_envs} games on the batched engine (vec_env batched); {vec_env.venv.core.players.describe()}"
+    entries = parse_opponents(config.opponents, config.opponent_weights)
+    return f"environments: {config.n_envs} games on the batched engine (vec_env batched); {describe_entries(entries)}"
 
 
 class PPOBackend(Backend):
@@ -114,7 +115,7 @@ class PPOBackend(Backend):
         self.snapshot_steps = self.round_steps(config.snapshot_every)
         self.snapshots: list[str] = [str(files.snapshot(0))] if self.uses_self else []
         self.vec_env = make_vec_env(config, [], self.run.device)
-        self.run.log(describe_envs(config, self.vec_env))
+        self.run.log(describe_envs(config))
         ppo = dict(config.ppo)
         net_arch = ppo.pop("net_arch")
         policy, kwargs = ppo_policy(self.run.network, net_arch, {"channels": config.cnn_channels, "blocks": config.cnn_blocks},
@@ -136,7 +137,7 @@ class PPOBackend(Backend):
         # Snapshots live in snapshots/ (the saved paths may be relative to another working directory).
         self.snapshots = [str(files.snapshots / Path(path).name) for path in state["snapshots"]]
         self.vec_env = make_vec_env(config, self.snapshots, self.run.device)
-        self.run.log(describe_envs(config, self.vec_env))
+        self.run.log(describe_envs(config))
         with preserved_global_rng():
             self.model = MaskablePPO.load(checkpoint.model, env=self.vec_env, device=self.run.device,
                                           tensorboard_log=str(files.tensorboard))

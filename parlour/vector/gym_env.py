@@ -229,6 +229,9 @@ class BatchedVectorEnv(gymnasium.vector.VectorEnv):
         """``(num_envs, A)`` bool: the learner's legal actions in each game."""
         return self.core.action_masks().copy()
 
+    def close_extras(self, **kwargs: Any) -> None:
+        self.core.players.close()
+
     def _infos(self, ended: np.ndarray, final: np.ndarray | None, illegal: np.ndarray) -> dict[str, Any]:
         everyone = np.ones(self.num_envs, dtype=bool)
         infos: dict[str, Any] = {"seat": self.core.seats.copy(), "_seat": everyone}

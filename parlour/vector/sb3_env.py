@@ -63,9 +63,7 @@ class BatchedSB3VecEnv(VecEnv):
         return obs, rewards.astype(np.float32), ended, infos
 
     def close(self) -> None:
-        close = getattr(self.core.players, "close", None)
-        if close is not None:
-            close()
+        self.core.players.close()
 
     def action_masks(self) -> np.ndarray:
         """``(num_envs, A)`` bool: the learner's legal actions in each game."""

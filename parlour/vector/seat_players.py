@@ -57,6 +57,9 @@ class SeatPlayers(abc.ABC):
     def describe(self) -> str:
         return type(self).__name__
 
+    def close(self) -> None:
+        """Release what the players hold (worker processes); the view's ``close`` calls it."""
+
 
 class EnginePlayer(SeatPlayers):
     """One of the engine's batched players (``engine.opponents``: ``random``, and where the

@@ -8,7 +8,6 @@ from parlour.baselines import make_from_spec
 from parlour.baselines.batched import batched_policy
 from parlour.baselines.players.double_card import h1_features
 from parlour.baselines.players.double_card_batched import OnePlyH1, h1_counts
-from parlour.games import load_game
 from parlour.vector import make_engine
 
 
