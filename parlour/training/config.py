@@ -205,6 +205,7 @@ VEC_KINDS = ("auto", "dummy", "subproc", "batched")
 SINGLE_N_ENVS = 4
 """Single-game envs of a ``dummy`` or ``subproc`` run when ``n_envs`` is not given."""
 NETWORKS = ("auto", "mlp", "cnn")
+CNN_PRECISIONS = ("auto", "float32", "bfloat16")
 """``TrainConfig.network``'s values (``parlour.baselines.learned.networks`` builds them)."""
 
 
@@ -259,6 +260,11 @@ class TrainConfig:
     cnn_shared: bool = True
     """PPO: one ``BoardCNN`` read by both the policy and the value heads (SB3's
     ``share_features_extractor``), or, ``false``, one for each."""
+    cnn_precision: str = "auto"
+    """PPO's board network: its convolutions in ``float32`` or under ``bfloat16`` autocast
+    (half the update's cost per position where the CPU has bfloat16 instructions, the
+    same learning: benchmarks/RESULTS.md); ``auto``: ``bfloat16`` for the board network
+    on the batched engine, else ``float32``."""
     torch_threads: int | None = None
     """Threads torch may use (``None``: 2 on the batched engine, whose minibatches of
     thousands of positions use a second core, else 1, fastest for the single games'
@@ -284,6 +290,9 @@ class TrainConfig:
             self.torch_threads = BATCHED_TORCH_THREADS if self.vec_env == "batched" else 1
         if self.vec_env == "batched" and isinstance(self.n_envs, int) and isinstance(self.ppo.get("n_steps", 1), int):
             self.ppo = {**batched_ppo_defaults(self.n_envs, self.ppo.get("n_steps"), self._board_network()), **self.ppo}
+        if self.cnn_precision == "auto":
+            board = self.algo == "ppo" and self.vec_env == "batched" and self._board_network()
+            self.cnn_precision = "bfloat16" if board else "float32"
         self.ppo = {**PPO_DEFAULTS, **self.ppo}
         self.alphazero = {**AZ_DEFAULTS, **self.alphazero}
         self.rllib = {**RLLIB_DEFAULTS, **self.rllib}
@@ -315,6 +324,10 @@ class TrainConfig:
             raise ValueError(f"cnn_blocks must be a non-negative integer, got {self.cnn_blocks!r}")
         if not isinstance(self.cnn_shared, bool):
             raise ValueError(f"cnn_shared must be true or false, got {self.cnn_shared!r}")
+        if self.cnn_precision not in CNN_PRECISIONS:
+            raise ValueError(f"cnn_precision must be one of {list(CNN_PRECISIONS)}, got {self.cnn_precision!r}")
+        if self.cnn_precision == "bfloat16" and not (self.algo == "ppo" and self._board_network()):
+            raise ValueError("cnn_precision 'bfloat16' is for PPO's board network (network 'cnn' on Tribolo or Double Card); use 'float32'")
         if self.network not in NETWORKS:
             raise ValueError(f"network must be one of {list(NETWORKS)}, got {self.network!r}")
         if self.vec_env not in VEC_KINDS:

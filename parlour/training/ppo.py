@@ -119,7 +119,8 @@ class PPOBackend(Backend):
         ppo = dict(config.ppo)
         net_arch = ppo.pop("net_arch")
         policy, kwargs = ppo_policy(self.run.network, net_arch, {"channels": config.cnn_channels, "blocks": config.cnn_blocks},
-                                    shared=config.cnn_shared, action_planes=self.game.action_planes)
+                                    shared=config.cnn_shared, action_planes=self.game.action_planes,
+                                    precision=config.cnn_precision)
         self.model = MaskablePPO(policy, self.vec_env, seed=config.seed, device=self.run.device, verbose=0,
                                  tensorboard_log=str(files.tensorboard), policy_kwargs=kwargs, **ppo)
         if self.uses_self:

@@ -83,10 +83,32 @@ def test_seed_strategy_matches_a_naive_search(seed, plies, forced):
         child = state.clone()
         child.apply(a)
         expected[a] = naive_minimax(child, 1, strategy)
-    assert policy.root_values == expected
     best = max(expected.values())
     assert action == min(a for a, v in expected.items() if v == best)  # ties: lowest cell
     assert policy.stats["strategy"] == forced
+    # alpha-beta: the chosen move's value is exact, the others' bound them from above
+    assert policy.root_values[action] == best == policy.stats["value"]
+    assert all(expected[a] <= v <= best for a, v in policy.root_values.items())
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("depth", [1, 3])
+def test_seed_strategy_at_other_depths_matches_a_naive_search(seed, depth):
+    state = random_position(SMALL, seed, 2 * seed)
+    if state.is_terminal():
+        pytest.skip("game over")
+    player = state.to_move
+    policy = make("original-strategy", SMALL, seed=0, depth=depth)
+    action = policy.act(state.info_state(player))
+    strategy = choose_strategy(state, player, None, "auto")
+    expected = {}
+    for a in state.legal_actions(player):
+        child = state.clone()
+        child.apply(a)
+        expected[a] = naive_minimax(child, depth - 1, strategy)
+    best = max(expected.values())
+    assert action == min(a for a, v in expected.items() if v == best)
+    assert policy.stats["value"] == best
 
 
 def test_score_leaf_looks_one_move_ahead_without_playing_it():

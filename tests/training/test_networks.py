@@ -74,6 +74,8 @@ def test_a_board_game_trains_with_the_cnn_by_default(name, options, tmp_path):
     agent = make_from_spec(f"ppo:{best}", game, seed=0)
     assert isinstance(agent.actor.model.policy, BoardPolicy)  # both games' moves are cells
     assert isinstance(agent.actor.model.policy.features_extractor, BoardTrunk)
+    assert config.vec_env == "batched" and config.cnn_precision == "bfloat16"  # auto, kept by the model file
+    assert agent.actor.model.policy.features_extractor.precision == "bfloat16"
     state = game.new_initial_state(seed=0)
     (seat,) = state.current_players()
     assert agent.act(state.info_state(seat)) in state.legal_actions(seat)
@@ -131,3 +133,30 @@ def test_board_policy_starts_near_uniform_and_learns():
     optimized = {id(p) for group in policy.optimizer.param_groups for p in group["params"]}
     assert optimized == {id(p) for p in policy.parameters()}
     assert not any(isinstance(m, torch.nn.Linear) and m.out_features == 176 for m in policy.modules())
+
+
+def test_bfloat16_trunk_computes_the_float32_trunk_within_its_precision():
+    """The same weights under bfloat16 autocast: float32 maps out, within bfloat16's
+    8-bit mantissa of the float32 ones, and float32 gradients for every weight."""
+    torch.manual_seed(0)
+    space = spaces.Box(0, 1, (5, 11, 16), dtype=np.float32)
+    exact, mixed = BoardTrunk(space, channels=16, blocks=2), BoardTrunk(space, channels=16, blocks=2, precision="bfloat16")
+    mixed.load_state_dict(exact.state_dict())
+    x = torch.rand(32, 5, 11, 16).round()
+    want, got = exact(x), mixed(x)
+    assert got.dtype == torch.float32 and got.shape == want.shape
+    assert torch.allclose(got, want, rtol=0.05, atol=0.05 * float(want.detach().abs().max()))
+    assert not torch.equal(got, want)  # it did compute in bfloat16
+    got.sum().backward()
+    assert all(p.grad is not None and p.grad.dtype == torch.float32 for p in mixed.parameters())
+
+
+def test_precision_is_the_board_policys_only():
+    with pytest.raises(ValueError, match="BoardTrunk precision must be one of \\['float32', 'bfloat16'\\], got 'half'"):
+        BoardTrunk(spaces.Box(0, 1, (3, 5, 7), dtype=np.float32), precision="half")
+    with pytest.raises(ValueError, match="precision 'bfloat16' needs the board policy"):
+        ppo_policy("mlp", [16], {"channels": 4, "blocks": 0}, precision="bfloat16")
+    with pytest.raises(ValueError, match="precision 'bfloat16' needs the board policy"):
+        ppo_policy("cnn", [16], {"channels": 4, "blocks": 0, "head_channels": 2, "features_dim": 8}, precision="bfloat16")
+    policy, kwargs = ppo_policy("cnn", [16], {"channels": 4, "blocks": 0}, action_planes=1)
+    assert "precision" not in kwargs["features_extractor_kwargs"]  # float32 model files stay as they were

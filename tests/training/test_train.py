@@ -414,6 +414,9 @@ def test_config_file_flags_and_overrides(tmp_path):
         ({"cnn_channels": 0}, "cnn_channels must be a positive integer"),
         ({"cnn_blocks": -1}, "cnn_blocks must be a non-negative integer"),
         ({"cnn_shared": "no"}, "cnn_shared must be true or false, got 'no'"),
+        ({"cnn_precision": "float16"}, r"cnn_precision must be one of \['auto', 'float32', 'bfloat16'\], got 'float16'"),
+        ({"cnn_precision": "bfloat16"}, "cnn_precision 'bfloat16' is for PPO's board network"),
+        ({"game": "tribolo", "network": "mlp", "cnn_precision": "bfloat16"}, "cnn_precision 'bfloat16' is for PPO's board network"),
         ({"colour": "blue"}, "bad training settings"),
     ],
 )
@@ -538,4 +541,5 @@ def test_auto_chooses_the_batched_engine_where_it_can(changes, vec_env, n_envs, 
         assert config.torch_threads == 2
     else:
         assert config.torch_threads == 1
+    assert config.cnn_precision == ("bfloat16" if board and vec_env == "batched" else "float32")
     assert make_config(tomllib.loads(config.to_toml())) == config  # config.toml names what the run ran on

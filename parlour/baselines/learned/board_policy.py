@@ -32,19 +32,35 @@ from torch import nn
 from parlour.baselines.learned.board_layers import board_trunk, cell_value_layers, check_board_shape
 
 
-class BoardTrunk(BaseFeaturesExtractor):
-    """The stem and residual blocks; features: the ``channels`` maps, flattened."""
+PRECISIONS = ("float32", "bfloat16")
 
-    def __init__(self, observation_space: gymnasium.spaces.Box, channels: int = 32, blocks: int = 2) -> None:
+
+class BoardTrunk(BaseFeaturesExtractor):
+    """The stem and residual blocks; features: the ``channels`` maps, flattened.
+
+    ``precision="bfloat16"`` runs the convolutions under torch's autocast (weights,
+    gradients and the optimizer stay float32; the maps come out as float32): on CPUs
+    with bfloat16 instructions the trunk's update costs half as much per position
+    (benchmarks/RESULTS.md, "Self-play on the batched engines"). The model file keeps
+    the choice, so snapshots and loaded players compute as the learner did."""
+
+    def __init__(self, observation_space: gymnasium.spaces.Box, channels: int = 32, blocks: int = 2,
+                 precision: str = "float32") -> None:
         shape = tuple(observation_space.shape)
         check_board_shape(shape, channels, blocks, 1, 1)
+        if precision not in PRECISIONS:
+            raise ValueError(f"BoardTrunk precision must be one of {list(PRECISIONS)}, got {precision!r}")
         planes, rows, columns = shape
         super().__init__(observation_space, channels * rows * columns)
         self.maps = (channels, rows, columns)
+        self.precision = precision
         self.trunk = nn.Sequential(board_trunk(planes, channels, blocks), nn.Flatten())
 
     def forward(self, observations: torch.Tensor) -> torch.Tensor:
-        return self.trunk(observations)
+        if self.precision == "float32":
+            return self.trunk(observations)
+        with torch.autocast(device_type=observations.device.type, dtype=torch.bfloat16):
+            return self.trunk(observations).float()
 
 
 class BoardHeads(nn.Module):

@@ -52,12 +52,15 @@ class BoardCNN(BaseFeaturesExtractor):
 
 
 def ppo_policy(network: str, net_arch: list[int], cnn: dict[str, Any], shared: bool = True,
-               action_planes: int | None = None) -> tuple[Any, dict[str, Any]]:
+               action_planes: int | None = None, precision: str = "float32") -> tuple[Any, dict[str, Any]]:
     """MaskablePPO's policy and ``policy_kwargs`` for a chosen network: ``mlp``, SB3's
     dense layers on the flat observation; ``cnn``, ``board_policy.BoardPolicy`` (a logit
     from each move's own cell) when the game's moves are cells (``action_planes``), else
     ``BoardCNN`` under SB3's dense heads. ``shared``: one trunk for the policy and the
-    value, else one each."""
+    value, else one each. ``precision``: the board policy's trunk in ``float32`` or under
+    ``bfloat16`` autocast (``board_policy.BoardTrunk``)."""
+    if precision != "float32" and (network != "cnn" or action_planes is None):
+        raise ValueError(f"precision {precision!r} needs the board policy (network 'cnn' on a game whose moves are cells); use 'float32'")
     kwargs: dict[str, Any] = {"net_arch": list(net_arch)}
     if network != "cnn":
         return "MlpPolicy", kwargs
@@ -66,6 +69,8 @@ def ppo_policy(network: str, net_arch: list[int], cnn: dict[str, Any], shared: b
         from parlour.baselines.learned.board_policy import BoardPolicy
 
         kwargs["features_extractor_kwargs"] = {key: cnn[key] for key in ("channels", "blocks")}
+        if precision != "float32":  # absent from older model files: they load as float32
+            kwargs["features_extractor_kwargs"]["precision"] = precision
         return BoardPolicy, kwargs
     kwargs["features_extractor_class"] = BoardCNN
     kwargs["features_extractor_kwargs"] = dict(cnn)
