@@ -205,8 +205,9 @@ VEC_KINDS = ("auto", "dummy", "subproc", "batched")
 SINGLE_N_ENVS = 4
 """Single-game envs of a ``dummy`` or ``subproc`` run when ``n_envs`` is not given."""
 NETWORKS = ("auto", "mlp", "cnn")
-CNN_PRECISIONS = ("auto", "float32", "bfloat16")
 """``TrainConfig.network``'s values (``parlour.baselines.learned.networks`` builds them)."""
+CNN_PRECISIONS = ("auto", "float32", "bfloat16")
+"""``TrainConfig.cnn_precision``'s values."""
 
 
 @dataclass
@@ -524,6 +525,17 @@ def load_config(path: str | Path) -> dict[str, Any]:
     if unknown:
         raise ValueError(f"unknown setting(s) {unknown} in {str(path)!r}; settings are {sorted(FIELDS)}")
     return data
+
+
+LEGACY_SETTINGS = {"cnn_precision": "float32"}
+"""What a run's config.toml written before a setting existed ran with, where that differs
+from the setting's default."""
+
+
+def saved_config(path: str | Path) -> TrainConfig:
+    """The configuration of an existing run (its config.toml): settings added since it was
+    written take what the run ran with (``LEGACY_SETTINGS``), not today's defaults."""
+    return make_config({**LEGACY_SETTINGS, **load_config(path)})
 
 
 def parse_override(item: str) -> tuple[str, Any]:

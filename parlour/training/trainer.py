@@ -40,7 +40,7 @@ from parlour.games.base import Game
 from parlour.locks import LOCK_FILE, DirectoryLock
 from parlour.training.backend import Backend
 from parlour.training.backends import backend_class
-from parlour.training.config import TrainConfig, choose_network, load_config, make_config
+from parlour.training.config import TrainConfig, choose_network, make_config, saved_config
 from parlour.training.devices import resolve_device
 from parlour.training.learning_curve import plot_learning_curve, run_title
 from parlour.training.opponents import LEAGUE, SELF, OpponentPool, parse_opponents
@@ -198,7 +198,7 @@ class Trainer:
         if not files.config.exists():
             raise ValueError(f"cannot resume: {str(files.root)!r} is not a training run (no config.toml)")
         try:
-            saved = make_config(load_config(files.config))
+            saved = saved_config(files.config)
         except ValueError as error:
             raise DamagedRun(f"cannot resume {str(files.root)!r}: {error}; repair it, or start a new run with another --out") from None
         if given is None:

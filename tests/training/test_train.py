@@ -33,6 +33,7 @@ from parlour.training.config import (
     make_config,
     merge,
     parse_override,
+    saved_config,
 )
 from parlour.training.run_files import RunFiles, read_evaluations
 from parlour.training.trainer import Trainer
@@ -399,6 +400,20 @@ def test_config_file_flags_and_overrides(tmp_path):
     again.write_text(config.to_toml())
     assert make_config(load_config(again)) == config
     assert config.round_to_rollouts(1) == 2 * BATCHED_N_STEPS
+
+
+def test_a_run_saved_before_a_setting_existed_keeps_what_it_ran_with(tmp_path):
+    """A batched Tribolo run's config.toml from before ``cnn_precision``: resumed, it says
+    float32 (what its model computes in), not today's auto (bfloat16)."""
+    config = make_config({"game": "tribolo", "opponents": ["random"]})
+    assert config.cnn_precision == "bfloat16"
+    old = tmp_path / "config.toml"
+    old.write_text("".join(line for line in config.to_toml().splitlines(keepends=True) if not line.startswith("cnn_precision")))
+    assert make_config(load_config(old)).cnn_precision == "bfloat16"
+    assert saved_config(old).cnn_precision == "float32"
+    new = tmp_path / "new.toml"
+    new.write_text(config.to_toml())
+    assert saved_config(new) == config
 
 
 @pytest.mark.parametrize(
