@@ -289,11 +289,12 @@ class TrainConfig:
             self.n_envs = BATCHED_N_ENVS if self.vec_env == "batched" else SINGLE_N_ENVS
         if self.torch_threads is None:
             self.torch_threads = BATCHED_TORCH_THREADS if self.vec_env == "batched" else 1
+        # the batched defaults depend on the network; loading the game once tells which
+        board = self.vec_env == "batched" and self._board_network()
         if self.vec_env == "batched" and isinstance(self.n_envs, int) and isinstance(self.ppo.get("n_steps", 1), int):
-            self.ppo = {**batched_ppo_defaults(self.n_envs, self.ppo.get("n_steps"), self._board_network()), **self.ppo}
+            self.ppo = {**batched_ppo_defaults(self.n_envs, self.ppo.get("n_steps"), board), **self.ppo}
         if self.cnn_precision == "auto":
-            board = self.algo == "ppo" and self.vec_env == "batched" and self._board_network()
-            self.cnn_precision = "bfloat16" if board else "float32"
+            self.cnn_precision = "bfloat16" if board and self.algo == "ppo" else "float32"
         self.ppo = {**PPO_DEFAULTS, **self.ppo}
         self.alphazero = {**AZ_DEFAULTS, **self.alphazero}
         self.rllib = {**RLLIB_DEFAULTS, **self.rllib}
