@@ -91,17 +91,17 @@ and the agent's raised to the baseline's.  Budgets are simulation counts, not ti
 so the tables do not depend on the machine; the arena's last line gives the times."""
 
 ZOO_MATCHES: dict[str, list[str]] = {
-    "tides_of_time": ["--agents", "zoo", "sm-mcts:simulations=1000", "--games", "200", "--seed", "2"],
+    "tides_of_time": ["--agents", "zoo", "sm-mcts:simulations=1000", "--games", "400", "--seed", "2"],
     "tribolo": ["--agents", "zoo", "paranoid:depth=4", "paranoid:depth=4", "--games", "300", "--seed", "9"],
-    "double_card": ["--agents", "ntuple:{model},depth=2,time_limit=none", "double-card-best:depth=2,time_limit=none", "--opening", "2",
-                    "--games", "200", "--seed", "5"],
+    "double_card": ["--agents", "zoo", "double-card-best:depth=4,time_limit=none", "--opening", "2", "--games", "400", "--seed", "5"],
     "goofspiel": ["--option", "num_cards=6", "--agents", "zoo", "equilibrium", "--games", "200", "--seed", "0"],
     "sticks": ["--agents", "zoo", "optimal", "--games", "200", "--seed", "0"],
 }
-"""``--zoo``: each zoo agent (``parlour/zoo``, the issue-29 runs, their commands in zoo.md)
-against the game's strongest search at a similar time per move (the arena's last line
-gives both; ``{model}`` is the shipped model file).  Double Card's plays at depth 2 against the hand-made evaluation at depth 2
-(5 ms a move each): the 1-second match of zoo.md takes 40 minutes."""
+"""``--zoo``: each zoo agent (``parlour/zoo``, their commands in zoo.md) against the
+game's strongest search at a similar time per move (the arena's last line gives both;
+``{model}``, where a match names it, is the shipped model file).  Tides of Time's and Double Card's are the
+matches of their learning targets: 400 games against ``sm-mcts:simulations=1000``, and
+against the hand-made evaluation at the zoo card's depth 4 with two random opening plies."""
 
 EXTRA_RUNS = {**COMPARISONS, **SEARCH_GUIDED}
 TITLES = {"_mlp": "{game} with the flat MLP, for comparison", "_az": "{game}: search-guided learning (`--algo alphazero`)"}

@@ -3,7 +3,8 @@
     python scripts/zoo_add.py runs/tides_az --command "parlour train ..." \
         --play simulations=200 --bench bench/tides_of_time.json
 
-Copies RUN/best.zip to GAME.zip and writes GAME.json (the card: how it plays, the
+Copies RUN/best.zip (or ``--model``, another model file of the run such as last.zip) to
+GAME.zip and writes GAME.json (the card: how it plays, the
 command and the resolved config.toml of the run, or an n-tuple run's settings from its
 summary.json, the parlour and rules versions, the bench card).  An agent already in the zoo is replaced only with ``--force``.
 """
@@ -34,9 +35,14 @@ def run_config(run: Path) -> dict[str, object]:
 
 
 def add(run: Path, command: str, play: dict[str, object], bench: Path | None, notes: str = "", force: bool = False,
-        models: Path = MODELS) -> Path:
-    """Copy ``run``'s best model into ``models`` with its card; the card's path."""
-    model = run / "best.zip"
+        models: Path = MODELS, model_name: str = "best.zip") -> Path:
+    """Copy ``run``'s model ``model_name`` (its best by default) into ``models`` with its
+    card (which names the file, ``"run_model"``); the card's path."""
+    if Path(model_name).name != model_name or not model_name.endswith(".zip"):
+        raise ValueError(f"--model {model_name!r}: a model file's name in the run directory, such as best.zip or last.zip")
+    model = run / model_name
+    if not model.is_file():
+        raise FileNotFoundError(f"{model} does not exist")
     meta = read_model_meta(model)
     game = load_game(meta["game"], **meta.get("config", {}))
     kind = {"alphazero": "az"}.get(meta.get("kind", "ppo"), meta.get("kind", "ppo"))
@@ -51,6 +57,7 @@ def add(run: Path, command: str, play: dict[str, object], bench: Path | None, no
         "kind": kind,
         "play": play,
         "command": command,
+        "run_model": model_name,
         "config": run_config(run),
         "parlour_version": parlour.__version__,
         "rules_version": game.rules_version,
@@ -78,9 +85,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--bench", type=Path, help="the model's parlour bench card (JSON)")
     parser.add_argument("--notes", default="", help="what a user should know about it")
     parser.add_argument("--force", action="store_true", help="replace the game's agent")
+    parser.add_argument("--model", default="best.zip", help="which model file of the run (default best.zip; last.zip: its last generation)")
     args = parser.parse_args(argv)
     play = {key: _value(value) for key, _, value in (item.partition("=") for item in args.play)}
-    path = add(args.run, args.command, play, args.bench, args.notes, args.force)
+    path = add(args.run, args.command, play, args.bench, args.notes, args.force, model_name=args.model)
     print(f"wrote {path}; zoo:{card(path.stem).game} plays it")
     return 0
 

@@ -119,7 +119,7 @@ def test_load_acts_on_a_pettingzoo_observation(tiny_zoo):
 def test_an_ntuple_agent_searches_from_a_pettingzoo_observation(tmp_path, monkeypatch):
     """A ``parlour train-ntuple`` run enters the zoo like any other (its card from the
     run's summary.json) and acts on a PettingZoo observation with its search."""
-    from parlour.baselines.learned.ntuple import save_ntuple
+    from parlour.baselines.learned.ntuple import load_ntuple, save_ntuple
     from parlour.envs import double_card_v0
 
     game = load_game("double_card")
@@ -149,6 +149,15 @@ def test_an_ntuple_agent_searches_from_a_pettingzoo_observation(tmp_path, monkey
     with pytest.raises(ValueError, match="an n-tuple evaluation inside an alpha-beta search: simulations, "
                                          "deterministic, temperature and inference do not apply"):
         make_from_spec("zoo:double_card,simulations=8", game)
+    # another model file of the run: its last generation, named on the card
+    last = np.random.default_rng(1).normal(scale=0.1, size=ntuple_features(game).size)
+    save_ntuple(last, run / "last.zip", game)
+    assert add([str(run), "--command", "parlour train-ntuple", "--model", "last.zip", "--play", "depth=2", "--force"]) == 0
+    assert zoo.card("double_card").run_model == "last.zip"
+    assert np.array_equal(load_ntuple(tmp_path / "models" / "double_card.zip", game)[0], last)
+    for bad, error in (("../best.zip", ValueError), ("best.pt", ValueError), ("gone.zip", FileNotFoundError)):
+        with pytest.raises(error):
+            add([str(run), "--command", "x", "--model", bad, "--force"])
 
 
 def test_the_tides_agent_calls_its_network_in_numpy_unless_told_otherwise():

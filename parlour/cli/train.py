@@ -105,6 +105,8 @@ def add_parser(sub: Any, common: argparse.ArgumentParser) -> None:
     ntuple.add_argument("--window", type=int, default=3, help="fit on the newest this many generations' games (default 3)")
     ntuple.add_argument("--gate-games", type=int, default=100, help="games of each gating match (0: every generation is best)")
     ntuple.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
+    ntuple.add_argument("--features", metavar="NAME", help="the game's n-tuple feature set (default: its newest; "
+                        "Double Card: reach, or windows)")
     ntuple.add_argument("--seed", type=int, default=0, help="run seed (default 0)")
     ntuple.set_defaults(run=_train_ntuple)
 
@@ -281,6 +283,8 @@ def _train_ntuple(args: argparse.Namespace) -> int:
         raise UsageError(f"--generations and --games must be at least 1, got {args.generations} and {args.games}")
     table = {"depth": args.depth, "play_depth": args.play_depth, "opening": args.opening, "teacher": not args.no_teacher, "lam": args.lam,
              "epochs": args.epochs, "learning_rate": args.learning_rate, "window": args.window, "gate_games": args.gate_games, "workers": args.workers}
+    if args.features is not None:  # not given: a new run's default set, a resumed run's own
+        table["features"] = args.features
     train = argparse.Namespace(
         game=args.game, option=args.option, opponents=None, weights=None, timesteps=args.generations * args.games,
         n_envs=None, vec_env=None, seed=args.seed, eval_every=args.games, eval_games=args.eval_games,

@@ -162,8 +162,10 @@ class NTupleSettings:
     TD(``lam``) fits of ``epochs`` full-batch Adam steps (``learning_rate``, L2 ``l2``) on
     the newest ``window`` generations' games; a generation becomes best by scoring at
     least ``gate_threshold`` in ``gate_games`` games against the best (0: always);
-    self-play and gating in ``workers`` processes (the results do not depend on it).  A
-    generation is a segment of the run: ``eval_every`` games; ``timesteps`` counts games."""
+    self-play and gating in ``workers`` processes (the results do not depend on it);
+    ``features``: the game's n-tuple feature set (empty: its default,
+    ``baselines.learned.ntuple.NTUPLE_FEATURE_SETS``).  A generation is a segment of the
+    run: ``eval_every`` games; ``timesteps`` counts games."""
 
     depth: int = 2
     opening: int = 4
@@ -177,6 +179,7 @@ class NTupleSettings:
     gate_games: int = 100
     gate_threshold: float = 0.55
     workers: int = 1
+    features: str = ""
 
     def __post_init__(self) -> None:
         for key in ("depth", "epochs", "window", "workers"):
@@ -531,12 +534,16 @@ def load_config(path: str | Path) -> dict[str, Any]:
 LEGACY_SETTINGS = {"cnn_precision": "float32"}
 """What a run's config.toml written before a setting existed ran with, where that differs
 from the setting's default."""
+LEGACY_NTUPLE = {"features": "windows"}
+"""The same for the ``[ntuple]`` table (every game's first feature set was ``windows``)."""
 
 
 def saved_config(path: str | Path) -> TrainConfig:
     """The configuration of an existing run (its config.toml): settings added since it was
     written take what the run ran with (``LEGACY_SETTINGS``), not today's defaults."""
-    return make_config({**LEGACY_SETTINGS, **load_config(path)})
+    data = {**LEGACY_SETTINGS, **load_config(path)}
+    data["ntuple"] = {**LEGACY_NTUPLE, **data.get("ntuple", {})}
+    return make_config(data)
 
 
 def parse_override(item: str) -> tuple[str, Any]:

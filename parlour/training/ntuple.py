@@ -67,12 +67,14 @@ SETUP_STREAM = 1
 ``default_rng([seed, SETUP_STREAM])``, apart from its opening plies' ``default_rng(seed)``."""
 
 
-def record_game(game: Game, weights: np.ndarray | None, depth: int, opening: int, seed: int) -> list[Recorded]:
-    """One game of the search against itself (``weights``: the n-tuple evaluation's; ``None``:
-    the search's own), its first ``opening`` plies drawn uniformly from ``seed``: a chain
-    of its positions for each perspective seat of the features (one for Double Card,
-    three for Tribolo), each with that seat's result."""
-    features = ntuple_features(game)
+def record_game(game: Game, weights: np.ndarray | None, depth: int, opening: int, seed: int,
+                features: str | None = None) -> list[Recorded]:
+    """One game of the search against itself (``weights``: the n-tuple evaluation's of the
+    feature set ``features``, default the game's; ``None``: the search's own), its first
+    ``opening`` plies drawn uniformly from ``seed``: a chain of its positions for each
+    perspective seat of the features (one for Double Card, three for Tribolo), each with
+    that seat's result."""
+    features = ntuple_features(game, features)
     search = lookup(features.search, game)
     players = [search(game, seed * game.num_players + seat, depth=depth, time_limit=None) for seat in range(game.num_players)]
     if weights is not None:
@@ -104,9 +106,9 @@ def record_game(game: Game, weights: np.ndarray | None, depth: int, opening: int
             for row, seat in enumerate(features.seats(game))]
 
 
-def _record(task: tuple[str, dict[str, Any], np.ndarray | None, int, int, int]) -> list[Recorded]:
-    name, options, weights, depth, opening, seed = task
-    return record_game(load_game(name, **options), weights, depth, opening, seed)
+def _record(task: tuple[str, dict[str, Any], np.ndarray | None, int, int, int, str | None]) -> list[Recorded]:
+    name, options, weights, depth, opening, seed, features = task
+    return record_game(load_game(name, **options), weights, depth, opening, seed, features)
 
 
 def _init_worker() -> None:
@@ -114,10 +116,11 @@ def _init_worker() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to report
 
 
-def record_games(game: Game, weights: np.ndarray | None, depth: int, opening: int, seeds: list[int], workers: int = 1) -> list[Recorded]:
+def record_games(game: Game, weights: np.ndarray | None, depth: int, opening: int, seeds: list[int], workers: int = 1,
+                 features: str | None = None) -> list[Recorded]:
     """``record_game`` for every seed, in seed order, in ``workers`` processes: the chains
     of every game, one after another."""
-    tasks = [(game.name, game.config, weights, depth, opening, seed) for seed in seeds]
+    tasks = [(game.name, game.config, weights, depth, opening, seed, features) for seed in seeds]
     if workers == 1:
         games = [_record(task) for task in tasks]
     else:
@@ -193,7 +196,8 @@ class NTupleBackend(Backend):
         self.eval_opening = self.settings.opening
 
     def check_settings(self) -> None:
-        self.features: NTupleFeatures = ntuple_features(self.game)  # a game without features is refused here
+        # a game without features, or without the set named, is refused here
+        self.features: NTupleFeatures = ntuple_features(self.game, self.settings.features)
 
     def learner_spec(self, path: str) -> str:
         """How a model of the run plays in its evaluations and gating matches: at ``play_depth``."""
@@ -224,7 +228,7 @@ class NTupleBackend(Backend):
     def _record(self, first: int, count: int, playing: np.ndarray | None) -> list[Recorded]:
         seeds = [self.config.seed * 1_000_003 + first + i for i in range(count)]
         settings = self.settings
-        return record_games(self.game, playing, settings.depth, settings.opening, seeds, settings.workers)
+        return record_games(self.game, playing, settings.depth, settings.opening, seeds, settings.workers, self.features.name)
 
     def train(self, step: int, until: int, advance: Callable[[int], None]) -> int:
         """One generation: ``until - step`` games of self-play, then a fit on the window."""
@@ -244,7 +248,8 @@ class NTupleBackend(Backend):
 
     def save_candidate(self, path: Path, step: int) -> Path:
         return save_ntuple(self.weights, path.with_suffix(".zip"), self.game,
-                           {"generation": self.generation, "step": step, "settings": asdict(self.settings)})
+                           {"generation": self.generation, "step": step, "settings": asdict(self.settings)},
+                           features=self.features.name)
 
     def candidate_agent(self, candidate: Path) -> Any:
         """The spec of the search with the candidate's weights (a spec, so that worker processes make it)."""

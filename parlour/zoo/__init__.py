@@ -48,6 +48,8 @@ class ZooCard:
     rules_version: int
     bench: dict[str, Any]
     notes: str = ""
+    run_model: str = "best.zip"
+    """Which model file of the training run this is (best.zip; last.zip, its last generation)."""
 
     @property
     def model(self) -> Path:

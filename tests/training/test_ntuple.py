@@ -56,7 +56,7 @@ def test_window_features_are_each_windows_code_threat_and_side_to_move():
 
 def test_the_evaluation_is_a_logistic_win_probability_for_the_colours_seat():
     game = load_game("double_card")
-    features = ntuple_features(game)
+    features = ntuple_features(game, "windows")
     state = random_positions(10, seed=3)[-1]
     assert np.array_equal(NTupleEvaluation(np.zeros(WINDOW_FEATURES), features)(state), [0.0, 0.0])
     weights = np.zeros(WINDOW_FEATURES)
@@ -72,13 +72,13 @@ def test_the_evaluation_is_a_logistic_win_probability_for_the_colours_seat():
 def test_model_files_round_trip_and_refuse_what_they_cannot_play(tmp_path):
     game = load_game("double_card")
     weights = np.random.default_rng(0).normal(size=WINDOW_FEATURES)
-    path = save_ntuple(weights, tmp_path / "m.zip", game, {"generation": 3})
+    path = save_ntuple(weights, tmp_path / "m.zip", game, {"generation": 3}, features="windows")
     loaded, meta = load_ntuple(path, game)
     assert np.array_equal(loaded, weights) and meta["generation"] == 3 and meta["search"] == "double-card-best"
     with pytest.raises(ValueError, match="must be 2500 finite numbers, got shape \\(3,\\)"):
-        save_ntuple(np.zeros(3), tmp_path / "bad.zip", game)
+        save_ntuple(np.zeros(3), tmp_path / "bad.zip", game, features="windows")
     with pytest.raises(ValueError, match="must be 2500 finite numbers"):
-        save_ntuple(np.full(WINDOW_FEATURES, np.nan), tmp_path / "bad.zip", game)
+        save_ntuple(np.full(WINDOW_FEATURES, np.nan), tmp_path / "bad.zip", game, features="windows")
     assert not (tmp_path / "bad.zip").exists()
     with pytest.raises(ValueError, match="no n-tuple features for goofspiel; games with them: \\['double_card', 'tribolo'\\]"):
         save_ntuple(weights, tmp_path / "t.zip", load_game("goofspiel"))
@@ -110,7 +110,7 @@ def test_model_files_round_trip_and_refuse_what_they_cannot_play(tmp_path):
 
 def test_the_ntuple_player_is_the_search_with_the_learned_evaluation(tmp_path):
     game = load_game("double_card")
-    path = save_ntuple(np.random.default_rng(1).normal(scale=0.1, size=WINDOW_FEATURES), tmp_path / "m.zip", game)
+    path = save_ntuple(np.random.default_rng(1).normal(scale=0.1, size=WINDOW_FEATURES), tmp_path / "m.zip", game, features="windows")
     state = random_positions(9, seed=2)[-1]
     (seat,) = state.current_players()
     agent = make_from_spec(f"ntuple:{path},depth=2,time_limit=none", game, seed=0)
@@ -199,7 +199,9 @@ def assert_runs_with_one_and_two_workers_agree(tmp_path, game):
 def test_recorded_games_and_a_run_do_not_depend_on_the_workers(tmp_path):
     game = load_game("double_card")
     [(positions, result)] = record_game(game, None, depth=1, opening=2, seed=4)  # one chain: the colours seat's
-    assert positions.shape[1] == len(_ALL_WINDOW_CELLS) and result in (0.0, 0.5, 1.0)
+    assert positions.shape[1] == len(_ALL_WINDOW_CELLS) + 1 and result in (0.0, 0.5, 1.0)  # reach: the windows and the threats
+    windows = record_game(game, None, depth=1, opening=2, seed=4, features="windows")[0][0]
+    assert windows.shape == (len(positions), len(_ALL_WINDOW_CELLS))
     assert np.array_equal(record_game(game, None, depth=1, opening=2, seed=4)[0][0], positions)
     assert_runs_with_one_and_two_workers_agree(tmp_path, "double_card")
     gating = (tmp_path / "one" / "gating.csv").read_text().splitlines()

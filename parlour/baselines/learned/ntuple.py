@@ -16,9 +16,11 @@ a two-player game its probability of winning, a draw counting half), and the sea
 reads it mapped back to the returns range (``2p - 1`` for Double Card's colours seat,
 and the negation for the other seat).  A game of more than two players has every seat
 as a perspective, each seeing the board relative to itself, so one table serves all
-(Tribolo).  Each game registers its features in :data:`NTUPLE_GAMES` (what the tuples
-are, how many weights, which search plays with them, whose results the model
-predicts); ``parlour.training.ntuple`` trains them.
+(Tribolo).  Each game registers its feature sets in :data:`NTUPLE_FEATURE_SETS` (what
+the tuples are, how many weights, which search plays with them, whose results the model
+predicts), the first its default (:data:`NTUPLE_GAMES`); a model file names the set it
+was trained on, so models of an older set keep loading; ``parlour.training.ntuple``
+trains them.
 
 A model file is a zip like the others (``parlour.json`` with the game, its rules
 version and options, ``kind = "ntuple"`` and the feature set; ``weights.npy``, read with
@@ -41,6 +43,7 @@ import numpy as np
 from parlour.atomic import replace_atomic
 from parlour.baselines.learned.ppo import META_ENTRY, check_model_game, model_meta, read_model_meta
 from parlour.baselines.players.double_card import WINDOW_FEATURES, window_features
+from parlour.baselines.players.double_card_ntuple import REACH_FEATURES, ReachLogit, reach_indices
 from parlour.baselines.players.tribolo_ntuple import TRIBOLO_FEATURES, tribolo_seats, tribolo_window_indices
 from parlour.baselines.engines.alphabeta import optional_seconds
 from parlour.baselines.policy import Param, Policy, lookup, register
@@ -58,7 +61,9 @@ class NTupleFeatures:
     (the same shape for every position of a configuration); ``seats(game)``: the
     perspective seats, one per row, whose results the model predicts; ``size``
     weights in all; ``search``: the registered search policy that plays with the
-    evaluation (its ``evaluate`` is replaced).
+    evaluation (its ``evaluate`` is replaced); ``logit`` (optional): given the weights, a
+    faster function of a position to the first row's summed weights, for the search's
+    leaves (Double Card's ``reach``: the weights laid out by window code).
 
     One row per seat lets one table serve every seat of a game with more than two
     players (Tribolo: cells coded mine / next / previous); a two-player zero-sum game may
@@ -70,6 +75,7 @@ class NTupleFeatures:
     size: int
     search: str
     seats: Callable[[Game], tuple[int, ...]]
+    logit: Callable[[np.ndarray], Callable[[Any], float]] | None = None
 
 
 def double_card_indices(state: Any) -> np.ndarray:
@@ -82,19 +88,33 @@ def double_card_seats(game: Any) -> tuple[int, ...]:
     return (game.colors_seat,)
 
 
-NTUPLE_GAMES: dict[str, NTupleFeatures] = {
-    "double_card": NTupleFeatures("windows", double_card_indices, WINDOW_FEATURES, "double-card-best", double_card_seats),
-    "tribolo": NTupleFeatures("windows", tribolo_window_indices, TRIBOLO_FEATURES, "paranoid", tribolo_seats),
+NTUPLE_FEATURE_SETS: dict[str, dict[str, NTupleFeatures]] = {
+    "double_card": {
+        "reach": NTupleFeatures("reach", reach_indices, REACH_FEATURES, "double-card-best", double_card_seats, ReachLogit),
+        "windows": NTupleFeatures("windows", double_card_indices, WINDOW_FEATURES, "double-card-best", double_card_seats),
+    },
+    "tribolo": {
+        "windows": NTupleFeatures("windows", tribolo_window_indices, TRIBOLO_FEATURES, "paranoid", tribolo_seats),
+    },
 }
-"""The games with n-tuple features, and which."""
+"""The games with n-tuple features, and their sets by name, the default first
+(Double Card: ``reach``, docs/double_card.md; its earlier ``windows`` still loads)."""
+
+NTUPLE_GAMES: dict[str, NTupleFeatures] = {game: next(iter(sets.values())) for game, sets in NTUPLE_FEATURE_SETS.items()}
+"""Each game's default feature set."""
 
 
-def ntuple_features(game: Game) -> NTupleFeatures:
-    """The game's features; a clear error for a game that has none."""
-    features = NTUPLE_GAMES.get(game.name)
-    if features is None:
-        raise ValueError(f"no n-tuple features for {game.name}; games with them: {sorted(NTUPLE_GAMES)}")
-    return features
+def ntuple_features(game: Game, name: str | None = None) -> NTupleFeatures:
+    """The game's feature set ``name`` (``None`` or ``""``: its default); a clear error
+    for a game without features or an unknown set."""
+    sets = NTUPLE_FEATURE_SETS.get(game.name)
+    if sets is None:
+        raise ValueError(f"no n-tuple features for {game.name}; games with them: {sorted(NTUPLE_FEATURE_SETS)}")
+    if not name:
+        return next(iter(sets.values()))
+    if name not in sets:
+        raise ValueError(f"no n-tuple feature set {name!r} for {game.name}; its sets are {sorted(sets)}")
+    return sets[name]
 
 
 def result_in_unit(game: Game, returns: np.ndarray, seat: int) -> float:
@@ -131,9 +151,20 @@ class NTupleEvaluation:
     ``paranoid`` reads only the searcher's, ``values[me]``."""
 
     def __init__(self, weights: np.ndarray, features: NTupleFeatures) -> None:
-        self.weights = weights
         self.features = features
+        self.weights = weights
         self._frame: _Frame | None = None
+
+    @property
+    def weights(self) -> np.ndarray:
+        """The weights (read-only: set new ones, and the features' fast ``logit`` is made again)."""
+        return self._weights
+
+    @weights.setter
+    def weights(self, weights: np.ndarray) -> None:
+        self._weights = np.array(weights, dtype=np.float64)
+        self._weights.flags.writeable = False
+        self._first_logit = self.features.logit(self._weights) if self.features.logit else None
 
     def frame(self, game: Game) -> _Frame:
         """The game's frame (cached for the last game seen)."""
@@ -168,7 +199,8 @@ class NTupleEvaluation:
         frame = self.frame(state.game)
         if frame.players != len(frame.seats):  # one seat of two, zero-sum: exactly as trained
             (seat,) = frame.seats
-            logit = float(self.weights[self.features.indices(state)[0]].sum())
+            fast = self._first_logit
+            logit = fast(state) if fast else float(self.weights[self.features.indices(state)[0]].sum())
             value = frame.half * float(np.tanh(logit / 2))  # zero-sum: the range is (-half, half); 2 sigmoid(x) - 1
             values = np.empty(2)
             values[seat], values[1 - seat] = value, -value
@@ -181,10 +213,11 @@ class NTupleEvaluation:
         return values
 
 
-def save_ntuple(weights: np.ndarray, path: str | os.PathLike, game: Game, extra: dict[str, Any] | None = None) -> Path:
-    """Write a model file atomically (an existing file is replaced only once the new one
-    is complete)."""
-    features = ntuple_features(game)
+def save_ntuple(weights: np.ndarray, path: str | os.PathLike, game: Game, extra: dict[str, Any] | None = None,
+                features: str | None = None) -> Path:
+    """Write a model file of the feature set ``features`` (default: the game's)
+    atomically (an existing file is replaced only once the new one is complete)."""
+    features = ntuple_features(game, features)
     weights = np.asarray(weights, dtype=np.float64)
     if weights.shape != (features.size,) or not np.isfinite(weights).all():
         raise ValueError(f"n-tuple weights for {game.name} must be {features.size} finite numbers, got shape {weights.shape}")
@@ -203,16 +236,19 @@ def save_ntuple(weights: np.ndarray, path: str | os.PathLike, game: Game, extra:
 
 
 def load_ntuple(path: str | os.PathLike, game: Game) -> tuple[np.ndarray, dict[str, Any]]:
-    """``(weights, metadata)`` of a model file for ``game``; ``ValueError`` (or its
-    ``DamagedFileError``) naming what is wrong with any other file."""
+    """``(weights, metadata)`` of a model file for ``game``, of the feature set its
+    metadata names; ``ValueError`` (or its ``DamagedFileError``) naming what is wrong with
+    any other file."""
     meta = read_model_meta(path)
     if meta.get("kind") != KIND:
         raise ValueError(f"model file {str(path)!r} is {meta.get('kind', 'a ppo')!r} model, not an n-tuple one: "
                          f"play it with `{meta.get('kind', 'ppo')}:`")
     check_model_game(meta, game, path)
-    features = ntuple_features(game)
-    if meta.get("features") != features.name:
-        raise ValueError(f"model file {str(path)!r} has features {meta.get('features')!r}; {game.name}'s are {features.name!r}")
+    name = meta.get("features")
+    sets = NTUPLE_FEATURE_SETS.get(game.name, {})
+    if not isinstance(name, str) or name not in sets:
+        raise ValueError(f"model file {str(path)!r} has features {name!r}; {game.name}'s are {sorted(sets)}")
+    features = sets[name]
     try:
         with zipfile.ZipFile(path) as archive:
             weights = np.load(io.BytesIO(archive.read(WEIGHTS_ENTRY)), allow_pickle=False)
@@ -243,7 +279,7 @@ class NTuplePolicy(Policy):
         if not path:
             raise ValueError("policy 'ntuple' needs a model file: ntuple:runs/NAME/best.zip or ntuple:path=...")
         weights, meta = load_ntuple(path, self.game)
-        features = ntuple_features(self.game)
+        features = ntuple_features(self.game, meta["features"])
         search = lookup(features.search, self.game)
         self.search = search(self.game, self.seed, full_states=self.full_states, depth=self.config["depth"],
                              time_limit=self.config["time_limit"])
