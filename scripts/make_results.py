@@ -144,7 +144,7 @@ The agents trained since (lockstep self-play, gated best, the Gumbel root, the n
 evaluations), with their training commands and their measurements against the untrained
 network and random, are in [zoo.md](zoo.md); the section below plays each of the zoo's
 agents against its game's strongest search at a similar time per move, from the shipped
-models (`python scripts/make_results.py --zoo`, 9 minutes on the 2-core machine).
+models (`python scripts/make_results.py --zoo`, 13 minutes on the 2-core machine).
 """
 
 
