@@ -142,7 +142,6 @@ _COLUMN = np.tile(np.arange(COLS), ROWS)
 _EMPTY_SYMBOL = np.array([EMPTY_BY_HEIGHT[min(h, 2)] if h >= 0 else 0 for h in range(-ROWS, ROWS + 1)], dtype=np.intp)
 """By a cell's height above its column's surface, plus ``ROWS``: an occupied cell's
 (negative) reads 0, to be added to its segment."""
-_COLUMN_BITS = sum(1 << (row * COLS) for row in range(ROWS))
 for _array in (WINDOW_CELLS, WINDOW_ORIENTATION, CLASS_OF, THREAT_COLOUR, THREAT_DOT, _CLASS_FLAT, _CODE_OFFSET, _THREATS,
                _ROW_MINUS_COLUMN_HEIGHT, _COLUMN, _EMPTY_SYMBOL):
     _array.flags.writeable = False
@@ -150,10 +149,9 @@ for _array in (WINDOW_CELLS, WINDOW_ORIENTATION, CLASS_OF, THREAT_COLOUR, THREAT
 
 def cell_symbols(state: object) -> np.ndarray:
     """Every cell's symbol (see :data:`SYMBOLS`), cell by cell (row 1 first): its segment,
-    plus for an empty one the symbol of its height above the surface (columns have no
-    gaps, so a column's height is its count of segments)."""
-    occ = state.occ
-    heights = np.array([(occ >> column & _COLUMN_BITS).bit_count() for column in range(COLS)])
+    plus for an empty one the symbol of its height above its column's top segment (the
+    rules' ``heights``)."""
+    heights = np.array(state.heights)
     segments = np.frombuffer(bytes(state.seg), dtype=np.uint8)  # the fastest way from the list to an array
     return segments + _EMPTY_SYMBOL[_ROW_MINUS_COLUMN_HEIGHT - heights[_COLUMN]]
 
