@@ -230,7 +230,9 @@ class BatchedVectorEnv(gymnasium.vector.VectorEnv):
         return self.core.action_masks().copy()
 
     def close_extras(self, **kwargs: Any) -> None:
-        self.core.players.close()
+        core = getattr(self, "core", None)  # None when the constructor refused its arguments
+        if core is not None:
+            core.players.close()
 
     def _infos(self, ended: np.ndarray, final: np.ndarray | None, illegal: np.ndarray) -> dict[str, Any]:
         everyone = np.ones(self.num_envs, dtype=bool)
