@@ -166,6 +166,7 @@ def test_the_tides_agent_calls_its_network_in_numpy_unless_told_otherwise():
 
     game = load_game("tides_of_time")
     assert zoo.card("tides_of_time").play["inference"] == "numpy"
+    assert make_from_spec("zoo:tides_of_time,simulations=4", game).inner.config["c"] == zoo.card("tides_of_time").play["c"] == 1.0
     assert isinstance(make_from_spec("zoo:tides_of_time,simulations=4", game).inner.evaluator.net, NumpyMLP)
     in_torch = make_from_spec("zoo:tides_of_time,simulations=4,inference=float32", game).inner.evaluator.net
     assert isinstance(in_torch, torch.nn.Module)
