@@ -44,6 +44,7 @@ def main() -> None:
     from parlour.baselines.learned.az_model import PolicyValueNet, load_az_net
     from parlour.baselines.learned.numpy_mlp import NumpyMLP
     from parlour.games import load_game
+    from parlour.training.alphazero import alphazero_loss
     from parlour.training.self_play import Examples, augment, play_games
 
     torch.set_num_threads(1)
@@ -68,19 +69,9 @@ def main() -> None:
                                               for part, examples in (("train", train), ("test", test)) for name in FIELDS})
     print(f"{len(train)} training and {len(test)} test positions", flush=True)
 
-    def tensors(batch: Examples) -> tuple[Any, ...]:
-        return tuple(torch.from_numpy(getattr(batch, name)) for name in ("observations", "masks", "policies", "values", "full"))
-
-    def loss(net: Any, batch: Examples) -> tuple[Any, Any]:
-        observations, masks, policies, values, full = tensors(batch)
-        logits, predicted = net(observations)
-        entropy = -(policies * torch.log_softmax(logits.masked_fill(~masks, -1e9), dim=1)).sum(dim=1)
-        full = full.float()
-        return (entropy * full).sum() / full.sum().clamp(min=1), ((predicted - values) ** 2).mean()
-
     def scored(net: Any, batch: Examples) -> tuple[float, float]:
         with torch.no_grad():
-            policy, value = loss(net.eval(), batch)
+            policy, value = alphazero_loss(net.eval(), batch)
         return float(policy), float(value)
 
     policy, value = scored(teacher, test)
@@ -102,7 +93,7 @@ def main() -> None:
                 for _ in range(target - fitted):
                     index = rng.integers(len(train), size=settings["batch_size"])
                     batch = augment(Examples(*(getattr(train, name)[index] for name in FIELDS)), symmetries, rng)
-                    policy_loss, value_loss = loss(net, batch)
+                    policy_loss, value_loss = alphazero_loss(net, batch)
                     optimizer.zero_grad()
                     (policy_loss + value_loss).backward()
                     optimizer.step()

@@ -169,8 +169,6 @@ class AlphaZeroBackend(Backend):
 
     def _fit(self) -> dict[str, float]:
         """``train_steps`` minibatches of AlphaZero's loss; the mean losses."""
-        import torch
-
         az, net, device = self.az, self.net, self.run.device
         net.train()
         totals = {"policy": 0.0, "value": 0.0}
@@ -178,13 +176,7 @@ class AlphaZeroBackend(Backend):
             batch = self.buffer.sample(min(az["batch_size"], len(self.buffer)), self.rng)
             if az["symmetries"]:
                 batch = augment(batch, self.symmetries, self.rng)
-            observations, masks, policies, targets, full = (torch.from_numpy(array).to(device) for array in
-                                                            (batch.observations, batch.masks, batch.policies, batch.values, batch.full))
-            logits, values = net(observations)
-            logits = logits.masked_fill(~masks, -1e9)
-            cross_entropy = -(policies * torch.log_softmax(logits, dim=1)).sum(dim=1)
-            policy_loss = (cross_entropy * full).sum() / full.sum().clamp(min=1)  # the full searches' targets only
-            value_loss = ((values - targets) ** 2).mean()
+            policy_loss, value_loss = alphazero_loss(net, batch, device)
             self.optimizer.zero_grad()
             (policy_loss + value_loss).backward()
             self.optimizer.step()
@@ -234,3 +226,18 @@ class AlphaZeroBackend(Backend):
             self.workers.close()
             self.workers = None
         self.workers_open = False
+
+
+def alphazero_loss(net: Any, batch: Examples, device: Any = "cpu") -> tuple[Any, Any]:
+    """AlphaZero's two losses on ``batch`` (torch scalars): the cross-entropy of the
+    masked policy against the search's visits, over the full searches' examples only
+    (playout cap randomization), and the squared error of the values."""
+    import torch
+
+    observations, masks, policies, targets, full = (torch.from_numpy(array).to(device) for array in
+                                                    (batch.observations, batch.masks, batch.policies, batch.values, batch.full))
+    logits, values = net(observations)
+    logits = logits.masked_fill(~masks, -1e9)
+    cross_entropy = -(policies * torch.log_softmax(logits, dim=1)).sum(dim=1)
+    policy_loss = (cross_entropy * full).sum() / full.sum().clamp(min=1)
+    return policy_loss, ((values - targets) ** 2).mean()
