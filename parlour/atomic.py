@@ -11,6 +11,7 @@ import os
 import shutil
 import tempfile
 from collections.abc import Callable
+from typing import Any
 from pathlib import Path
 
 
@@ -21,8 +22,9 @@ def public_mode(path: str | os.PathLike) -> None:
     os.chmod(path, 0o666 & ~mask)
 
 
-def replace_atomic(target: Path, write: Callable[[str], None], suffix: str = ".tmp") -> None:
-    """Call ``write(tmp)`` on a temporary name beside ``target``, then rename it over ``target``."""
+def replace_atomic(target: Path, write: Callable[[str], Any], suffix: str = ".tmp") -> None:
+    """Call ``write(tmp)`` on a temporary name beside ``target`` (what it returns is ignored),
+    then rename it over ``target``."""
     target.parent.mkdir(parents=True, exist_ok=True)
     handle, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=suffix, dir=target.parent)
     os.close(handle)

@@ -66,8 +66,9 @@ def check_time_limit(value: object) -> float | None:
         return None
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         raise ValueError(f"parameter time_limit={value!r}: expected a number of seconds or None")
-    positive_or_none("time_limit", value)
-    return float(value)
+    seconds = float(value)
+    positive_or_none("time_limit", seconds)
+    return seconds
 
 
 class AlphaBetaSearch(SearchPolicy):
@@ -199,7 +200,7 @@ class AlphaBetaSearch(SearchPolicy):
         """One iteration at the root, trying the previous iteration's best move first."""
         alpha, beta = -math.inf, math.inf
         best_value, best_action = -math.inf, None
-        values = {}
+        values: dict[int, float] = {}
         pvs = self.config["pvs"]
         for action in self._ordered(state, self.me, state.legal_actions(self.me), first, 0, depth):
             child = state.clone()
@@ -215,6 +216,7 @@ class AlphaBetaSearch(SearchPolicy):
                 best_value, best_action = value, action
             alpha = max(alpha, value)
         self.last_root_values = values
+        assert best_action is not None, "the root is not over, so it has a legal action"
         return best_value, best_action
 
     def _search(self, state: State, depth: int, alpha: float, beta: float, budget: Budget, ply: int = 1) -> float:

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from typing import Any
 
 from parlour.baselines.engines.heuristics import get_evaluation
@@ -201,6 +201,8 @@ class TreeSearch(SearchPolicy):
         select = self._select
         table = self._table
         depth = 0
+        key: Hashable  # the edge's key in the node: an action, a joint action, or a state's key
+        move: int | dict[int, int]
         while True:
             players = state.current_players()
             if not players:

@@ -53,7 +53,8 @@ class MinimaxPolicy(SearchPolicy):
         depth = self.config["depth"]
         self.nodes = 0
         self.root_values = {}
-        best_action, best_value = None, None
+        best_action: int | None = None
+        best_value: np.ndarray | None = None
         for action in state.legal_actions(player):
             child = state.clone()
             child.apply(action)
@@ -61,7 +62,7 @@ class MinimaxPolicy(SearchPolicy):
             self.root_values[action] = float(value[player])
             if best_value is None or value[player] > best_value[player]:
                 best_action, best_value = action, value
-        if best_action is None:
+        if best_action is None or best_value is None:
             raise ValueError(f"minimax: seat {player} has no legal action")
         self.stats = {"nodes": self.nodes, "value": float(best_value[player])}
         return best_action
@@ -80,13 +81,14 @@ class MinimaxPolicy(SearchPolicy):
             if cached is not None:
                 return cached
         (player,) = state.current_players()
-        best = None
+        best: np.ndarray | None = None
         for action in state.legal_actions(player):
             child = state.clone()
             child.apply(action)
             value = self.value(child, None if depth is None else depth - 1)
             if best is None or value[player] > best[player]:
                 best = value
+        assert best is not None, "a state that is not over has a legal action (the games protocol)"
         if memo is not None:
             memo[key] = best
         return best

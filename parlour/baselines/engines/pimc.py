@@ -69,16 +69,20 @@ class PIMCPolicy(Policy):
         allowed = search_policies()
         if base not in REGISTRY or base not in allowed:
             raise ValueError(f"parameter base={base!r}: the base must search complete states; choose from {allowed}")
-        if cfg["combine"] == "average" and not REGISTRY[base].exact_root_values:
+        base_class = REGISTRY[base]
+        assert issubclass(base_class, SearchPolicy), f"{base!r} is listed by search_policies()"
+        if cfg["combine"] == "average" and not base_class.exact_root_values:
             raise ValueError(
                 f"combine='average' cannot use base={base!r}: its root values other than the "
                 f"best are only bounds (use combine=vote, or base=minimax or mcts)"
             )
         self.base_params = parse_base_params(cfg["base_params"])
         try:
-            self.base = make(base, self.game, self._base_seed(), full_states=True, **self.base_params)
+            base_policy = make(base, self.game, self._base_seed(), full_states=True, **self.base_params)
         except ValueError as error:
             raise ValueError(f"pimc base {base!r}: {error}") from None
+        assert isinstance(base_policy, SearchPolicy)
+        self.base: SearchPolicy = base_policy
 
     def _base_seed(self) -> int | None:
         return None if self.seed is None else int(self.rng.integers(2**63))
