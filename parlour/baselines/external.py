@@ -73,6 +73,8 @@ def load_callable(target: str) -> Callable[..., Any]:
         module = sys.modules.get(name)
         if module is None:
             spec = importlib.util.spec_from_file_location(name, path)
+            if spec is None or spec.loader is None:
+                raise ValueError(f"python agent {target!r}: {module_name!r} cannot be loaded as a module")
             module = importlib.util.module_from_spec(spec)
             sys.modules[name] = module
             spec.loader.exec_module(module)
@@ -81,7 +83,7 @@ def load_callable(target: str) -> Callable[..., Any]:
             module = importlib.import_module(module_name)
         except ImportError as error:
             raise ValueError(f"python agent {target!r}: cannot import {module_name!r} ({error})") from None
-    function = module
+    function: Any = module
     for part in attribute.split("."):
         function = getattr(function, part, None)
         if function is None:
@@ -254,7 +256,7 @@ class TorchScriptPolicy(Policy):
                     warnings.simplefilter("ignore", DeprecationWarning)
                     self.module = torch.jit.load(path, map_location="cpu")
                 self.module.eval()
-                arguments = len(self.module.forward.schema.arguments) - 1  # without self
+                arguments = len(self.module.forward.schema.arguments) - 1  # type: ignore[attr-defined]  # a scripted method has a schema; without self
         except Exception as error:  # torch raises RuntimeError and others for a bad file
             raise DamagedFileError(f"policy file {path!r} cannot be loaded: {error}") from None
         if arguments not in (1, 2):

@@ -270,7 +270,8 @@ def make_from_spec(spec: str, game: Game | str, seed: int | None = None) -> Poli
         if key in params:
             raise ValueError(f"agent spec {spec!r} sets {key} twice")
         params[key] = params.pop(POSITIONAL)
-    return make(name, game, seed=seed, **params)
+    settings: dict[str, Any] = dict(params)  # text values; make() parses each by its Param
+    return make(name, game, seed=seed, **settings)
 
 
 def describe(names: list[str] | None = None, game: Game | None = None) -> str:

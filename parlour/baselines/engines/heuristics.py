@@ -9,23 +9,27 @@ knowledge); each game's players module registers its own with ``register_evaluat
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TypeVar
 
 import numpy as np
 
 from parlour.games.base import Game, State
 
 Evaluation = Callable[[State], np.ndarray]
+GameEvaluation = TypeVar("GameEvaluation", bound=Callable[..., np.ndarray])
+"""An evaluation written for one game's states (a ``TriboloState``, say): the registry
+hands it only states of the game it is registered for."""
 
 _EVALUATIONS: dict[str, dict[str, Evaluation]] = {}
 
 
-def register_evaluation(game_name: str, name: str) -> Callable[[Evaluation], Evaluation]:
+def register_evaluation(game_name: str, name: str) -> Callable[[GameEvaluation], GameEvaluation]:
     """Decorator: make ``fn`` the evaluation ``name`` of the game ``game_name``.
 
     The first one registered for a game is its ``default``.
     """
 
-    def decorate(fn: Evaluation) -> Evaluation:
+    def decorate(fn: GameEvaluation) -> GameEvaluation:
         _EVALUATIONS.setdefault(game_name, {})[name] = fn
         return fn
 

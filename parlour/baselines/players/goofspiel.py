@@ -44,6 +44,7 @@ class RudimentaryGoofspiel(Policy):
     def act(self, info_state: GoofspielInfoState) -> int:
         legal = info_state.legal_actions()
         value = info_state.current_prize
+        assert value is not None, "a seat bids only once the prize is turned up"
         if self.config["target"] == "pot":
             value += info_state.pot
         for card in (value, value + 1, value + 2):

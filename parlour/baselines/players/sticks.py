@@ -18,7 +18,7 @@ from parlour.baselines.engines.heuristics import register_evaluation
 from parlour.baselines.policy import Param, Policy, register
 from parlour.baselines.references import References, register_references
 from parlour.games.base import Game
-from parlour.games.sticks import SticksState, losing_position
+from parlour.games.sticks import SticksGame, SticksState, losing_position
 
 
 @register
@@ -27,6 +27,7 @@ class OptimalSticks(Policy):
     summary = "perfect play from the closed form: leave a losing pile; when lost, take `when_lost` sticks"
     source = "the closed form in docs/sticks.md, Losing positions (classic subtraction-game theory)"
     games = ("sticks",)
+    game: SticksGame
     params = {"when_lost": Param("one", "move in a lost position: take one stick, or a random take", str, ("one", "random"))}
 
     def act(self, info_state: Any) -> int:
@@ -50,6 +51,7 @@ class OriginalMinimaxSticks(Policy):
     summary = "the minimax tutorial's pick-up-sticks AI with its bug fixed: a real minimax, memoised on the pile"
     source = '"Game Artificial Intelligence using the Minimax Algorithm" (a 2007 C# minimax tutorial), corrected'
     games = ("sticks",)
+    game: SticksGame
 
     def setup(self) -> None:
         """Minimax over every pile size, bottom-up (no recursion limit for big piles):

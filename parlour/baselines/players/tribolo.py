@@ -113,6 +113,7 @@ class GreedyCells(Policy):
 
     def act(self, info_state: PerfectInfoState) -> int:
         state = info_state.state
+        assert isinstance(state, TriboloState)
         seat = info_state.player
         geo, board = state.geo, state.board
         best, best_gain = [], -1
@@ -137,7 +138,7 @@ class Strategy:
 
     name: str
 
-    def __init__(self, maximizers: tuple[bool, bool, bool]) -> None:
+    def __init__(self, maximizers: tuple[bool, ...]) -> None:
         self.maximizers = maximizers
 
     def maximizing(self, seat: int) -> bool:
@@ -157,7 +158,7 @@ class ScoreStrategy(Strategy):
     over ``players``; max or min by the strategy; no next turn is computed.
     """
 
-    def __init__(self, name: str, players: tuple[int, ...], maximizers: tuple[bool, bool, bool]) -> None:
+    def __init__(self, name: str, players: tuple[int, ...], maximizers: tuple[bool, ...]) -> None:
         super().__init__(maximizers)
         self.name = name
         self.players = players
@@ -188,6 +189,7 @@ class ScoreStrategy(Strategy):
                 best = delta
                 if (base + best >= beta) if maximizing else (base + best <= alpha):
                     break
+        assert best is not None, "the rules skip a seat without moves, so the mover has one"
         return float(base + best)
 
 
@@ -258,7 +260,9 @@ class OriginalStrategyTribolo(Policy):
             raise ValueError(f"parameter ally_against={target!r}: must be a seat 0, 1, 2 (or None: the leader)")
 
     def act(self, info_state: PerfectInfoState) -> int:
-        return self.search(info_state.sample(self.rng), info_state.player)
+        state = info_state.sample(self.rng)
+        assert isinstance(state, TriboloState)
+        return self.search(state, info_state.player)
 
     def search(self, state: TriboloState, player: int) -> int:
         """The AI post's ``move-tree-search`` on ``state`` (changed and restored in place)."""
@@ -278,6 +282,7 @@ class OriginalStrategyTribolo(Policy):
                 best, best_value = action, value
         self.root_values = values
         self.stats = {"strategy": strategy.name, "nodes": self.nodes, "value": best_value}
+        assert best is not None  # state.legal was checked above
         return best
 
     def _alphabeta(self, state: TriboloState, depth: int, strategy: Strategy, alpha: float, beta: float) -> float:
