@@ -73,6 +73,7 @@ from parlour.games.double_card import (
     ROWS,
     TOP_ROW,
     WINDOWS,
+    DoubleCardState,
 )
 
 REPORT_WEIGHTS = (5.0, 0.2, -10.0, -0.2)
@@ -165,19 +166,19 @@ class LineCounts:
         for cell in iter_bits(changed):
             lines |= _LINE_BITS_OF[cell]
         seg = state.seg
-        per_line = list(per_line)
+        lines_now = list(per_line)
         c3, c2, d3, d2 = totals
         for index in iter_bits(lines):
             new = _line_features(seg, LINES[index])
-            old = per_line[index]
+            old = lines_now[index]
             if new != old:
-                per_line[index] = new
+                lines_now[index] = new
                 c3 += new[0] - old[0]
                 c2 += new[1] - old[1]
                 d3 += new[2] - old[2]
                 d2 += new[3] - old[3]
         totals = (c3, c2, d3, d2)
-        self.memory = (occ, red, filled, tuple(per_line), totals)
+        self.memory = (occ, red, filled, tuple(lines_now), totals)
         return totals
 
 
@@ -194,29 +195,30 @@ def h2_features(state: Any, cache: LineCounts | None = None) -> tuple[int, int, 
 def h2_features_full(state: Any) -> tuple[int, int, int, int]:
     """The same features counted from scratch (tests check the incremental version)."""
     per_line = [_line_features(state.seg, line) for line in LINES]
-    return tuple(sum(f[k] for f in per_line) for k in range(4))
+    c3, c2, d3, d2 = (sum(f[k] for f in per_line) for k in range(4))
+    return c3, c2, d3, d2
 
 
 @register_evaluation("double_card", "h1")
-def h1(state: State) -> np.ndarray:
+def h1(state: DoubleCardState) -> np.ndarray:
     """The report's h1: alive runs found from the surface and lateral cells."""
     return _per_seat(state, *h1_features(state))
 
 
 @register_evaluation("double_card", "h1-w1")
-def h1_weights1(state: State) -> np.ndarray:
+def h1_weights1(state: DoubleCardState) -> np.ndarray:
     """h1 with the report's Table 1 weights W1 = (5, 0.2, -5, -0.2)."""
     return _per_seat(state, *h1_features(state), weights=(5.0, 0.2, -5.0, -0.2))
 
 
 @register_evaluation("double_card", "h1-w3")
-def h1_weights3(state: State) -> np.ndarray:
+def h1_weights3(state: DoubleCardState) -> np.ndarray:
     """h1 with the report's Table 1 weights W3 = (5, 0.2, -15, -0.2)."""
     return _per_seat(state, *h1_features(state), weights=(5.0, 0.2, -15.0, -0.2))
 
 
 @register_evaluation("double_card", "h2")
-def h2(state: State) -> np.ndarray:
+def h2(state: DoubleCardState) -> np.ndarray:
     """The report's h2: the same features on every line, recounted only on the lines
     through the cells that changed since the last evaluation (:class:`LineCounts`)."""
     return _per_seat(state, *h2_features(state))
@@ -353,7 +355,7 @@ def _missing_at_surface(state: Any, codes: np.ndarray) -> np.ndarray:
 
 
 @register_evaluation("double_card", "windows")
-def windows(state: State) -> np.ndarray:
+def windows(state: DoubleCardState) -> np.ndarray:
     """Windows of 4 that one colour (or one dot kind) can still fill, weighted by how many
     of their cells it holds; threats (3 held, the fourth cell at the surface) weigh more,
     and a threat of the side to move counts double (it is its turn)."""
@@ -409,7 +411,7 @@ def _build_move_tables() -> tuple[np.ndarray, np.ndarray]:
     for index, cells in enumerate(_ALL_WINDOW_CELLS):
         for cell in cells:
             windows_of[cell].append(index)
-    rows = []
+    rows: list[list[tuple[int, int]]] = []  # per action: (window index, code offset) pairs
     for action in range(8 * ROWS * COLS):
         p, anchor = action // (ROWS * COLS) + 1, action % (ROWS * COLS)
         horizontal, a_seg, o_seg = PLACEMENTS[p]
@@ -522,7 +524,7 @@ class OriginalTournament(AlphaBetaSearch):
         "eval_cache": Param(False, "cache leaf evaluations (the report's player dropped its table)", bool),
     }
 
-    def search(self, state: State, player: int) -> int:
+    def search(self, state: DoubleCardState, player: int) -> int:  # type: ignore[override]  # games = ("double_card",)
         moves = self.config["depth"] or tournament_depth(state.moves + 1)
         # A recycling move is two sub-steps (take, place): two plies per move.
         plies = moves if state.cards < CARDS and state.taken is None else 2 * moves - (state.taken is not None)
@@ -574,7 +576,7 @@ class DoubleCardBest(AlphaBetaSearch):
             self.recent_wins[depth] = actions[hints.index(WINS)]
         return hints
 
-    def winning_move(self, state: State, player: int, depth: int) -> tuple[int, State] | None:
+    def winning_move(self, state: DoubleCardState, player: int, depth: int) -> tuple[int, State] | None:  # type: ignore[override]
         """The last win on the spot found at this depth, if it is legal and wins here too
         (checked on a copy): a threat the side to move left open is usually still open in
         the sibling positions, and this skips generating and ordering all their moves."""
@@ -587,7 +589,7 @@ class DoubleCardBest(AlphaBetaSearch):
         child.apply(action)
         return (action, child) if child.winner == player else None
 
-    def leaf_key(self, state: State) -> tuple:
+    def leaf_key(self, state: DoubleCardState) -> tuple:  # type: ignore[override]  # games = ("double_card",)
         """The board and the side to move: all that h1, h2 and windows read, so leaves
         reached by the same placements in another order share one evaluation (the
         report's table of visited states; the full key also holds the last-moved card)."""

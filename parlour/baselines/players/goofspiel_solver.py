@@ -24,12 +24,12 @@ from parlour.baselines.engines.equilibrium import Decision, ExactSolver, registe
 from parlour.baselines.engines.matrix_game import solve_zero_sum
 from parlour.games.base import Game, State
 from parlour.games.bitmask import set_bits
-from parlour.games.goofspiel import GoofspielGame, GoofspielInfoState
+from parlour.games.goofspiel import GoofspielGame, GoofspielInfoState, GoofspielState
 
 # --- which games can be solved ---------------------------------------------------------
 
 
-def goofspiel_unsupported(game: GoofspielGame, full_states: bool = False) -> str | None:
+def goofspiel_unsupported(game: Game, full_states: bool = False) -> str | None:
     """Why :class:`GoofspielSolver` cannot solve ``game`` (``None`` if it can).
 
     ``full_states``: the caller hands over complete states (e.g. ``pimc``'s
@@ -149,8 +149,12 @@ class GoofspielSolver:
         hands = list(info.start_hands)
         for bids in info.bids:
             for seat in (0, 1):
-                hands[seat] &= ~(1 << bids[seat])
-        return self.position(hands, info.pot, info.unseen_prizes(), info.points), info.current_prize
+                bid = bids[seat]
+                assert bid is not None, "bids are public here (decide_info declines hidden bids)"
+                hands[seat] &= ~(1 << bid)
+        prize = info.current_prize
+        assert prize is not None, "a round not yet over has its prize turned up"
+        return self.position(hands, info.pot, info.unseen_prizes(), info.points), prize
 
     # --- values and strategies -------------------------------------------------------
 
@@ -364,6 +368,7 @@ class GoofspielEquilibrium(ExactSolver):
         return goofspiel_unsupported(game, full_states)
 
     def __init__(self, game: Game, full_states: bool = False) -> None:
+        assert isinstance(game, GoofspielGame), "registered for Goofspiel only"
         self.game = game
         self.full_states = full_states
         self._last: GoofspielSolver | None = None
@@ -381,6 +386,7 @@ class GoofspielEquilibrium(ExactSolver):
     def decide(self, state: State, player: int) -> Decision:
         if state.is_terminal():
             raise ValueError("the game is over: there is no decision to make")
+        assert isinstance(state, GoofspielState) and state.current_prize is not None
         solver = goofspiel_solver(self.game, state.prizes, full_states=True)
         position = solver.position(state.hands, state.pot, state.prizes[state.round + 1 :], state.points)
         return self._decide(solver, position, state.current_prize, player, state.legal_actions(player))

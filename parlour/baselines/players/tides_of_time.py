@@ -182,7 +182,7 @@ class _SlotTree:
                     rows.append(row)
                 table.append(rows)
             children.append(np.array(table, dtype=np.int64))
-            levels.append(sorted(index, key=index.get))
+            levels.append(sorted(index, key=index.__getitem__))
         self.n = n
         self.levels = levels
         self.children = children
@@ -425,6 +425,7 @@ class OriginalAlphaBeta(Policy):
     summary = "the C# article's bot: alpha-beta over the sequential pick tree; first pick: every opponent hand solved, most chosen card"
     source = ORIGINAL_SOURCE
     games = ("tides_of_time",)
+    game: TidesOfTimeGame
     params = {
         "objective": Param("own", "leaf value: the bot's round score (as in the C# article) or the round score difference", str, ("own", "difference")),
         "first_solver": Param("vectorised", "first pick: all hands at once with numpy, or one alpha-beta per hand (slow; same result)", str, ("vectorised", "alphabeta")),
@@ -495,6 +496,7 @@ class TidesGreedy(Policy):
     summary = "best immediate gain in round score difference; relic: the top-scoring card, discard: the lowest"
     source = "parlour"
     games = ("tides_of_time",)
+    game: TidesOfTimeGame
 
     def act(self, info: TidesInfoState) -> int:
         own_k, opp_k = info.kingdoms
@@ -569,6 +571,7 @@ class TidesEquilibrium(Policy):
     summary = "exact equilibrium of the rest of the round (matrix games on round score difference); first pick: sampled opponent hands"
     source = "backward induction over matrix games (Shapley 1953), solved with parlour's solve_zero_sum"
     games = ("tides_of_time",)
+    game: TidesOfTimeGame
     params = {
         "samples": Param(16, "sampled opponent hands on the first pick of a round (>= 1)", int),
         "first": Param("mix", "first pick: mean of the sampled equilibrium strategies, or the best mean value", str, ("mix", "best")),
