@@ -35,7 +35,7 @@ from collections.abc import Hashable
 
 import numpy as np
 
-from parlour.baselines.engines.heuristics import get_evaluation
+from parlour.baselines.engines.heuristics import Evaluation, get_evaluation
 from parlour.baselines.engines.search import (
     Budget,
     OutOfTime,
@@ -75,6 +75,7 @@ class AlphaBetaSearch(SearchPolicy):
     """The search both registered policies share; they differ only in what they accept."""
 
     exact_root_values = False
+    evaluate: Evaluation  # the leaf evaluation (``evaluation=``; a learned one may replace it)
     params = {
         "depth": Param(None, "deepest iteration in plies (None: until proven or out of time)", int),
         "time_limit": Param(None, "seconds per move (None: no limit; then the result is deterministic)", float),

@@ -106,7 +106,7 @@ class AlphaZeroPolicy(Policy):
         if not 0 <= mix <= 1:
             raise ValueError(f"parameter rollout_mix={mix}: must be in [0, 1]")
         net = inference_network(load_az_net(path, self.game), self.config["inference"])
-        self.evaluator = NetworkEvaluator(net, self.game, mix, self.rng)  # type: ignore[arg-type]
+        self.evaluator = NetworkEvaluator(net, self.game, mix, self.rng)
         gumbel = Gumbel(sample=False) if self.config["gumbel"] else None
         self.puct = PUCT(self.evaluator, self.game.num_actions, c=self.config["c"], gumbel=gumbel)
 

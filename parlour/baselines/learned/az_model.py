@@ -53,6 +53,10 @@ class PolicyValueNet(nn.Module):
     convolution to two maps, then dense layers), as PPO's ``BoardPolicy`` does; without
     it, ``BoardCNN``'s features feed dense heads (model files from before have none)."""
 
+    trunk: nn.Module
+    policy_head: nn.Module
+    value_head: nn.Module
+
     def __init__(self, observation_shape: tuple[int, ...], num_actions: int, num_players: int,
                  network: str = "mlp", channels: int = 32, blocks: int = 2, hidden: int = 128,
                  action_planes: int | None = None) -> None:
@@ -60,7 +64,7 @@ class PolicyValueNet(nn.Module):
         self.shape = {"observation_shape": list(observation_shape), "num_actions": num_actions, "num_players": num_players,
                       "network": network, "channels": channels, "blocks": blocks, "hidden": hidden}
         self.cells = action_planes is not None
-        if self.cells:
+        if action_planes is not None:
             if network != "cnn" or len(observation_shape) != 3:
                 raise ValueError(f"action_planes needs the cnn network on board planes, got network {network!r} and shape {tuple(observation_shape)}")
             planes, rows, columns = observation_shape
@@ -75,7 +79,7 @@ class PolicyValueNet(nn.Module):
             return
         if network == "cnn":
             box = spaces.Box(0.0, 1.0, tuple(observation_shape), dtype=np.float32)
-            self.trunk: nn.Module = BoardCNN(box, channels=channels, blocks=blocks, features_dim=2 * hidden)
+            self.trunk = BoardCNN(box, channels=channels, blocks=blocks, features_dim=2 * hidden)
             features = 2 * hidden
         elif network == "mlp":
             size = int(np.prod(observation_shape))
@@ -143,6 +147,7 @@ class NetworkEvaluator:
         else:
             value = np.mean([absolute_values(values[i], p) for i, p in enumerate(players)], axis=0)
         if self.rollout_mix:
+            assert self.rng is not None  # checked in __init__
             value = (1 - self.rollout_mix) * value + self.rollout_mix * random_rollout(state.clone(), self.rng)
         return {p: probs[i] for i, p in enumerate(players)}, value
 
@@ -190,7 +195,8 @@ class InferenceCopy(nn.Module):
 
     def __init__(self, net: nn.Module) -> None:
         super().__init__()
-        self.net = copy.deepcopy(net).eval().to(dtype=torch.bfloat16, memory_format=torch.channels_last)
+        # Module.to takes memory_format (torch's docs), which its type stubs leave out.
+        self.net = copy.deepcopy(net).eval().to(dtype=torch.bfloat16, memory_format=torch.channels_last)  # type: ignore[call-overload]
 
     def forward(self, observations: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         x = observations.to(torch.bfloat16)

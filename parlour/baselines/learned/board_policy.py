@@ -99,16 +99,24 @@ class BoardPolicy(MaskableActorCriticPolicy):
         super().__init__(observation_space, action_space, lr_schedule, **kwargs)
 
     def _build_mlp_extractor(self) -> None:
-        _, rows, columns = self.observation_space.shape
+        trunk = self.features_extractor
+        assert isinstance(trunk, BoardTrunk) and isinstance(self.action_space, gymnasium.spaces.Discrete)
+        _, rows, columns = trunk.maps
         actions = int(self.action_space.n)
         if actions % (rows * columns):
             raise ValueError(f"BoardPolicy needs k moves per cell of the {rows} x {columns} board; the game has {actions} actions")
         arch = self.net_arch["vf"] if isinstance(self.net_arch, dict) else self.net_arch
-        self.mlp_extractor = BoardHeads(self.features_extractor.maps, actions // (rows * columns), list(arch))
+        # SB3 reads latent_dim_pi / latent_dim_vf and calls forward_actor / forward_critic:
+        # BoardHeads has all four, so it stands where SB3 types an MlpExtractor.
+        self.mlp_extractor = BoardHeads(trunk.maps, actions // (rows * columns), list(arch))  # type: ignore[assignment]
 
     def _build(self, lr_schedule: Any) -> None:
         super()._build(lr_schedule)
         self.action_net = nn.Identity()  # the heads' policy latent is the logits already
+        heads = self.mlp_extractor
+        assert isinstance(heads, BoardHeads)
         if self.ortho_init:  # small first logits, as SB3 gives its action layer
-            self.mlp_extractor.policy.apply(partial(self.init_weights, gain=0.01))
-        self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)
+            heads.policy.apply(partial(self.init_weights, gain=0.01))
+        # As SB3 builds it: optimizer_class is a torch optimizer taking lr (Adam by default),
+        # which SB3's annotation (the Optimizer base class) does not say.
+        self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)  # type: ignore[call-arg]

@@ -45,7 +45,7 @@ from parlour.baselines.learned.ppo import META_ENTRY, check_model_game, model_me
 from parlour.baselines.players.double_card import WINDOW_FEATURES, window_features
 from parlour.baselines.players.double_card_ntuple import REACH_FEATURES, ReachLogit, reach_indices
 from parlour.baselines.players.tribolo_ntuple import TRIBOLO_FEATURES, tribolo_seats, tribolo_window_indices
-from parlour.baselines.engines.alphabeta import optional_seconds
+from parlour.baselines.engines.alphabeta import AlphaBetaSearch, optional_seconds
 from parlour.baselines.policy import Param, Policy, lookup, register
 from parlour.errors import DamagedFileError
 from parlour.games.base import Game, State
@@ -217,12 +217,12 @@ def save_ntuple(weights: np.ndarray, path: str | os.PathLike, game: Game, extra:
                 features: str | None = None) -> Path:
     """Write a model file of the feature set ``features`` (default: the game's)
     atomically (an existing file is replaced only once the new one is complete)."""
-    features = ntuple_features(game, features)
+    feature_set = ntuple_features(game, features)
     weights = np.asarray(weights, dtype=np.float64)
-    if weights.shape != (features.size,) or not np.isfinite(weights).all():
-        raise ValueError(f"n-tuple weights for {game.name} must be {features.size} finite numbers, got shape {weights.shape}")
+    if weights.shape != (feature_set.size,) or not np.isfinite(weights).all():
+        raise ValueError(f"n-tuple weights for {game.name} must be {feature_set.size} finite numbers, got shape {weights.shape}")
     path = Path(path)
-    meta = {**model_meta(game), "kind": KIND, "features": features.name, "search": features.search, **(extra or {})}
+    meta = {**model_meta(game), "kind": KIND, "features": feature_set.name, "search": feature_set.search, **(extra or {})}
     array = io.BytesIO()
     np.save(array, weights, allow_pickle=False)
 
@@ -281,8 +281,10 @@ class NTuplePolicy(Policy):
         weights, meta = load_ntuple(path, self.game)
         features = ntuple_features(self.game, meta["features"])
         search = lookup(features.search, self.game)
-        self.search = search(self.game, self.seed, full_states=self.full_states, depth=self.config["depth"],
-                             time_limit=self.config["time_limit"])
+        searcher = search(self.game, self.seed, full_states=self.full_states, depth=self.config["depth"],
+                          time_limit=self.config["time_limit"])
+        assert isinstance(searcher, AlphaBetaSearch), f"{features.search!r} is an alpha-beta search with a leaf evaluation"
+        self.search = searcher
         self.search.evaluate = NTupleEvaluation(weights, features)
         self.meta = meta
 

@@ -178,7 +178,7 @@ def load_model(path: str | os.PathLike, game: Game, device: str = "cpu") -> Any:
     if model is None:
         try:
             with preserved_global_rng():
-                model = MaskablePPO.load(path, device=device)
+                model = MaskablePPO.load(str(path), device=device)
         except Exception as error:  # SB3 raises many kinds for a damaged archive
             raise DamagedFileError(f"model file {str(path)!r} cannot be loaded: {error}") from None
         for stale in [k for k in _models if k[0] == key[0] and k[3] == device]:  # an older version of the file

@@ -72,6 +72,7 @@ def load_module(directory: Path) -> Any:
     """One RLModule from its checkpoint directory, cached per process by path and time."""
     require_rllib_extra()
     from ray.rllib.core.rl_module.rl_module import RLModule
+    from ray.rllib.core.rl_module.torch import TorchRLModule
 
     key = (os.path.realpath(directory), os.stat(directory).st_mtime_ns)
     if key not in _modules:
@@ -79,6 +80,8 @@ def load_module(directory: Path) -> Any:
             module = RLModule.from_checkpoint(str(directory))
         except Exception as error:  # RLlib raises many kinds for a damaged checkpoint
             raise DamagedFileError(f"RLlib module {str(directory)!r} cannot be loaded: {error}") from None
+        if not isinstance(module, TorchRLModule):
+            raise DamagedFileError(f"RLlib module {str(directory)!r} is a {type(module).__name__}, not a torch module")
         module.eval()
         _modules[key] = module
     return _modules[key]
@@ -90,6 +93,7 @@ class RLlibPolicy(Policy):
     summary = "A PPO agent trained on Ray RLlib (spec `rllib:runs/NAME`); needs the rllib extra."
     source = "Schulman et al. 2017 (PPO); Liang et al. 2018 (RLlib)"
     positional = "path"
+    checkpoint: Path | str  # the checkpoint directory played (a snapshot's label for SnapshotPolicy)
     params = {
         "path": Param(None, "a run directory of `parlour train --backend rllib`, or one of its checkpoints", type=str),
         "module": Param(None, "the module that plays (default: shared, else the seat's own)", type=str),

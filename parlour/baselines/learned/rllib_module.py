@@ -19,7 +19,9 @@ Model settings (``model_config``): ``network`` (``auto``, ``mlp`` or ``cnn``),
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
+
+import gymnasium
 
 import torch
 from ray.rllib.core.columns import Columns
@@ -85,10 +87,13 @@ class MaskedPPOModule(TorchRLModule, ValueFunctionAPI):
     """PPO's policy and value for a parlour env (see the module docstring)."""
 
     def setup(self) -> None:
-        settings = model_settings(self.model_config, strict=False)
+        # The env's spaces, and the model_config dict the training config built (model_settings).
+        assert isinstance(self.observation_space, gymnasium.spaces.Dict) and isinstance(self.action_space, gymnasium.spaces.Discrete)
+        settings = model_settings(cast("dict[str, Any] | None", self.model_config), strict=False)
         inner = self.observation_space["observations"]
+        assert inner.shape is not None
         self.encoder = MaskedEncoder(tuple(inner.shape), settings)
-        self.pi = nn.Linear(self.encoder.features_dim, self.action_space.n)
+        self.pi = nn.Linear(self.encoder.features_dim, int(self.action_space.n))
         self.vf = nn.Linear(self.encoder.features_dim, 1)
 
     def _forward(self, batch: dict[str, Any], **kwargs: Any) -> dict[str, Any]:

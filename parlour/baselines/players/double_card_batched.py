@@ -62,7 +62,9 @@ def h1_counts(board: np.ndarray) -> np.ndarray:
     rays = _RAYS[starts]  # (K, 4, 7)
     cells = games.astype(np.int32)[:, None, None] * (OFF + 1) + rays  # into the flattened (n, 97) arrays
     empty = empty.reshape(-1)
-    valid, first, length = [], [], []
+    valid_parts: list[np.ndarray] = []
+    first_parts: list[np.ndarray] = []
+    length_parts: list[np.ndarray] = []
     for feature in features:  # colours, then dots
         values = feature.reshape(-1)[cells]  # (K, 4, 7)
         same = values == values[:, :, 3:4]
@@ -73,10 +75,10 @@ def h1_counts(board: np.ndarray) -> np.ndarray:
         run = 1 + back_one.astype(np.int8) + two_back + fore_one + two_fore
         before = np.where(two_back, cells[:, :, 0], np.where(back_one, cells[:, :, 1], cells[:, :, 2]))
         after = np.where(two_fore, cells[:, :, 6], np.where(fore_one, cells[:, :, 5], cells[:, :, 4]))
-        valid.append(((run == 2) | (run == 3)) & (empty[before] | empty[after]))
-        first.append(np.where(two_back, rays[:, :, 1], np.where(back_one, rays[:, :, 2], rays[:, :, 3])))
-        length.append(run)
-    valid, first, length = (np.stack(parts, axis=2) for parts in (valid, first, length))  # (K, 4 directions, 2 kinds)
+        valid_parts.append(((run == 2) | (run == 3)) & (empty[before] | empty[after]))
+        first_parts.append(np.where(two_back, rays[:, :, 1], np.where(back_one, rays[:, :, 2], rays[:, :, 3])))
+        length_parts.append(run)
+    valid, first, length = (np.stack(parts, axis=2) for parts in (valid_parts, first_parts, length_parts))  # (K, 4 directions, 2 kinds)
     direction = np.arange(4)[None, :, None]
     kind = np.arange(2)[None, None, :]
     key = ((games[:, None, None] * 4 + direction) * 2 + kind) * (OFF + 1) + first.astype(np.int64)

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from parlour.games.double_card import COLS, R_DOT, R_RING, ROWS, W_DOT, W_RING
+from parlour.games.double_card import COLS, R_DOT, R_RING, ROWS, W_DOT, W_RING, DoubleCardState
 
 WINDOW = 4
 SYMBOLS = 7
@@ -147,7 +147,7 @@ for _array in (WINDOW_CELLS, WINDOW_ORIENTATION, CLASS_OF, THREAT_COLOUR, THREAT
     _array.flags.writeable = False
 
 
-def cell_symbols(state: object) -> np.ndarray:
+def cell_symbols(state: DoubleCardState) -> np.ndarray:
     """Every cell's symbol (see :data:`SYMBOLS`), cell by cell (row 1 first): its segment,
     plus for an empty one the symbol of its height above its column's top segment (the
     rules' ``heights``)."""
@@ -156,7 +156,7 @@ def cell_symbols(state: object) -> np.ndarray:
     return segments + _EMPTY_SYMBOL[_ROW_MINUS_COLUMN_HEIGHT - heights[_COLUMN]]
 
 
-def window_codes(state: object) -> np.ndarray:
+def window_codes(state: DoubleCardState) -> np.ndarray:
     """The base-7 code of every window (:data:`WINDOW_CELLS`)."""
     return cell_symbols(state)[WINDOW_CELLS] @ _POWERS
 
@@ -168,7 +168,7 @@ def _threat_index(codes: np.ndarray, colours_to_move: bool) -> int:
     return _THREAT_BASE + 2 * (THREAT_COUNTS * colour + dot) + colours_to_move
 
 
-def reach_indices(state: object) -> np.ndarray:
+def reach_indices(state: DoubleCardState) -> np.ndarray:
     """The weight index of every window and of the threat tuple, from the colours seat's
     view: one row of 223 (see the module docstring)."""
     codes = window_codes(state)
@@ -191,7 +191,7 @@ class ReachLogit:
         self.by_code = [np.ascontiguousarray(weights[_CLASS_FLAT + side * WINDOW_CLASSES]) for side in (0, 1)]
         self.weights = weights
 
-    def __call__(self, state: object) -> float:
+    def __call__(self, state: DoubleCardState) -> float:
         codes = window_codes(state)
         colours_to_move = state.to_move == state.game.colors_seat
         total = self.by_code[colours_to_move].take(codes + _CODE_OFFSET).sum()
