@@ -18,7 +18,7 @@ from parlour.baselines.policy import playable
 from parlour.envs import sticks_v0
 from parlour.games import GAMES, load_game
 from parlour.evaluation.arena import play_match
-from parlour.web.specs import web_spec
+from parlour.table.specs import web_spec
 
 ROOT = Path(__file__).resolve().parents[1]
 
