@@ -4,11 +4,12 @@ Layers, lowest first (docs/architecture.md draws them):
 
 0. the foundation: ``errors``, ``atomic``, ``processes``, ``locks``, ``ray_cluster``, ``_version``;
 1. ``games``: the rules, numpy and the standard library only;
-2. beside the rules, importing only them: ``render`` (the games' pictures) and
-   ``interop`` (OpenSpiel's games as parlour games and back);
+2. beside the rules, importing only them: ``render`` (the games' pictures),
+   ``interop`` (OpenSpiel's games as parlour games and back) and ``zoo`` (the shipped
+   agents' cards and model files, as data);
 3. the environments: ``envs`` (PettingZoo) and ``vector`` (batched engines and their
    vector envs);
-4. the players: ``baselines`` and ``zoo``;
+4. the players: ``baselines`` (the zoo's agents as policies too);
 5. ``evaluation``: the arena, ratings, reports, win rates; beside it ``table``, a person
    playing policies (sessions, thinking workers), which the web and the terminal drive;
 6. ``training``;
@@ -50,8 +51,8 @@ LAYERS = {
     "parlour.interop": 2,  # games from and for other frameworks: imports only the rules
     "parlour.envs": 3,
     "parlour.vector": 3,  # batched engines (numpy) and their Gymnasium / SB3 vector envs
+    "parlour.zoo": 2,  # the shipped trained agents as data (cards, model files): imports only the rules
     "parlour.baselines": 4,
-    "parlour.zoo": 4,  # the shipped trained agents: policies from package data
     "parlour.evaluation": 5,  # the arena, ratings, reports, win rates: what every front end plays matches with
     "parlour.table": 5,  # a person playing policies: sessions, thinking workers, specs (no HTTP)
     "parlour.training": 6,
