@@ -131,7 +131,7 @@ def test_existing_results_are_a_usage_error(tmp_path, capsys):
 
 
 def test_failures_are_one_line_with_status_1(monkeypatch, tmp_path, capsys):
-    import parlour.evaluation.arena_games
+    import parlour.evaluation.match_games
     import parlour.evaluation.report
 
     def boom(*args, **kwargs):
@@ -139,7 +139,7 @@ def test_failures_are_one_line_with_status_1(monkeypatch, tmp_path, capsys):
 
     arena = ["arena", "--game", "sticks", "--agents", "random", "random:", "--games", "2", "--quiet", "--no-plot"]
     with monkeypatch.context() as patch:
-        patch.setattr(parlour.evaluation.arena_games, "play_game", boom)  # a game fails in the arena
+        patch.setattr(parlour.evaluation.match_games, "play_game", boom)  # a game fails in the arena
         code, _, err = outcome(capsys, arena)
     assert code == 1 and "game 0 (seat 0: random, seat 1: random:) failed: RuntimeError: boom" in error_line(err)
 

@@ -4,14 +4,16 @@ Layers, lowest first (docs/architecture.md draws them):
 
 0. the foundation: ``errors``, ``atomic``, ``processes``, ``locks``, ``ray_cluster``, ``_version``;
 1. ``games``: the rules, numpy and the standard library only;
-2. beside the rules, importing only them: ``render`` (the games' pictures) and
-   ``interop`` (OpenSpiel's games as parlour games and back);
+2. beside the rules, importing only them: ``render`` (the games' pictures),
+   ``interop`` (OpenSpiel's games as parlour games and back) and ``zoo`` (the shipped
+   agents' cards and model files, as data);
 3. the environments: ``envs`` (PettingZoo) and ``vector`` (batched engines and their
    vector envs);
-4. the players: ``baselines`` and ``zoo``;
-5. ``evaluation``: the arena, ratings, reports, win rates;
+4. the players: ``baselines`` (the zoo's agents as policies too);
+5. ``evaluation``: the arena, ratings, reports, win rates; beside it ``table``, a person
+   playing policies (sessions, thinking workers), which the web and the terminal drive;
 6. ``training``;
-7. the front ends: ``cli``, ``play``, ``web``, ``bench``, and the wiring that names every
+7. the front ends: ``cli``, ``terminal``, ``web``, ``bench``, and the wiring that names every
    layer's entry points for Gymnasium's and PettingZoo's registries (``registration``,
    loaded by the root package ``parlour``: its names are strings, so importing
    ``parlour`` still loads the rules alone).
@@ -49,18 +51,19 @@ LAYERS = {
     "parlour.interop": 2,  # games from and for other frameworks: imports only the rules
     "parlour.envs": 3,
     "parlour.vector": 3,  # batched engines (numpy) and their Gymnasium / SB3 vector envs
+    "parlour.zoo": 2,  # the shipped trained agents as data (cards, model files): imports only the rules
     "parlour.baselines": 4,
-    "parlour.zoo": 4,  # the shipped trained agents: policies from package data
     "parlour.evaluation": 5,  # the arena, ratings, reports, win rates: what every front end plays matches with
+    "parlour.table": 5,  # a person playing policies: sessions, thinking workers, specs (no HTTP)
     "parlour.training": 6,
-    "parlour.play": 7,
+    "parlour.terminal": 7,
     "parlour.web": 7,
     "parlour.bench": 7,  # the benchmark: ladders and cards on top of the arena
     "parlour.cli": 7,
     "parlour.registration": 7,  # names every layer's entry points (as strings) for the registries
     "parlour": 7,  # the root package itself only (it calls registration); no catch-all for its modules
 }
-NAMES = {0: "foundation", 1: "games", 2: "beside the games", 3: "envs", 4: "baselines", 5: "evaluation", 6: "training",
+NAMES = {0: "foundation", 1: "games", 2: "beside the games", 3: "envs", 4: "baselines", 5: "evaluation and table", 6: "training",
          7: "front ends"}
 
 
@@ -223,7 +226,7 @@ def loaded_after(statement: str) -> list[str]:
     return json.loads(out.strip().splitlines()[-1])
 
 
-FORBIDDEN = ("parlour.envs", "parlour.baselines", "parlour.training", "parlour.cli", "parlour.play", "parlour.interop", "parlour.render", "torch",
+FORBIDDEN = ("parlour.envs", "parlour.baselines", "parlour.training", "parlour.cli", "parlour.terminal", "parlour.table", "parlour.interop", "parlour.render", "torch",
              "stable_baselines3", "sb3_contrib", "pyspiel", "parlour.web", "starlette")
 
 

@@ -11,14 +11,14 @@ import pytest
 torch = pytest.importorskip("torch", reason="needs the train extra")
 
 import parlour.zoo as zoo
-from parlour.baselines import make_from_spec
+from parlour.baselines import make_from_spec, zoo_agent
 from parlour.baselines.learned.az_model import PolicyValueNet, save_az_model
 from parlour.baselines.learned.ntuple import ntuple_features
 from parlour.baselines.policy import playable
 from parlour.envs import sticks_v0
 from parlour.games import GAMES, load_game
 from parlour.evaluation.arena import play_match
-from parlour.web.specs import web_spec
+from parlour.table.specs import web_spec
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -39,14 +39,14 @@ def test_the_shipped_zoo_is_package_data():
 def test_each_shipped_agent_plays_legal_moves(name):
     if name not in zoo.available():
         with pytest.raises(ValueError, match=f"the zoo has no agent for {name} yet"):
-            zoo.load(name)
+            zoo_agent(name)
         return
     game = load_game(name, **zoo.card(name).game_options)
     agents = [f"zoo:{name}", *["random"] * (game.num_players - 1)]
     match = play_match(game, agents, games=2, seed=0, workers=1, progress=False)
     assert len(match.records) >= 2  # whole cycles of seats
     assert "zoo" in playable(game)
-    policy = zoo.load(name)  # on the options it was trained with
+    policy = zoo_agent(name)  # on the options it was trained with
     assert policy.game == game
 
 
@@ -81,14 +81,17 @@ def tiny_zoo(tmp_path, monkeypatch):
     return models
 
 
-def test_zoo_specs_and_load(tiny_zoo):
+def test_zoo_specs_and_zoo_agent(tiny_zoo):
     assert zoo.available() == ["sticks"]
     entry = zoo.card("sticks")
     assert entry.play == {"simulations": 8} and entry.config["algo"] == "alphazero"
     assert entry.spec() == f"az:{tiny_zoo / 'sticks.zip'},simulations=8"
     assert entry.spec(simulations=0, deterministic=False) == f"az:{tiny_zoo / 'sticks.zip'},simulations=0,deterministic=false"
+    assert entry.player_params(simulations=0, deterministic=None) == {"simulations": 0}  # None: the card's
     game = load_game("sticks")
     state = game.new_initial_state()
+    built, spelled = make_from_spec("zoo:sticks,deterministic=false", game, seed=5), make_from_spec(entry.spec(deterministic=False), game, seed=5)
+    assert repr(built.inner) == repr(spelled) and built.act(state.info_state(0)) == spelled.act(state.info_state(0))  # the card's player itself
     for spec in ("zoo", "zoo:sticks", "zoo:sticks,simulations=0", "zoo:entry=sticks,deterministic=false,temperature=0.5"):
         a, b = make_from_spec(spec, game, seed=3), make_from_spec(spec, game, seed=3)
         move = a.act(state.info_state(0))
@@ -97,17 +100,17 @@ def test_zoo_specs_and_load(tiny_zoo):
     with pytest.raises(ValueError, match="policy 'zoo' cannot play tribolo: the zoo has no agent for it yet"):
         make_from_spec("zoo", "tribolo")
     with pytest.raises(ValueError, match="the zoo has no agent for goofspiel yet; it has agents for sticks"):
-        zoo.load("goofspiel")
+        zoo_agent("goofspiel")
     with pytest.raises(ValueError, match="unknown game 'chess'"):
-        zoo.load("chess")
+        zoo_agent("chess")
     spec, _ = web_spec("zoo:sticks,simulations=4", game, None, 3.0)  # a web client may seat it
     assert make_from_spec(spec, game).config["simulations"] == 4 and spec.startswith("zoo:")
 
 
-def test_load_acts_on_a_pettingzoo_observation(tiny_zoo):
+def test_zoo_agent_acts_on_a_pettingzoo_observation(tiny_zoo):
     env = sticks_v0.env()
     env.reset(seed=0)
-    policy = zoo.load("sticks", simulations=0)
+    policy = zoo_agent("sticks", simulations=0)
     observation, *_ = env.last()
     action = policy.act_observation(observation)
     assert observation["action_mask"][action] == 1
@@ -136,7 +139,7 @@ def test_an_ntuple_agent_searches_from_a_pettingzoo_observation(tmp_path, monkey
     assert entry.kind == "ntuple" and entry.config["ntuple"] == settings and entry.game_options == game.config
     env = double_card_v0.env()
     env.reset(seed=0)
-    policy = zoo.load("double_card")
+    policy = zoo_agent("double_card")
     for _ in range(4):
         observation, *_ = env.last()
         action = policy.act_observation(observation)
@@ -179,7 +182,7 @@ def test_another_rules_version_is_refused(tiny_zoo, monkeypatch):
     monkeypatch.setattr(game_class, "rules_version", 2)
     with pytest.raises(ValueError, match="the zoo's sticks agent was made for version 1 of the sticks rules; "
                                          "this parlour plays version 2: it needs a new model"):
-        zoo.load("sticks")
+        zoo_agent("sticks")
     with pytest.raises(ValueError, match=r"was made for version 1 of the sticks rules; this parlour plays version 2.*train it again"):
         make_from_spec(f"az:{tiny_zoo / 'sticks.zip'}", "sticks")
 

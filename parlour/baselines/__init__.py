@@ -12,7 +12,8 @@ Layout (one job per folder):
 - ``players/``: everything one game knows, a module per game (its original AI, its
   heuristics, its own solver, its reference opponents), registered with the generic
   registries when imported;
-- ``learned/``: players backed by trained models (``ppo:``) and their file format;
+- ``learned/``: players backed by trained models (``ppo:``, ``az:``, ``ntuple:``, and
+  ``zoo:``, the shipped agents: ``zoo_agent(game)``) and their file formats;
 - ``external``: players from outside parlour (a Python function, an SB3 model file, a
   TorchScript policy), for the arena and the benchmark.
 
@@ -32,6 +33,7 @@ from parlour.baselines.policy import (
     parse_spec,
     register,
 )
+from parlour.baselines.learned.zoo_player import zoo_agent
 from parlour.baselines.references import References, references
 
 __all__ = [
@@ -46,4 +48,5 @@ __all__ = [
     "parse_spec",
     "references",
     "register",
+    "zoo_agent",
 ]

@@ -1,4 +1,4 @@
-"""``parlour play``: a game in the terminal against a policy (``parlour.play``)."""
+"""``parlour play``: a game in the terminal against a policy (``parlour.terminal``)."""
 
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ def add_parser(sub: Any, common: argparse.ArgumentParser) -> None:
 
 
 def _play(args: argparse.Namespace) -> int:
-    from parlour.play import play
+    from parlour.terminal import play
 
     game = make_game(args.game, parse_options(args.option))
     check_spec(args.opponent, game)

@@ -21,31 +21,29 @@ the same table for 1 or N workers.
 
 Policies act only on ``state.info_state(seat)``; at a simultaneous step every current
 seat chooses from its information state before the joint action is applied.
-Workers are spawned processes (spawn-safe top-level functions) that rebuild the game
-and the policies from their specs (or unpickle policy objects).
+
+This module is the match: its schedule and one game are :mod:`parlour.evaluation.match_games`,
+and the games are played here (one worker), in local worker processes
+(:mod:`parlour.evaluation.match_pool`: spawned processes that rebuild the game and the
+policies from their specs, or unpickle policy objects) or as Ray tasks
+(:mod:`parlour.evaluation.match_ray`).
 """
 
 from __future__ import annotations
 
 import contextlib
-import math
-import pickle
-import signal
 import sys
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
 
 import numpy as np
 
 from parlour.baselines import Policy
-from parlour.games.base import Game
-from parlour.processes import die_with_parent
-from parlour.evaluation.arena_games import (  # the games' names, also imported from here
+from parlour.evaluation.match_games import (  # the games' names, also imported from here
     MAX_PERMUTED_SEATS,  # noqa: F401
     AgentLike,
-    GameFailed,
+    GameFailed,  # noqa: F401
     GameRecord,
     GameSpec,
     Schedule,
@@ -56,43 +54,11 @@ from parlour.evaluation.arena_games import (  # the games' names, also imported 
     play_game,  # noqa: F401
     play_reporting,
 )
+from parlour.evaluation.match_pool import play_in_pool
+from parlour.games.base import Game
 
 BACKENDS = ("local", "ray")
-"""Where ``play_match`` plays: local processes, or Ray tasks (``arena_ray``)."""
-
-_WORKER: dict[str, Any] = {}
-
-
-def _init_worker(game: Game, packed_agents: bytes | Sequence[AgentLike]) -> None:
-    """Run once in each worker process: rebuild the game's policies.  Ctrl-C is the
-    parent's to handle (it stops the workers), so the workers ignore it.
-
-    The agents come pickled by the parent (or as they are) and are unpickled here, where a failure (a
-    model file gone, a policy that cannot be rebuilt) is kept and raised by the first
-    task, so the parent reports it.  Unpickled by the pool itself, such a failure would
-    kill every worker at start, and a pool restarts dead workers forever."""
-    die_with_parent()  # even a SIGKILL of the parent ends its workers
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:
-        agents = pickle.loads(packed_agents) if isinstance(packed_agents, bytes) else packed_agents
-        _WORKER["game"] = game
-        _WORKER["policies"] = build_agents(game, agents)
-        if "torch" in sys.modules:  # a trained player: one thread per worker, as many workers as cores
-            sys.modules["torch"].set_num_threads(1)
-        _WORKER["labels"] = agent_labels(agents)
-    except Exception as error:  # noqa: BLE001 (any failure is reported by the first task)
-        _WORKER["error"] = GameFailed(f"a worker could not set up the agents: {type(error).__name__}: {error}")
-
-
-def _play_chunk(specs: Sequence[GameSpec]) -> tuple[list[GameRecord], np.ndarray]:
-    """Play some games in a worker; returns their records and the timing added."""
-    if "error" in _WORKER:
-        raise _WORKER["error"]
-    game, policies, labels = _WORKER["game"], _WORKER["policies"], _WORKER["labels"]
-    timing = np.zeros((len(policies), 2))
-    records = [play_reporting(game, policies, labels, spec, timing) for spec in specs]
-    return records, timing
-
+"""Where ``play_match`` plays: local processes, or Ray tasks (``match_ray``)."""
 
 class _Progress:
     """tqdm if installed (it comes with the ``train`` extra), else a plain stderr counter."""
@@ -162,7 +128,7 @@ def play_match(
     """Play ``games`` games per group of agents (see the module docstring for the
     schedule and seeds) with ``workers`` processes; the records are the same for any
     number of workers.  ``backend="ray"``: the games are Ray tasks over every CPU of the
-    cluster at ``address`` (see ``arena_ray``; ``workers`` is then the cluster's CPUs),
+    cluster at ``address`` (see ``match_ray``; ``workers`` is then the cluster's CPUs),
     with the same records again.  ``opening``: every game starts with this many plies
     drawn uniformly at random from its seed (as the benchmark's ladders do), so that
     deterministic searchers do not replay one game.
@@ -217,16 +183,16 @@ def play_specs(
     records: list[GameRecord] = []
     try:
         if backend == "ray":
-            from parlour.evaluation.arena_ray import play_on_ray
+            from parlour.evaluation.match_ray import play_on_ray
 
-            records, workers = play_on_ray(game, agents, specs, timing, bar, address)
+            records, workers = play_on_ray(game, agents, specs, timing, bar.update, address)
         elif workers == 1:
             with _one_torch_thread():
                 for spec in specs:
                     records.append(play_reporting(game, policies, labels, spec, timing))
                     bar.update(1)
         else:
-            records = _play_parallel(game, agents, specs, workers, timing, bar)
+            records = play_in_pool(game, agents, specs, workers, timing, bar.update)
     finally:
         bar.close()
     records.sort(key=lambda r: r.index)
@@ -249,32 +215,3 @@ def _one_torch_thread() -> Iterator[None]:
         yield
     finally:
         torch.set_num_threads(threads)
-
-
-def _chunks(items: Sequence[GameSpec], size: int) -> Iterable[Sequence[GameSpec]]:
-    for start in range(0, len(items), size):
-        yield items[start : start + size]
-
-
-def _play_parallel(
-    game: Game,
-    agents: Sequence[AgentLike],
-    specs: Sequence[GameSpec],
-    workers: int,
-    timing: np.ndarray,
-    bar: _Progress,
-) -> list[GameRecord]:
-    import multiprocessing
-
-    size = max(1, min(64, math.ceil(len(specs) / (workers * 8))))
-    context = multiprocessing.get_context("spawn")
-    records: list[GameRecord] = []
-    # Leaving the block terminates the workers at once, whatever ended it: the last
-    # result, a failed game, or Ctrl-C (which the workers ignore, so that only this
-    # process reports it), instead of waiting for the games still queued.
-    with context.Pool(workers, initializer=_init_worker, initargs=(game, pickle.dumps(list(agents)))) as pool:
-        for chunk_records, chunk_timing in pool.imap_unordered(_play_chunk, list(_chunks(specs, size))):
-            records.extend(chunk_records)
-            timing += chunk_timing
-            bar.update(len(chunk_records))
-    return records

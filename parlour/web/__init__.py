@@ -1,6 +1,8 @@
 """``parlour serve``: the games in the browser (the ``web`` extra: Starlette and uvicorn).
 
-``session`` is a game played by people and policies, with no web framework in it;
-``app`` serves sessions as a JSON API and the page in ``static/`` (plain HTML, CSS and
-JavaScript).  See docs/web.md.
+HTTP only: ``app`` serves the sessions of :mod:`parlour.table` (a game played by people
+and policies, with no web framework in it) as a JSON API and the page in ``static/``
+(plain HTML, CSS and JavaScript); ``guard`` checks every request, ``store`` keeps the
+games in play on the server, ``errors`` gives each refusal its HTTP status.  See
+docs/web.md.
 """

@@ -1,4 +1,5 @@
-"""``parlour serve``: the games in the browser, a Starlette app over :mod:`.session`.
+"""``parlour serve``: the games in the browser, a Starlette app over
+:mod:`parlour.table.session`.
 
 The page (``static/``: plain HTML, CSS and JavaScript, no build step) asks the JSON API
 below for everything; the server keeps the games (:mod:`.store`) and checks every move
@@ -8,9 +9,9 @@ Every request is treated as hostile (docs/web.md says what that covers): bodies 
 up to a size and must be one JSON object (:mod:`.guard`); a bad request of any kind is a
 4xx with ``{"error": ...}``; a request may name only parlour's own players and the models
 in the runs directory, and every search thinks within the per-move limit
-(:mod:`.specs`); policies think in worker processes, never on the event loop
-(:mod:`.thinking`), and everything else a request does (rules, pictures, files) runs in
-a thread, so one slow game never delays another client.
+(:mod:`parlour.table.specs`); policies think in worker processes, never on the event
+loop (:mod:`parlour.table.thinking`), and everything else a request does (rules,
+pictures, files) runs in a thread, so one slow game never delays another client.
 
 | method and path | body / query | answer |
 |---|---|---|
@@ -48,12 +49,13 @@ from starlette.staticfiles import StaticFiles
 
 from parlour.games import GAMES, load_game
 from parlour.games.base import shown
-from parlour.web.errors import Busy, SessionError
+from parlour.table.errors import SessionError
+from parlour.table.session import DEFAULT_MOVE_SECONDS, PERSON, GameSession, from_arena
+from parlour.table.specs import find_models, web_players
+from parlour.table.thinking import LocalThinker, Thinkers
+from parlour.web.errors import Busy, http_status
 from parlour.web.guard import MAX_BODY, Guard, parse_object, read_body
-from parlour.web.session import DEFAULT_MOVE_SECONDS, PERSON, GameSession, from_arena
-from parlour.web.specs import find_models, web_players
 from parlour.web.store import Sessions
-from parlour.web.thinking import LocalThinker, Thinkers
 
 STATIC = Path(__file__).parent / "static"
 LOG = logging.getLogger("parlour.web")
@@ -208,7 +210,7 @@ def create_app(runs_dir: str | Path | None = None, max_sessions: int = 500, *, i
         return FileResponse(STATIC / "index.html")
 
     async def refused(request: Request, error: SessionError) -> JSONResponse:
-        return JSONResponse({"error": str(error)}, status_code=error.status)
+        return JSONResponse({"error": str(error)}, status_code=http_status(error))
 
     async def http_error(request: Request, error: HTTPException) -> Response:
         return JSONResponse({"error": error.detail}, status_code=error.status_code, headers=error.headers)

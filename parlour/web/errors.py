@@ -1,13 +1,18 @@
 """The refusals of ``parlour serve``: each an exception with its HTTP status, answered
-as ``{"error": "..."}`` (never a 500 for anything a request can send)."""
+as ``{"error": "..."}`` (never a 500 for anything a request can send).  A table's own
+refusal (:class:`parlour.table.errors.SessionError`) is a 400 Bad Request."""
 
 from __future__ import annotations
 
+from parlour.table.errors import SessionError
 
-class SessionError(ValueError):
-    """A request the server refuses, with the reason: 400 Bad Request."""
+BAD_REQUEST = 400
+"""The status of a refusal that names no other."""
 
-    status = 400
+
+def http_status(error: SessionError) -> int:
+    """The HTTP status that answers ``error``."""
+    return getattr(error, "status", BAD_REQUEST)
 
 
 class NotFound(SessionError):

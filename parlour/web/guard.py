@@ -24,7 +24,8 @@ from urllib.parse import parse_qs
 from starlette.requests import Request
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from parlour.web.errors import NotJSON, SessionError, TooLarge
+from parlour.table.errors import SessionError
+from parlour.web.errors import NotJSON, TooLarge
 
 MAX_BODY = 1_000_000
 """The largest body read, in bytes (a saved game of the longest Double Card is ~20 kB)."""

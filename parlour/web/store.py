@@ -24,8 +24,9 @@ from pathlib import Path
 from typing import Any
 
 from parlour.atomic import write_atomic
-from parlour.web.errors import NotFound, SessionError
-from parlour.web.session import GameSession
+from parlour.table.errors import SessionError
+from parlour.table.session import GameSession
+from parlour.web.errors import NotFound
 
 ID = re.compile(r"[A-Za-z0-9_-]{16}")
 """What an id looks like (``secrets.token_urlsafe(12)``); anything else is unknown."""

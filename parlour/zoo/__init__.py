@@ -10,12 +10,13 @@ Here each game's agent is two small files of package data in ``parlour/zoo/model
   the training command and configuration that made it, the parlour version and the
   game's rules version it was made with, and its ``parlour bench`` card.
 
-``load("tribolo")`` is a :class:`~parlour.baselines.policy.Policy` for the game's default
-options (``act`` searches from an information state; ``act_observation`` takes a
-PettingZoo observation: a network agent's network alone, an n-tuple agent's search from
-the position it shows); the spec ``zoo:GAME`` plays it wherever a
-policy spec is accepted (``parlour arena``, ``play``, ``serve``, ``bench``).  A card made
-for another version of the game's rules is refused: its moves may mean something else.
+This package is the data alone (it imports only the rules): finding a card, reading it,
+and checking it against the game's rules version (a card made for another version of
+the rules is refused: its moves may mean something else).  The players layer makes the
+policy: the spec ``zoo:GAME`` plays the agent wherever a policy spec is accepted
+(``parlour arena``, ``play``, ``serve``, ``bench``), and
+:func:`parlour.baselines.zoo_agent` gives it from Python (``act`` searches from an
+information state; ``act_observation`` takes a PettingZoo observation).
 """
 
 from __future__ import annotations
@@ -69,9 +70,15 @@ class ZooCard:
         options = ", ".join(f"{key}={value}" for key, value in self.game_options.items()) or "its default options"
         return f"the zoo's {self.game} agent was trained on {self.game} with {options}; this game's observations and actions differ"
 
+    def player_params(self, **overrides: Any) -> dict[str, Any]:
+        """The parameters its ``kind`` of player plays with: the card's ``play``, changed by
+        ``overrides`` (``None``: the card's), the model's path aside."""
+        return {**self.play, **{key: value for key, value in overrides.items() if value is not None}}
+
     def spec(self, **overrides: Any) -> str:
-        """The policy spec that plays this agent (``az:PATH,simulations=...``)."""
-        params = {**self.play, **{key: value for key, value in overrides.items() if value is not None}}
+        """The policy spec that plays this agent (``az:PATH,simulations=...``), as text to
+        show or to give the command line."""
+        params = self.player_params(**overrides)
         return ",".join([f"{self.kind}:{self.model}", *(f"{key}={_text(value)}" for key, value in params.items())])
 
 
@@ -106,12 +113,3 @@ def card(game: str) -> ZooCard:
                          f"this parlour plays version {version}: it needs a new model")
     return made
 
-
-def load(game: str, seed: int | None = None, **overrides: Any) -> Any:
-    """The zoo's agent for ``game``, on the options it was trained with
-    (``ZooCard.game_options``), as a policy; ``overrides`` change how it plays
-    (``simulations=0``: the network alone)."""
-    from parlour.baselines.policy import make
-
-    entry = card(game)  # the zoo's own error for a game it has no agent for
-    return make("zoo", load_game(game, **entry.game_options), seed=seed, entry=game, **overrides)

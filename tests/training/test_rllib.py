@@ -23,7 +23,7 @@ from parlour.bench.run import bench
 from parlour.cli import main
 from parlour.errors import DamagedFileError, IllegalActionError
 from parlour.games import load_game
-from parlour.play import play
+from parlour.terminal import play
 from parlour.evaluation.arena import play_match
 from parlour.training.config import TrainConfig
 from parlour.ray_cluster import loopback_only

@@ -371,7 +371,7 @@ def test_ppo_player_is_deterministic_and_pickles(tmp_path):
 def test_trained_agent_plays_in_the_terminal_and_the_arena_cli(tmp_path, capsys):
     import io
 
-    from parlour.play import play
+    from parlour.terminal import play
 
     run = tmp_path / "run"
     Trainer(small_config(timesteps=256, opponents=["random"]), run, progress=False, log=lambda _: None).run()

@@ -28,7 +28,7 @@ class LiveServer:
 @pytest.fixture(scope="module")
 def thinkers():
     """Two thinking processes shared by a module's apps (each app would start its own)."""
-    from parlour.web.thinking import Thinkers
+    from parlour.table.thinking import Thinkers
 
     pool = Thinkers(2)
     yield pool

@@ -12,7 +12,7 @@ from helpers import sticks_without_end
 from starlette.testclient import TestClient  # noqa: E402
 
 from parlour.web.app import create_app  # noqa: E402
-from parlour.web.thinking import LocalThinker  # noqa: E402
+from parlour.table.thinking import LocalThinker  # noqa: E402
 
 
 @pytest.fixture

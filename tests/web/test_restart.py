@@ -20,7 +20,7 @@ from starlette.testclient import TestClient  # noqa: E402
 
 from parlour.games import load_game  # noqa: E402
 from parlour.web.app import create_app  # noqa: E402
-from parlour.web.session import GameSession  # noqa: E402
+from parlour.table.session import GameSession  # noqa: E402
 from parlour.web.store import Sessions  # noqa: E402
 
 

@@ -1,8 +1,10 @@
-"""``zoo:GAME``: the model zoo's agent for a game (``parlour.zoo``), as a policy spec.
+"""``zoo:GAME``: the model zoo's agent for a game (``parlour.zoo``, its cards and model
+files), as a policy spec; :func:`zoo_agent` is the same from Python.
 
 It is the card's own player (``az:``, ``ppo:`` or ``ntuple:`` on the shipped model file,
-with the card's parameters) under a name that does not depend on where parlour is installed;
-``simulations``, ``deterministic``, ``temperature`` and ``inference`` override the card's.
+made with the card's parameters) under a name that does not depend on where parlour is
+installed; ``simulations``, ``deterministic``, ``temperature`` and ``inference`` override
+the card's.
 """
 
 from __future__ import annotations
@@ -11,7 +13,9 @@ from typing import Any
 
 import numpy as np
 
-from parlour.baselines.policy import Param, Policy, make_from_spec, register
+from parlour.baselines.policy import Param, Policy, make, register
+from parlour.games import load_game
+from parlour.zoo import available, card
 
 
 @register
@@ -30,8 +34,6 @@ class ZooPolicy(Policy):
 
     @classmethod
     def unsupported(cls, game: Any, full_states: bool = False) -> str | None:
-        from parlour.zoo import available, card
-
         if game.name not in available():
             return f"the zoo has no agent for it yet (it has agents for {', '.join(available()) or 'no game'})"
         try:
@@ -40,8 +42,6 @@ class ZooPolicy(Policy):
             return str(error)
 
     def setup(self) -> None:
-        from parlour.zoo import card
-
         entry = self.config["entry"] or self.game.name
         if entry != self.game.name:
             raise ValueError(f"zoo:{entry} is the zoo's {entry} agent; it cannot play {self.game.name} (use zoo:{self.game.name})")
@@ -55,7 +55,7 @@ class ZooPolicy(Policy):
         if self.card.kind == "ntuple" and any(value is not None for value in overrides.values()):
             raise ValueError(f"the zoo's {entry} agent is an n-tuple evaluation inside an alpha-beta search: "
                              "simulations, deterministic, temperature and inference do not apply")
-        self.inner = make_from_spec(self.card.spec(**overrides), self.game, seed=self.seed)
+        self.inner = make(self.card.kind, self.game, seed=self.seed, path=str(self.card.model), **self.card.player_params(**overrides))
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
@@ -83,3 +83,12 @@ class ZooPolicy(Policy):
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
         self.setup()
+
+
+def zoo_agent(game: str, seed: int | None = None, **overrides: Any) -> ZooPolicy:
+    """The zoo's agent for ``game`` (a game's name), on the options it was trained with
+    (``ZooCard.game_options``), as a policy; ``overrides`` change how it plays
+    (``simulations=0``: the network alone).  ``ValueError`` naming the games the zoo has,
+    or why its card cannot be used."""
+    entry = card(game)  # the zoo's own error for a game it has no agent for
+    return ZooPolicy(load_game(game, **entry.game_options), seed=seed, entry=game, **overrides)

@@ -1,8 +1,9 @@
-"""The games of an arena: who sits where and with which seeds (``Schedule``, see
+"""The games of a match: who sits where and with which seeds (``Schedule``, see
 :mod:`parlour.evaluation.arena` for the scheme), building the agents, and one scheduled
-game played and recorded.  What every backend of the arena (local processes, Ray
-tasks: :mod:`parlour.evaluation.arena_ray`) plays; the arena itself deals the games out
-and gathers the records."""
+game played and recorded.  What every way of playing a match (this process, local
+worker processes: :mod:`parlour.evaluation.match_pool`, Ray tasks:
+:mod:`parlour.evaluation.match_ray`) plays; the arena deals the games out and gathers
+the records."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """The arena's games as Ray tasks (``parlour arena --backend ray``): the same schedule,
 seeds and records as the local arena, spread over every CPU of a Ray cluster.
 
-Each game's seeds come from the schedule alone (``arena.make_schedule``), never from
+Each game's seeds come from the schedule alone (``match_games.make_schedule``), never from
 where it is played, so the tables are exactly those of the local arena for the same
 seed; a test compares them.  The agents travel once, pickled into Ray's object store;
 each worker process rebuilds them once per match (keyed by the pickle's digest) and
@@ -14,13 +14,12 @@ from __future__ import annotations
 import hashlib
 import math
 import pickle
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
-from parlour.games.base import Game
-from parlour.evaluation.arena_games import (
+from parlour.evaluation.match_games import (
     GameFailed,
     GameRecord,
     GameSpec,
@@ -28,6 +27,7 @@ from parlour.evaluation.arena_games import (
     build_agents,
     play_reporting,
 )
+from parlour.games.base import Game
 from parlour.ray_cluster import ray_session
 
 _BUILT: dict[str, tuple[list[Any], list[str]]] = {}
@@ -45,9 +45,10 @@ def _play_chunk(game: Game, packed_agents: bytes, specs: Sequence[GameSpec]) -> 
     return [play_reporting(game, policies, labels, spec, timing) for spec in specs], timing
 
 
-def play_on_ray(game: Game, agents: Sequence[Any], specs: Sequence[GameSpec], timing: np.ndarray, bar: Any,
-                address: str = "") -> tuple[list[GameRecord], int]:
-    """Play ``specs`` as Ray tasks; the records (any order) and the cluster's CPU count."""
+def play_on_ray(game: Game, agents: Sequence[Any], specs: Sequence[GameSpec], timing: np.ndarray,
+                progress: Callable[[int], None], address: str = "") -> tuple[list[GameRecord], int]:
+    """Play ``specs`` as Ray tasks; the records (any order) and the cluster's CPU count
+    (the thinking time added to ``timing``, ``progress(count)`` told as chunks end)."""
     import ray
     from ray.exceptions import RayTaskError
 
@@ -68,7 +69,7 @@ def play_on_ray(game: Game, agents: Sequence[Any], specs: Sequence[GameSpec], ti
                     raise GameFailed(str(cause)) from None
                 records.extend(chunk_records)
                 timing += chunk_timing
-                bar.update(len(chunk_records))
+                progress(len(chunk_records))
         finally:
             for ref in pending:
                 ray.cancel(ref, force=True)

@@ -15,7 +15,7 @@ Every search thinks at most the server's per-move limit (``parlour serve
 --move-seconds``): a player with a ``time_limit`` gets the limit unless it asks for less
 (asking for more is refused, naming the limit), so ``mcts:simulations=3000000`` plays its
 best move after the limit; a player without one is stopped by its worker at the limit
-(:mod:`parlour.web.thinking`) and the game says so.
+(:mod:`parlour.table.thinking`) and the game says so.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from parlour.baselines.learned.ppo import read_model_meta
 from parlour.baselines.policy import POSITIONAL, playable
 from parlour.games import Game
 from parlour.games.base import shown
-from parlour.web.errors import SessionError
+from parlour.table.errors import SessionError
 
 MODEL_POLICIES = ("ppo", "az")
 """Players that load a file from the runs directory (by their ``path`` parameter)."""

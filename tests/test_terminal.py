@@ -9,12 +9,11 @@ import numpy as np
 import pytest
 from helpers import sticks_without_end
 
-from parlour.baselines import make_from_spec
 from parlour.cli import main
 from parlour.errors import Failure
 from parlour.games import load_game
 from parlour.games.base import Game
-from parlour.play import play, view
+from parlour.terminal import play, view
 
 
 def session(game, lines, opponent="alphabeta", seat=0, seed=0):
@@ -398,7 +397,7 @@ def test_goofspiel_tie_in_the_last_round_is_not_carried_over():
 def test_the_same_seed_deals_the_same_game_as_parlour_serve(name, options):
     """``parlour play`` is a text front end over the web's session: the same seed deals the
     same start, and the opponents answer the same moves with the same moves."""
-    from parlour.web.session import GameSession
+    from parlour.table.session import GameSession
 
     game = load_game(name, **options)
     web = GameSession(game, ["person", *["random"] * (game.num_players - 1)], seed=11)  # as parlour serve makes it
@@ -432,7 +431,7 @@ def test_a_game_that_never_ends_stops_at_its_step_limit_instead_of_hanging(monke
 def test_a_watched_game_goes_as_far_as_the_callers_step_limit():
     """A caller may give the session a step limit of its own; the policies stop there,
     the session says so, and undo (of a person's move) is unaffected."""
-    from parlour.web.session import GameSession
+    from parlour.table.session import GameSession
 
     game = load_game("sticks", num_sticks=20)
     watched = GameSession(game, ["random", "random"], seed=2, max_steps=5)

@@ -1,14 +1,14 @@
-"""One game played in the browser: who sits where (people and policies), the position,
-the move log, undo, hints, and the game saved as a record and loaded back.
+"""One game at a table: who sits where (people and policies), the position, the move
+log, undo, hints, and the game saved as a record and loaded back.
 
-No web framework here (``parlour.web.app`` serves it), so the tests drive a session as
-they drive a game.  What a person sees is drawn for their seat: the picture
+No web framework here (``parlour.web.app`` serves it over HTTP, ``parlour.terminal``
+in a terminal), so the tests drive a session as they drive a game.  What a person sees is drawn for their seat: the picture
 (``parlour.render.picture(state, seat)``: hidden cards face down), the legal moves with
 the picture's click targets, and a move log in the game's notation in which the moves of
 other seats are written out only where the game shows them to everyone
 (``Game.actions_public``); elsewhere the picture shows what is public.
 
-Policies choose through a *thinker* (:mod:`parlour.web.thinking`): the server's worker
+Policies choose through a *thinker* (:mod:`parlour.table.thinking`): the server's worker
 processes, or this process for a program that uses a session directly.  Each policy
 move is a fresh choice from the seat's information state, seeded by the game's seed,
 the seat and the step, so the same seed plays the same game whichever process thinks,
@@ -20,7 +20,7 @@ seats that are not its caller's, with its step limit: a game still going after
 ``max_steps`` steps (the game's ``max_game_length``) is *cut off*: it says so, takes no
 more moves or steps (a 400 on the server), and can only be undone.
 
-Which players a request may name, and the time limit they get: :mod:`parlour.web.specs`.
+Which players a request may name, and the time limit they get: :mod:`parlour.table.specs`.
 ``trusted=True`` is the session of a person at their own terminal (``parlour play``, the
 text front end over this class): any spec plays, model files from anywhere, and with
 ``move_seconds=None`` no time limit.  So ``parlour play GAME --seed S`` and ``parlour
@@ -44,9 +44,9 @@ from parlour.errors import EndlessGame
 from parlour.games import GAMES, Game, load_game
 from parlour.games.base import State, shown
 from parlour.render import move_targets, picture
-from parlour.web.errors import SessionError
-from parlour.web.specs import find_models, web_spec
-from parlour.web.thinking import Job, LocalThinker, NoThinker, Overrun
+from parlour.table.errors import SessionError
+from parlour.table.specs import find_models, web_spec
+from parlour.table.thinking import Job, LocalThinker, NoThinker, Overrun
 
 __all__ = ["PERSON", "RECORD_FORMAT", "GameSession", "SessionError", "find_models", "from_arena"]
 

@@ -1,6 +1,6 @@
 """``parlour play``: a person against baseline policies in the terminal.
 
-A text front end over the session the browser uses (:class:`parlour.web.session.GameSession`,
+A text front end over the session the browser uses (:class:`parlour.table.session.GameSession`,
 in its trusted mode: any policy spec, no time limit), so that ``parlour play GAME --seed
 S`` deals the game that ``parlour serve`` deals with seed S, and the policies draw their
 moves from the same seeds.
@@ -41,8 +41,9 @@ import numpy as np
 from parlour.baselines import references
 from parlour.errors import Failure
 from parlour.games.base import Game, State
-from parlour.web.session import PERSON, GameSession, SessionError
-from parlour.web.thinking import LocalThinker
+from parlour.table.errors import SessionError
+from parlour.table.session import PERSON, GameSession
+from parlour.table.thinking import LocalThinker
 
 COMMANDS = """commands:
   a move     typed in the game's notation (below); the legal moves are listed before each prompt
@@ -60,7 +61,7 @@ def view(state: State, seat: int) -> str:
 
 
 class _Table:
-    """The text front end of a :class:`~parlour.web.session.GameSession` for the person at
+    """The text front end of a :class:`~parlour.table.session.GameSession` for the person at
     ``seat``: it shows the seat's view, announces what the other seats did (as far as the
     game shows it), and reads the person's moves and commands."""
 

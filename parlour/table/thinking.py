@@ -1,8 +1,8 @@
-"""Where the web server's policies think: worker processes, with a deadline per move.
+"""Where the policies at a table think: worker processes, with a deadline per move.
 
-No policy runs in the server's process.  A move is a :class:`Job` (the policy's spec,
-the game, the seat's information state, a seed) sent to an idle worker, which builds
-the policy (or takes the one it built before for that spec and game: ``reset(seed)``
+No policy runs in the server's process (``parlour serve``).  A move is a :class:`Job`
+(the policy's spec, the game, the seat's information state, a seed) sent to an idle
+worker, which builds the policy (or takes the one it built before for that spec and game: ``reset(seed)``
 makes it as good as new), lets it choose, and answers a :class:`Choice`.  So:
 
 - the event loop and every other game go on while a policy thinks (in another process,
@@ -14,7 +14,7 @@ makes it as good as new), lets it choose, and answers a :class:`Choice`.  So:
   made before, so a game is the same for the same seed, and survives a restart.
 
 :class:`LocalThinker` makes the same choices in the calling process, for programs that
-use :class:`parlour.web.session.GameSession` without a server.
+use :class:`parlour.table.session.GameSession` without a server.
 """
 
 from __future__ import annotations
