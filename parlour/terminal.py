@@ -101,7 +101,7 @@ class _Table:
         notation = textwrap.fill(self.game.notation_help(), width=88, initial_indent="  ", subsequent_indent="  ")
         return f"{commands}\nhow to write a move in {self.game.name}:\n{notation}"
 
-    def hint(self, spec: str) -> str:
+    def hint(self, spec: str | None) -> str:
         """What the policy ``spec`` (default: the game's quick reference) would play, chosen
         from the person's information state by a fresh policy with its own seed (so that a
         hint changes neither the game nor the opponents' randomness)."""
@@ -206,6 +206,7 @@ class _Table:
                 self.last = {}
                 self.say("took back your last move")
                 continue
+            assert not isinstance(choice, str), f"ask_move answers a move, 'quit' or 'undo', not {choice!r}"
             action, line = choice
             alone, before = state.current_players() == (self.seat,), len(session.steps)
             session.move(self.seat, action)  # the other seats choose, each from its own information state

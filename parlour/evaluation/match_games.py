@@ -143,7 +143,8 @@ def build_agents(game: Game, agents: Sequence[AgentLike]) -> list[Policy]:
 def agent_labels(agents: Sequence[AgentLike]) -> list[str]:
     """Distinct display names: the spec (or ``repr`` of a policy), ``#2``... for repeats."""
     names = [agent if isinstance(agent, str) else repr(agent) for agent in agents]
-    labels, seen = [], {}
+    labels: list[str] = []
+    seen: dict[str, int] = {}
     for name in names:
         seen[name] = seen.get(name, 0) + 1
         labels.append(name if names.count(name) == 1 else f"{name}#{seen[name]}")

@@ -75,6 +75,8 @@ class GameSession:
             raise SessionError(f"{game.name} has {game.num_players} seats: give {game.num_players} players, got {shown(seats)}")
         if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**63:
             raise SessionError(f"seed must be an integer from 0 to 2**63 - 1, got {shown(seed)}")
+        if not trusted and move_seconds is None:
+            raise SessionError("a session that takes untrusted requests needs a time per move (move_seconds)")
         self.game, self.seed, self.runs_dir = game, int(seed), runs_dir
         self.seats = list(seats)
         self.thinker = thinker if thinker is not None else LocalThinker()
@@ -135,8 +137,8 @@ class GameSession:
 
     # ----- moves ------------------------------------------------------------------------
 
-    def move(self, seat: int, action: Any) -> None:
-        """The person at ``seat`` plays ``action``; then the policies play until a person
+    def move(self, seat: int | None, action: Any) -> None:
+        """The person at ``seat`` (``None``, a spectator, is refused) plays ``action``; then the policies play until a person
         must choose again (or the game ends, or they have thought ``move_seconds``)."""
         state = self.state
         if seat not in self.people:
@@ -221,6 +223,7 @@ class GameSession:
     def _played(self, spec: Any) -> tuple[str, str | None]:
         """The spec a seat (or a hint) plays for ``spec``, and a note on the server's limits."""
         if not self.trusted:
+            assert self.move_seconds is not None  # checked in __init__
             return web_spec(spec, self.game, self.runs_dir, self.move_seconds)
         if not isinstance(spec, str) or not spec.strip():
             raise SessionError(f"a player is a spec such as 'mcts:simulations=200', got {shown(spec)}")
@@ -234,9 +237,10 @@ class GameSession:
         players = state.current_players()
         if isinstance(action, dict) and len(players) == 1 and set(action) == {players[0]}:
             action = action[players[0]]  # a step of one seat is its action (a saved game may spell it {seat: a})
-        entry = {"step": len(self.steps), "moves": {}}
+        moves: dict[int, dict[str, Any]] = {}
         for seat, chosen in (action.items() if isinstance(action, dict) else [(players[0], action)]):
-            entry["moves"][seat] = {"action": int(chosen), "text": state.action_to_text(chosen)}
+            moves[seat] = {"action": int(chosen), "text": state.action_to_text(chosen)}
+        entry = {"step": len(self.steps), "moves": moves}
         state.apply(action)
         self.pending = {}  # the people's choices are in the step
         self.steps.append(action)
@@ -256,7 +260,7 @@ class GameSession:
         del self.log[steps:]
         self.pending, self.last, self.stalled = {}, None, None
 
-    def hint(self, seat: int, spec: Any = None) -> dict[str, Any]:
+    def hint(self, seat: int | None, spec: Any = None) -> dict[str, Any]:
         """What ``spec`` (default: the game's quick reference player) would play at ``seat``,
         chosen from the seat's information state within the server's per-move limit."""
         if seat not in self.to_act():
@@ -291,6 +295,7 @@ class GameSession:
         choosing = seat is not None and seat in self.to_act()
         moves = []
         if choosing:
+            assert seat is not None
             targets = move_targets(state, seat)
             moves = [{"action": a, "text": state.action_to_text(a), "targets": targets.get(a, [])} for a in state.legal_actions(seat)]
         returns = [float(r) for r in state.returns()] if state.is_terminal() else None

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from parlour.baselines import REGISTRY, lookup, parse_spec
 from parlour.baselines.learned.ppo import read_model_meta
-from parlour.baselines.policy import POSITIONAL, playable
+from parlour.baselines.policy import POSITIONAL, Policy, playable
 from parlour.games import Game
 from parlour.games.base import shown
 from parlour.table.errors import SessionError
@@ -87,7 +87,7 @@ def web_spec(spec: object, game: Game, runs_dir: Path | None, move_seconds: floa
     return (f"{name}:{text}" if text else name), note
 
 
-def _limit_time(spec: str, name: str, cls: type, params: dict[str, str], move_seconds: float) -> str | None:
+def _limit_time(spec: str, name: str, cls: type[Policy], params: dict[str, str], move_seconds: float) -> str | None:
     """Set ``time_limit`` within ``move_seconds``; a note when the server's limit applies."""
     limit = f"{move_seconds:g} s per move (parlour serve --move-seconds)"
     if "time_limit" not in cls.params:

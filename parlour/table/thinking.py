@@ -53,13 +53,15 @@ class NoThinker(Exception):
 @dataclass(frozen=True)
 class Job:
     """One choice to make: ``spec`` at ``game``, from ``info_state``, seeded by ``seed``,
-    within ``seconds``.  ``explain``: also say how the policy rates its choice (a hint)."""
+    within ``seconds`` (``None``: no limit, for the in-process :class:`LocalThinker` of
+    the terminal; the thinking processes need one).  ``explain``: also say how the
+    policy rates its choice (a hint)."""
 
     spec: str
     game: Game
     info_state: Any
     seed: int
-    seconds: float
+    seconds: float | None
     explain: bool = False
 
 
@@ -192,6 +194,8 @@ class Thinkers:
         """The choice of ``job``'s policy; :class:`Overrun` past ``job.seconds``,
         ``ValueError`` if the policy failed, :class:`NoThinker` if no worker was free
         within ``wait`` seconds (default: the job's own deadline)."""
+        if job.seconds is None:
+            raise ValueError("a thinking process needs a time per move (Job.seconds); only LocalThinker thinks without one")
         status, payload = self._ask(("think", job), job.seconds + GRACE_SECONDS, job.seconds if wait is None else wait)
         if status == "ok":
             return payload
@@ -201,12 +205,14 @@ class Thinkers:
 
     def _ask(self, message: tuple[Any, ...], seconds: float, wait: float) -> tuple[str, Any]:
         self._start()
+        worker: _Worker | None
         try:
             worker = self._idle.get(timeout=max(wait, 0.001))
         except queue.Empty:
             raise NoThinker(f"all {self.workers} thinking processes stayed busy for {wait:g} s") from None
         keep = False
         try:
+            assert worker is not None
             status, payload, keep = worker.ask(message, seconds)
             return status, payload
         finally:

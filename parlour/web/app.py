@@ -80,7 +80,7 @@ def create_app(runs_dir: str | Path | None = None, max_sessions: int = 500, *, i
     runs = Path(runs_dir) if runs_dir is not None else None
     thinker = thinker if thinker is not None else Thinkers(workers)
     sessions = Sessions(max_sessions, idle_seconds, Path(state_dir) if state_dir is not None else None)
-    settings = {"runs_dir": runs, "thinker": thinker, "move_seconds": move_seconds}
+    settings: dict[str, Any] = {"runs_dir": runs, "thinker": thinker, "move_seconds": move_seconds}
     limiter = anyio.CapacityLimiter(THREADS)
     games_catalog = _games_catalog()
 
@@ -241,8 +241,10 @@ def create_app(runs_dir: str | Path | None = None, max_sessions: int = 500, *, i
         Route("/api/sessions/{key}/record", record),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
+    # Starlette's annotation wants handlers typed for any exception; each of these takes its own.
+    handlers: dict[Any, Any] = {SessionError: refused, HTTPException: http_error, Exception: failed}
     app = Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(Guard, token=token, hosts=hosts)],
-                    exception_handlers={SessionError: refused, HTTPException: http_error, Exception: failed})
+                    exception_handlers=handlers)
     app.state.sessions = sessions
     app.state.thinker = thinker
     app.state.restored = sessions.restore(lambda data: GameSession.restore(data, **settings)) if state_dir is not None else (0, [])

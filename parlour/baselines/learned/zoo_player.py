@@ -9,13 +9,21 @@ the card's.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
 from parlour.baselines.policy import Param, Policy, make, register
 from parlour.games import load_game
 from parlour.zoo import available, card
+
+
+@runtime_checkable
+class ObservationPlayer(Protocol):
+    """A learned player that also moves from an observation and its mask alone (the
+    ``az:``, ``ppo:`` and ``ntuple:`` players, every kind a zoo card names)."""
+
+    def act_observation(self, observation: np.ndarray, mask: np.ndarray) -> int: ...
 
 
 @register
@@ -75,6 +83,7 @@ class ZooPolicy(Policy):
             observation, mask = observation["observation"], observation["action_mask"]
         if mask is None:
             raise ValueError("act_observation needs the legal mask: pass the PettingZoo observation dict, or the mask")
+        assert isinstance(self.inner, ObservationPlayer), f"a zoo card's {self.card.kind!r} player plays from observations"
         return self.inner.act_observation(np.asarray(observation, dtype=np.float32), np.asarray(mask).astype(bool))
 
     def __getstate__(self) -> dict[str, Any]:
