@@ -191,8 +191,13 @@ class TriboloGame(Game):
         return state
 
     def state_from_text(self, text: str) -> TriboloState:
-        """The position written by ``to_text`` (:func:`.notation.parse_position`)."""
-        return notation.parse_position(self, text)
+        """The position written by ``to_text`` (:func:`.notation.parse_position`): its
+        board and seat to move, whose cell counts must be the header's."""
+        to_move, counts, rows = notation.parse_position(text)
+        state = self.state_from_board(rows, to_move)
+        if counts != state.counts():
+            raise ValueError(f"header counts {counts} do not match the board's {state.counts()}")
+        return state
 
     def state_from_observation(self, observation: np.ndarray, mask: np.ndarray) -> TriboloState:
         """The position behind the observation of the seat to move, that seat as
@@ -495,13 +500,14 @@ class TriboloState(State):
     def to_text(self) -> str:
         """Header (whose turn, or game over and the winners; cells per player), then
         one line of ``width`` symbols per row ``y = 0..height-1``."""
-        return notation.position_text(self)
+        return notation.position_text(self.geo, self.board, self.to_move, self.counts(), self.winners())
 
     def view_text(self, seat: int) -> str:
         """What the person at ``seat`` sees in the terminal (:func:`.notation.view_text`):
         which letter is theirs, the header of :meth:`to_text`, then the board with column
         letters and row numbers as the move notation names the cells."""
-        return notation.view_text(self, seat)
+        notation.check_seat(seat)
+        return notation.view_text(self.to_text(), self.geo.width, seat)
 
     def skipped_seats(self, mover: int) -> tuple[int, ...]:
         """The seats passed over (rule 5) right after ``mover`` moved: those between
