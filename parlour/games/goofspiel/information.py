@@ -8,16 +8,32 @@ import bisect
 import functools
 import itertools
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 import numpy as np
 
-from parlour.games.base import make_rng
+from parlour.games.base import State, make_rng
 from parlour.games.bitmask import cards_of, set_bits
 from parlour.games.goofspiel.scoring import round_winner, settle_round
 
-if TYPE_CHECKING:
-    from parlour.games.goofspiel.rules import GoofspielGame, GoofspielState
+
+class GoofspielRules(Protocol):
+    """What an information state needs of its game (``GoofspielGame`` is one): the
+    options it reads, and a fresh state from a deal to replay the bids on."""
+
+    @property
+    def config(self) -> dict[str, Any]: ...
+
+    @property
+    def num_players(self) -> int: ...
+
+    @property
+    def num_cards(self) -> int: ...
+
+    @property
+    def discard_ties(self) -> bool: ...
+
+    def state_from_deal(self, prizes: tuple[int, ...], hands: list[int]) -> State: ...
 
 
 @dataclass(frozen=True)
@@ -28,7 +44,7 @@ class GoofspielInfoState:
     cannot tell the two situations apart.
     """
 
-    game: GoofspielGame = field(repr=False)
+    game: GoofspielRules = field(repr=False)
     player: int
     prizes_seen: tuple[int, ...]
     prizes_to_come: tuple[int, ...] | None
@@ -113,7 +129,7 @@ class GoofspielInfoState:
             lines.append(f"  {r + 1}. prize {prize_r}: bids {bid_text} -> {outcome}")
         return "\n".join(lines)
 
-    def sample(self, rng: np.random.Generator | int | None = None) -> GoofspielState:
+    def sample(self, rng: np.random.Generator | int | None = None) -> State:
         """A full state consistent with this information, drawn uniformly.
 
         The unseen prizes are shuffled when the order is random (it is public

@@ -245,7 +245,15 @@ class GoofspielGame(Game):
         return GoofspielState(self, prizes, hands)
 
     def state_from_text(self, text: str) -> GoofspielState:
-        return notation.parse_position(self, text)
+        """Read ``to_text`` (:func:`.notation.parse_position`): rebuild the start, replay
+        the bids and check the result against the text."""
+        example = self.new_initial_state(seed=0).to_text()
+        prizes, hands, bids = notation.parse_position(text, self.num_players, example)
+        state = self.new_initial_state(prizes=prizes, hands=hands)
+        for joint in notation.rounds_of(text, bids, example):
+            state.apply(joint)
+        notation.check_replay(text, state.to_text())
+        return state
 
 
 def _check_prizes(order: object, n: int, what: str) -> tuple[int, ...]:
