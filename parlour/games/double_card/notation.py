@@ -261,8 +261,8 @@ def legal_moves_text(position: Position, legal: list[int], example_moves: Exampl
     for action in legal:
         anchors.setdefault(action // CELLS + 1, []).append(action % CELLS)
     groups: dict[tuple[int, ...], list[int]] = {}
-    for p, cells in anchors.items():
-        groups.setdefault(tuple(cells), []).append(p)
+    for p, anchor_cells in anchors.items():
+        groups.setdefault(tuple(anchor_cells), []).append(p)
     if position.phase == "regular":
         lines = [f"'0 P C R' puts a card with placement P on cell C R (its bottom-left cell), e.g. {examples['move']!r}"]
     else:

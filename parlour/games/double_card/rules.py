@@ -22,6 +22,7 @@ from parlour.errors import IllegalActionError
 from parlour.games.base import (
     Game,
     GameInfo,
+    JointAction,
     Option,
     PerfectInfoState,
     State,
@@ -251,6 +252,7 @@ class DoubleCardState(State):
     move ``cards == min(moves, 24)``).
     """
 
+    game: DoubleCardGame
     __slots__ = ("game", "seg", "occ", "red", "filled", "hanch", "vanch", "moves", "to_move", "last", "taken", "winner")
 
     def __init__(self, game: DoubleCardGame) -> None:
@@ -411,9 +413,10 @@ class DoubleCardState(State):
                 return f"taking it would leave {cell_name(cell)} hanging"
         return None
 
-    def apply(self, action) -> None:
+    def apply(self, action: int | JointAction) -> None:
         player, action = self._single_action(action)
         picking = self.taken is None and self.moves >= CARDS
+        reason: str | None
         if not 0 <= action < NUM_ACTIONS:
             reason = f"outside 0..{NUM_ACTIONS - 1}"
         elif action >= PICK_BASE:

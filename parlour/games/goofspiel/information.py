@@ -7,8 +7,9 @@ from __future__ import annotations
 import bisect
 import functools
 import itertools
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 import numpy as np
 
@@ -64,7 +65,9 @@ class GoofspielInfoState:
         """Own cards as a bitmask (bit ``a`` = card ``a + 1``)."""
         mask = self.start_hands[self.player]
         for round_bids in self.bids:
-            mask &= ~(1 << round_bids[self.player])
+            bid = round_bids[self.player]
+            assert bid is not None  # a seat knows its own bids
+            mask &= ~(1 << bid)
         return mask
 
     def legal_actions(self) -> list[int]:
@@ -114,7 +117,9 @@ class GoofspielInfoState:
                 if seat != me:
                     mask = self.start_hands[seat]
                     for bids in self.bids:
-                        mask &= ~(1 << bids[seat])
+                        bid = bids[seat]
+                        assert bid is not None  # every bid is public without imperfect_info
+                        mask &= ~(1 << bid)
                     lines.append(f"player_{seat}'s hand: {_cards_text(mask)}")
         if self.bids:
             lines.append("rounds played:")
@@ -143,9 +148,11 @@ class GoofspielInfoState:
             prizes = self.prizes_seen + tuple(rest[i] for i in rng.permutation(len(rest)))
         else:
             prizes = self.prizes_seen + self.prizes_to_come
-        bids = self.bids
-        if bids and any(b is None for b in bids[0]):
+        bids: Sequence[tuple[int, ...]]
+        if self.bids and any(b is None for b in self.bids[0]):
             bids = _sample_hidden_bids(self, rng)
+        else:
+            bids = cast(tuple[tuple[int, ...], ...], self.bids)  # every seat's bids are known
         state = game.state_from_deal(prizes, list(self.start_hands))
         for round_bids in bids:
             state.apply(dict(enumerate(round_bids)))
@@ -186,6 +193,7 @@ class _HiddenBids:
     def choices(self, r: int, used: tuple[int, ...]) -> list[tuple[int, ...]]:
         info, me = self.info, self.me
         own = info.bids[r][me]
+        assert own is not None  # a seat knows its own bids
         result = []
         pools = [set_bits(info.start_hands[s] & ~used[i]) for i, s in enumerate(self.others)]
         for combo in _product(pools):

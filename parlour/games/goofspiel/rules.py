@@ -19,6 +19,7 @@ from parlour.errors import IllegalActionError
 from parlour.games.base import (
     Game,
     GameInfo,
+    JointAction,
     Option,
     State,
     as_action,
@@ -295,6 +296,7 @@ class GoofspielState(State):
     ``winners``: the seat that took each round's pot, or -1 for a tie.
     """
 
+    game: GoofspielGame
     __slots__ = ("game", "prizes", "round", "hands", "start_hands", "pot", "points", "bids", "winners", "_obs")
 
     def __init__(self, game: GoofspielGame, prizes: tuple[int, ...], hands: list[int]) -> None:
@@ -338,10 +340,11 @@ class GoofspielState(State):
             return vector.copy()
         return np.zeros(self.game.info.num_actions, dtype=np.int8)
 
-    def apply(self, action: Mapping[int, int]) -> None:
+    def apply(self, action: int | JointAction) -> None:
         """Play one round: ``{seat: action}`` for every seat."""
         hands = self.hands
         r = self.round
+        bids: tuple[Any, ...]  # what the seats bid, checked below before it is played
         if type(action) is not dict or len(action) != len(hands) or r >= len(self.prizes):
             return self._reject(action)
         if len(hands) == 2:  # the common case, unrolled (subscripts: cheaper than .get)

@@ -6,7 +6,7 @@ in :mod:`.information`, the text form in :mod:`.notation`."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -14,6 +14,7 @@ from parlour.errors import IllegalActionError
 from parlour.games.base import (
     Game,
     GameInfo,
+    JointAction,
     Option,
     State,
     as_action,
@@ -162,6 +163,7 @@ class TidesOfTimeState(State):
     ``keeps``: per relic step, ``(relic_0, relic_1, discard_0, discard_1)``.
     """
 
+    game: TidesOfTimeGame
     __slots__ = (
         "game", "start", "hands", "drafted", "relics", "discards", "pending", "pile_pos", "round", "pick",
         "phase", "draws", "scores", "kingdoms", "picks", "keeps",
@@ -211,7 +213,7 @@ class TidesOfTimeState(State):
             mask[list(bits(self._legal_mask(player)))] = 1
         return mask
 
-    def apply(self, action: Mapping[int, int]) -> None:
+    def apply(self, action: int | JointAction) -> None:
         """One simultaneous step: ``{0: card index, 1: card index}``."""
         if type(action) is not dict or len(action) != 2 or self.phase == OVER:
             return self._reject(action)
@@ -407,7 +409,7 @@ def info_state_of(state: TidesOfTimeState, me: int) -> TidesInfoState:
     opp = 1 - me
     first = state.phase == DRAFT and state.pick == 0
     draws = _known_draws(state, me)
-    opp_init = state.start[opp] if not (first and state.round == 0) else -1
+    opp_init = cast(int, state.start[opp]) if not (first and state.round == 0) else -1  # a hand, not the pile
     if state.phase != DRAFT:
         opp_hand, hidden = 0, 0
     elif not first:
@@ -437,7 +439,7 @@ def info_state_of(state: TidesOfTimeState, me: int) -> TidesInfoState:
         own_relic=state.pending[me],
         unseen=ALL_CARDS & ~known,
         scores=tuple(state.scores),
-        own_start=state.start[me],
+        own_start=cast(int, state.start[me]),  # a hand, not the pile
         opp_start=opp_init,
         draws=draws,
         picks=picks,

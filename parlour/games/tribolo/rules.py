@@ -15,7 +15,7 @@ observed, it keeps its observation planes (float32, seats in absolute order) and
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -23,6 +23,7 @@ from parlour.errors import IllegalActionError
 from parlour.games.base import (
     Game,
     GameInfo,
+    JointAction,
     Option,
     PerfectInfoState,
     State,
@@ -239,6 +240,7 @@ class TriboloState(State):
     and ``clone``, ``undo`` and pickling drop them (rebuilt on the next observation).
     """
 
+    game: TriboloGame
     __slots__ = ("game", "geo", "board", "walls", "packed", "packed_vacant", "to_move", "legal",
                  "history", "planes", "_pv")
 
@@ -253,7 +255,7 @@ class TriboloState(State):
         self.legal = 0
         self.history: list[tuple] = []
         self.planes: np.ndarray | None = None
-        self._pv: memoryview | None = None
+        self._pv: memoryview[float] | None = None
 
     # --- rules helpers ----------------------------------------------------------------
 
@@ -384,7 +386,7 @@ class TriboloState(State):
             return
         self.to_move, self.legal = -1, 0
 
-    def _check(self, action: object) -> int:
+    def _check(self, action: int | JointAction) -> int:
         """The slow path of ``apply``: a clear ``IllegalActionError``, or the action as
         a plain int when it was given as another integer type."""
         if self.to_move < 0:
@@ -486,7 +488,7 @@ class TriboloState(State):
         """The absolute observation planes from the board (seats 0, 1, 2, walls, empty),
         kept in ``planes`` for ``apply`` to update."""
         planes = observation_planes(self.board, self.geo)
-        self.planes, self._pv = planes, memoryview(planes.reshape(-1))
+        self.planes, self._pv = planes, cast("memoryview[float]", planes.reshape(-1).data)
         return planes
 
     def action_to_text(self, action: int) -> str:
