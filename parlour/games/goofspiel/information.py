@@ -9,7 +9,7 @@ import functools
 import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, cast
+from typing import Any, Generic, Protocol, TypeVar, cast
 
 import numpy as np
 
@@ -18,7 +18,10 @@ from parlour.games.bitmask import cards_of, set_bits
 from parlour.games.goofspiel.scoring import round_winner, settle_round
 
 
-class GoofspielRules(Protocol):
+_State_co = TypeVar("_State_co", bound=State, covariant=True)
+
+
+class GoofspielRules(Protocol[_State_co]):
     """What an information state needs of its game (``GoofspielGame`` is one): the
     options it reads, and a fresh state from a deal to replay the bids on."""
 
@@ -34,18 +37,23 @@ class GoofspielRules(Protocol):
     @property
     def discard_ties(self) -> bool: ...
 
-    def state_from_deal(self, prizes: tuple[int, ...], hands: list[int]) -> State: ...
+    def state_from_deal(self, prizes: tuple[int, ...], hands: list[int]) -> _State_co: ...
+
+
+StateT = TypeVar("StateT", bound=State)
+"""The state an information state samples (``GoofspielState``): its own type, for the
+players that search it."""
 
 
 @dataclass(frozen=True)
-class GoofspielInfoState:
+class GoofspielInfoState(Generic[StateT]):
     """What one seat knows: public prizes and pots, its own hand and bids, who won each
     round, everyone's points, and everyone's bids unless ``imperfect_info``
     (then other seats' bids are ``None``).  Hashable; equal exactly when the seat
     cannot tell the two situations apart.
     """
 
-    game: GoofspielRules = field(repr=False)
+    game: GoofspielRules[StateT] = field(repr=False)
     player: int
     prizes_seen: tuple[int, ...]
     prizes_to_come: tuple[int, ...] | None
@@ -134,7 +142,7 @@ class GoofspielInfoState:
             lines.append(f"  {r + 1}. prize {prize_r}: bids {bid_text} -> {outcome}")
         return "\n".join(lines)
 
-    def sample(self, rng: np.random.Generator | int | None = None) -> State:
+    def sample(self, rng: np.random.Generator | int | None = None) -> StateT:
         """A full state consistent with this information, drawn uniformly.
 
         The unseen prizes are shuffled when the order is random (it is public

@@ -454,7 +454,7 @@ class GoofspielState(State):
             return _WIN_LOSS_2[(p0 > p1) - (p0 < p1)].copy()
         return points_to_returns(points, self.game.config["returns"])
 
-    def info_state(self, player: int) -> GoofspielInfoState:
+    def info_state(self, player: int) -> GoofspielInfoState[GoofspielState]:
         game = self.game
         if not 0 <= player < game.num_players:
             raise ValueError(f"goofspiel: no seat {player!r}; seats are 0..{game.num_players - 1}")

@@ -5,7 +5,7 @@ full states drawn consistent with it (the cards still unseen, dealt uniformly)."
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Generic, Protocol, TypeVar
 
 import numpy as np
 
@@ -38,8 +38,13 @@ class TidesRules(Protocol):
     def state_from_deal(self, hand0: int, hand1: int, pile: tuple[int, ...]) -> State: ...
 
 
+GameT = TypeVar("GameT", bound=TidesRules)
+"""The game an information state belongs to (``TidesOfTimeGame``): its own type, for
+the players that read it."""
+
+
 @dataclass(frozen=True)
-class TidesInfoState:
+class TidesInfoState(Generic[GameT]):
     """What one seat knows.  Seat-relative pairs are ``(own, opponent's)``.
 
     ``hand``: own hand; ``opp_hand``: the part of the opponent's hand the seat knows
@@ -54,7 +59,7 @@ class TidesInfoState:
     states equal exactly when the seat cannot tell the situations apart.
     """
 
-    game: TidesRules = field(repr=False)
+    game: GameT = field(repr=False)
     player: int
     phase: int
     round: int

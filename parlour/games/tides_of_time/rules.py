@@ -343,7 +343,7 @@ class TidesOfTimeState(State):
             d = (d > 0) - (d < 0)
         return np.array([float(d), float(-d)])
 
-    def info_state(self, player: int) -> TidesInfoState:
+    def info_state(self, player: int) -> TidesInfoState[TidesOfTimeGame]:
         if player not in (0, 1):
             raise ValueError(f"tides_of_time: no seat {player!r}; seats are 0 and 1")
         return info_state_of(self, player)
@@ -405,7 +405,7 @@ def _known_draws(state: TidesOfTimeState, me: int) -> tuple[int, ...]:
     return tuple(out)
 
 
-def info_state_of(state: TidesOfTimeState, me: int) -> TidesInfoState:
+def info_state_of(state: TidesOfTimeState, me: int) -> TidesInfoState[TidesOfTimeGame]:
     opp = 1 - me
     first = state.phase == DRAFT and state.pick == 0
     draws = _known_draws(state, me)
