@@ -88,7 +88,7 @@ class _GameBinding:
             )
             for agent in self.possible_agents
         }
-        self.action_spaces = {agent: spaces.Discrete(info.num_actions) for agent in self.possible_agents}
+        self.action_spaces: dict[str, spaces.Space] = {agent: spaces.Discrete(info.num_actions) for agent in self.possible_agents}
         self._no_moves = np.zeros(info.num_actions, dtype=np.int8)
         self._num_actions = info.num_actions
         self._rng: np.random.Generator | None = None
@@ -179,6 +179,7 @@ class _GameBinding:
         return value
 
     def _illegal_reason(self, agent: str, action: int) -> str:
+        assert self._state is not None  # only a step of a live game plays an illegal action
         legal = self._state.legal_actions(self._seat[agent])
         return f"{agent} played illegal action {action}; legal actions were {legal}"
 
@@ -209,6 +210,8 @@ def render_state(state: State, mode: str, last: Any = None) -> str | np.ndarray 
 
 class ParlourAECEnv(_GameBinding, AECEnv):
     """A parlour game as a PettingZoo ``AECEnv`` (see the module docstring)."""
+
+    agent_selection: str
 
     def __init__(self, game_cls: type[Game], render_mode: str | None = None, illegal_action: str = "raise", **config: Any) -> None:
         super().__init__()
@@ -262,6 +265,7 @@ class ParlourAECEnv(_GameBinding, AECEnv):
     def _observe_seat(self, agent: str, seat: int) -> dict[str, np.ndarray]:
         """Build (and cache until the next step) the observation of ``agent`` at ``seat``."""
         state = self._state
+        assert state is not None  # its callers checked
         if seat in self._pending or self.terminations.get(agent, True) or seat not in self._players:
             mask = self._no_moves.copy()
         else:
@@ -359,10 +363,12 @@ class ParlourAECEnv(_GameBinding, AECEnv):
         raise IllegalActionError(f"{self.game.name}: the game is over; call reset()", action=action)
 
     def _check_legal(self, seat: int, action: int) -> None:
-        legal = self._state.legal_actions(seat)
+        state = self._state
+        assert state is not None  # step checked
+        legal = state.legal_actions(seat)
         if action not in legal:
             raise IllegalActionError(
-                f"{self.game.name}: action {action} ({self._state.action_to_text(action)}) is "
+                f"{self.game.name}: action {action} ({state.action_to_text(action)}) is "
                 f"illegal for {self.possible_agents[seat]}",
                 action=action,
                 player=seat,
@@ -371,6 +377,7 @@ class ParlourAECEnv(_GameBinding, AECEnv):
 
     def _advance(self) -> None:
         """Set rewards, terminations and the next agent after a rules step."""
+        assert self._state is not None  # reset made it
         self._players = players = self._state.current_players()
         if players:
             self._clear_rewards()
@@ -380,6 +387,7 @@ class ParlourAECEnv(_GameBinding, AECEnv):
 
     def _finish(self) -> None:
         """The game is over: every agent gets its return and is terminated."""
+        assert self._state is not None  # a step or reset ended it
         returns = self._state.returns()
         for agent in self.agents:
             self.rewards[agent] = float(returns[self._seat[agent]])
@@ -398,7 +406,7 @@ class ParlourAECEnv(_GameBinding, AECEnv):
         self._accumulate_rewards()
         self.agent_selection = agent
 
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray | None:
         return self._render()
 
     def close(self) -> None:
@@ -428,6 +436,7 @@ class ParlourParallelEnv(_GameBinding, ParallelEnv):
     def _observations(self, ended: bool = False, acting: tuple[int, ...] | None = None) -> dict[str, dict[str, np.ndarray]]:
         """Every agent's observation (``acting``: the current players, if known)."""
         state = self._state
+        assert state is not None  # reset made it
         if ended:
             acting = ()
         elif acting is None:
@@ -457,7 +466,7 @@ class ParlourParallelEnv(_GameBinding, ParallelEnv):
         state = self._state
         acting = state.current_players()
         possible, n = self.possible_agents, self._num_actions
-        joint = {}
+        joint: dict[int, Any] = {}  # None until the action is checked, just below
         for seat in acting:
             agent = possible[seat]
             if agent not in actions:
@@ -496,6 +505,7 @@ class ParlourParallelEnv(_GameBinding, ParallelEnv):
 
     def _terminate_illegal(self, joint: dict[int, int]) -> tuple[dict, dict, dict, dict, dict]:
         state = self._state
+        assert state is not None  # step checked
         offenders = [seat for seat, action in joint.items() if action not in state.legal_actions(seat)]
         agents = self.agents
         self.end_reason = "; ".join(self._illegal_reason(self.possible_agents[s], joint[s]) for s in offenders)
@@ -511,7 +521,7 @@ class ParlourParallelEnv(_GameBinding, ParallelEnv):
             {agent: info(True, joint[self._seat[agent]] if self._seat[agent] in offenders else NO_MOVE) for agent in agents},
         )
 
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray | None:
         return self._render()
 
     def close(self) -> None:
@@ -582,7 +592,7 @@ class OrderEnforcing(ParlourAECEnv):
             EnvLogger.error_observe_before_reset()
         return super()._last_without_state(observe)
 
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray | None:
         if not self._has_reset:
             EnvLogger.error_render_before_reset()
         return super().render()

@@ -117,7 +117,9 @@ class Game(abc.ABC):
     bounds; ``_configure`` checks what depends on several options and normalises.
     """
 
-    name: ClassVar[str]
+    name: str
+    """The game's name (``parlour list``): a class attribute, but for a wrapper whose
+    name depends on its options (``openspiel:<game>``), which sets it per instance."""
     summary: ClassVar[str]
     """One sentence saying what the game is (``parlour list`` prints it)."""
     options: ClassVar[dict[str, Option]]

@@ -23,7 +23,7 @@ FRAME = (35, 35, 35)
 def draw(state: Any, seat: int | None, last: Any) -> Drawing:
     left, top = 34, 92
     d = Drawing(left + COLS * CELL + 24, top + ROWS * CELL + 34, background=TABLE)
-    status = status_text(state)
+    status = status_text(state.winner, state.taken, state.to_move)
     colour = seat_colour(state.to_move) if state.winner < 0 else INK
     you = " (you)" if seat is not None and state.winner < 0 and state.to_move == seat else ""
     d.text(16, 20, f"Double Card · {status}{you}", size=15, fill=colour, bold=True)

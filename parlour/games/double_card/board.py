@@ -1,7 +1,7 @@
 """Double Card's board: sizes, segment codes, the eight placements, and index tables.
 
-Everything here is a constant; :mod:`.rules`, :mod:`.notation` and :mod:`.render` read
-it.  The rules are documented in docs/double_card.md.
+Everything here is a constant or a function of a board's numbers (cells, card anchors,
+the move count); :mod:`.rules`, :mod:`.notation` and :mod:`.render` read it.  The rules are documented in docs/double_card.md.
 
 Cells and bitboards (bit ``cell`` of an int stands for that cell)::
 
@@ -81,6 +81,30 @@ def cell_name(cell: int) -> str:
 def other_cell(anchor: int, horizontal: bool) -> int:
     """The second cell of a card anchored at ``anchor``: to the right or above."""
     return anchor + 1 if horizontal else anchor + COLS
+
+
+def partner(hanch: int, vanch: int, cell: int) -> int:
+    """The other cell of the card covering ``cell`` (-1 if empty), from the anchors
+    (bottom-left cells) of the horizontal (``hanch``) and vertical (``vanch``) cards."""
+    if hanch >> cell & 1:
+        return cell + 1
+    if cell % COLS and hanch >> (cell - 1) & 1:
+        return cell - 1
+    if vanch >> cell & 1:
+        return cell + COLS
+    if cell >= COLS and vanch >> (cell - COLS) & 1:
+        return cell - COLS
+    return -1
+
+
+def phase_of(winner: int, taken: tuple[int, int] | None, moves: int) -> str:
+    """``"regular"``, ``"pick"`` (first sub-step of recycling), ``"place"`` (second) or
+    ``"over"``: the first 24 moves place the cards, every later one recycles one."""
+    if winner >= 0:
+        return "over"
+    if taken is not None:
+        return "place"
+    return "regular" if moves < CARDS else "pick"
 
 
 def _build_lines() -> tuple[list[tuple[int, ...]], list[tuple[int, ...]], list[tuple[int, ...]]]:

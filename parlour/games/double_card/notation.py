@@ -7,16 +7,18 @@ card taken, then where it goes, e.g. ``F 2 F 3 3 A 2``); its two sub-steps alone
 ``C1 R1 C2 R2`` (take) and ``P C R`` (place).  A cell may also be written without the
 space (``A2``), as the terminal's lists of legal moves write it.
 
-The functions read a state through its public attributes and depend on :mod:`.board`
-only; the state's ``action_to_text``, ``text_to_action`` and ``to_text`` and the game's
-``state_from_text`` call them.
+The functions read a position's data (:class:`Position`: the state's fields and the
+game's options), never a state, and depend on :mod:`.board` only; what needs the rules
+(the legal moves, examples of them, whether a position read from text could arise) is
+passed in or checked by the state's ``action_to_text``, ``text_to_action``, ``to_text``
+and the game's ``state_from_text``, which call them.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Sequence
+from typing import NamedTuple
 
 import numpy as np
 
@@ -29,6 +31,7 @@ from parlour.games.double_card.board import (
     COLUMN_LETTERS,
     HORIZONTAL,
     NUM_ACTIONS,
+    OBJECTIVES,
     PICK_BASE,
     PLACEMENT_OF,
     ROW_1,
@@ -38,10 +41,46 @@ from parlour.games.double_card.board import (
     SEG_TEXT,
     cell_name,
     other_cell,
+    partner,
+    phase_of,
 )
 
-if TYPE_CHECKING:
-    from parlour.games.double_card.rules import DoubleCardGame, DoubleCardState
+
+class Position(NamedTuple):
+    """A position's data, as the text forms write and read it: the fields of
+    ``DoubleCardState`` of the same names, and the game's options ``max_moves`` and
+    ``first_player`` (the objective of player_0)."""
+
+    seg: Sequence[int]
+    hanch: int
+    vanch: int
+    moves: int
+    to_move: int
+    last: int
+    taken: tuple[int, int] | None
+    winner: int
+    max_moves: int
+    first_player: str
+
+    @property
+    def phase(self) -> str:
+        return phase_of(self.winner, self.taken, self.moves)
+
+    @property
+    def cards(self) -> int:
+        return (self.hanch | self.vanch).bit_count()
+
+    def partner(self, cell: int) -> int:
+        return partner(self.hanch, self.vanch, cell)
+
+    def objective(self, seat: int) -> str:
+        """``"colors"`` or ``"dots"``: what ``seat`` plays."""
+        return self.first_player if seat == 0 else OBJECTIVES[1 - OBJECTIVES.index(self.first_player)]
+
+
+Examples = Callable[[], dict[str, str]]
+"""Moves legal now, in notation, for messages (``DoubleCardState.example_moves``):
+called only when a message needs them, since finding one plays a move."""
 
 _CELL = r"([A-Ha-h])\s*(\d{1,2})"
 _REGULAR = re.compile(r"0\s+(\d)\s+" + _CELL)
@@ -87,27 +126,32 @@ def parse_notation(text: str, expected: str = _HELP) -> tuple[str, tuple]:
     raise ValueError(f"malformed move {shown(text)}; {expected}")
 
 
-def _taken_cells(state: DoubleCardState) -> tuple[int, int]:
-    t_anchor, t_p = state.taken
+def _taken_cells(taken: tuple[int, int]) -> tuple[int, int]:
+    t_anchor, t_p = taken
     return t_anchor, other_cell(t_anchor, HORIZONTAL[t_p])
 
 
-def action_text(state: DoubleCardState, action: int) -> str:
+def action_text(position: Position, action: int) -> str:
     """``'0 5 A 2'`` (regular), ``'F 2 F 3'`` (take), ``'F 2 F 3 3 A 2'`` (place after a take)."""
     if isinstance(action, bool) or not isinstance(action, (int, np.integer)) or not 0 <= action < NUM_ACTIONS:
         raise ValueError(f"double_card actions are 0..{NUM_ACTIONS - 1}, got {action!r}")
     action = int(action)
     if action >= PICK_BASE:
         anchor = action - PICK_BASE
-        other = state.partner(anchor)
+        other = position.partner(anchor)
         if other < anchor:  # no card anchored here: name the anchor only
             return f"take {cell_name(anchor)}"
         return f"{cell_name(anchor)} {cell_name(other)}"
     p, anchor = action // CELLS + 1, action % CELLS
-    if state.taken is not None:
-        t_anchor, t_other = _taken_cells(state)
+    if position.taken is not None:
+        t_anchor, t_other = _taken_cells(position.taken)
         return f"{cell_name(t_anchor)} {cell_name(t_other)} {p} {cell_name(anchor)}"
     return f"0 {p} {cell_name(anchor)}"
+
+
+def place_text(action: int) -> str:
+    """``'3 A 2'``: the second step of a recycling move alone (``P C R``)."""
+    return f"{action // CELLS + 1} {cell_name(action % CELLS)}"
 
 
 def _compact(cell: int) -> str:
@@ -115,30 +159,11 @@ def _compact(cell: int) -> str:
     return cell_name(cell).replace(" ", "")
 
 
-def example_moves(state: DoubleCardState) -> dict[str, str]:
-    """Moves that are legal now, in notation, for messages: ``"move"`` (a whole move,
-    typed at once), and in a recycling move ``"take"`` (its first step) and ``"place"``
-    (its second step as ``P C R``).  Empty once the game is over."""
-    legal = state.legal_actions(state.to_move)
-    if not legal:
-        return {}
-    if state.phase == "pick":
-        after = state.clone()
-        after.apply(legal[0])
-        places = after.legal_actions(after.to_move)  # a card taken always fits somewhere
-        return {"move": action_text(after, places[0]), "take": action_text(state, legal[0])}
-    examples = {"move": action_text(state, legal[0])}
-    if state.phase == "place":
-        examples["place"] = f"{legal[0] // CELLS + 1} {cell_name(legal[0] % CELLS)}"
-    return examples
-
-
-def expected_forms(state: DoubleCardState) -> str:
-    """What a move looks like in the current phase, with examples that are legal now."""
-    examples = example_moves(state)
+def expected_forms(position: Position, examples: dict[str, str]) -> str:
+    """What a move looks like in the current phase, with ``examples`` that are legal now."""
     if not examples:
         return _HELP
-    phase = state.phase
+    phase = position.phase
     if phase == "regular":
         return (f"expected '0 P C R' (a regular move: placement P, 1-8, with its bottom-left cell "
                 f"on column C, row R), e.g. {examples['move']!r}")
@@ -146,63 +171,65 @@ def expected_forms(state: DoubleCardState) -> str:
         return (f"expected 'C1 R1 C2 R2 P C R' (a recycling move: take the card on C1 R1 and "
                 f"C2 R2, then put it down with placement P on C R), e.g. {examples['move']!r}, "
                 f"or its first step alone, e.g. {examples['take']!r}")
-    t_anchor, t_other = _taken_cells(state)
+    assert position.taken is not None  # the place phase
+    t_anchor, t_other = _taken_cells(position.taken)
     return (f"expected 'P C R' (put the card taken from {cell_name(t_anchor)} {cell_name(t_other)} "
             f"down with placement P on C R), e.g. {examples['place']!r}, or the whole recycling "
             f"move, e.g. {examples['move']!r}")
 
 
-def action_from_text(state: DoubleCardState, text: str) -> int:
+def action_from_text(position: Position, text: str, example_moves: Examples) -> int:
     """The action for a move in notation, for the current sub-step.
 
     Accepts ``0 P C R`` (a regular move), ``C1 R1 C2 R2`` (take a card),
     ``P C R`` (place the card taken) and the whole recycling move
     ``C1 R1 C2 R2 P C R`` (its take before the take, its placement after).  Errors
-    give examples that are legal in this position.
+    give examples that are legal in this position (``example_moves()``).
     """
     try:
         kind, parts = parse_notation(text)
     except ValueError:  # parse again to raise the error with this position's forms and examples
-        kind, parts = parse_notation(text, expected_forms(state))
-    phase = state.phase
+        kind, parts = parse_notation(text, expected_forms(position, example_moves()))
+    phase = position.phase
     if phase == "over":
         raise ValueError(f"the game is over; no move {shown(text)} can be played")
     if kind == "regular":
         if phase != "regular":
             raise ValueError(
                 f"{shown(text)} is a regular move, but all {CARDS} cards are on the board: "
-                f"recycle with 'C1 R1 C2 R2 P C R', e.g. {example_moves(state)['move']!r}"
+                f"recycle with 'C1 R1 C2 R2 P C R', e.g. {example_moves()['move']!r}"
                 if phase == "pick" else
                 f"{shown(text)} is a regular move, but a card was taken: place it with 'P C R', "
-                f"e.g. {example_moves(state)['place']!r}, or the whole recycling move"
+                f"e.g. {example_moves()['place']!r}, or the whole recycling move"
             )
         p, anchor = parts
         return (p - 1) * CELLS + anchor
     if phase == "regular":
         raise ValueError(
-            f"{shown(text)} is a recycling move, but only {state.cards} of {CARDS} cards are on the board: "
-            f"play a regular move '0 P C R', e.g. {example_moves(state)['move']!r}"
+            f"{shown(text)} is a recycling move, but only {position.cards} of {CARDS} cards are on the board: "
+            f"play a regular move '0 P C R', e.g. {example_moves()['move']!r}"
         )
     if kind == "place":
         if phase != "place":
             raise ValueError(
                 f"{shown(text)} places a card, but none was taken: start with the card's cells "
-                f"'C1 R1 C2 R2', e.g. {example_moves(state)['take']!r}, or type the whole "
-                f"recycling move, e.g. {example_moves(state)['move']!r}"
+                f"'C1 R1 C2 R2', e.g. {example_moves()['take']!r}, or type the whole "
+                f"recycling move, e.g. {example_moves()['move']!r}"
             )
         p, anchor = parts
         return (p - 1) * CELLS + anchor
     cells = parts[0]
     if phase == "pick":
-        if state.partner(cells[0]) != cells[1]:
+        if position.partner(cells[0]) != cells[1]:
             raise ValueError(f"{shown(text)}: cells {cell_name(cells[0])} and {cell_name(cells[1])} do not hold one card; "
-                             f"a card that may be taken now: e.g. {example_moves(state)['take']!r}")
+                             f"a card that may be taken now: e.g. {example_moves()['take']!r}")
         return PICK_BASE + min(cells)
-    t_anchor, t_other = _taken_cells(state)
+    assert position.taken is not None  # the place phase
+    t_anchor, t_other = _taken_cells(position.taken)
     if kind == "take":
         raise ValueError(
             f"{shown(text)} takes a card, but the card from {cell_name(t_anchor)} {cell_name(t_other)} "
-            f"was already taken: place it with 'P C R', e.g. {example_moves(state)['place']!r}"
+            f"was already taken: place it with 'P C R', e.g. {example_moves()['place']!r}"
         )
     if sorted(cells) != [t_anchor, t_other]:
         raise ValueError(f"{shown(text)}: the card being recycled came from {cell_name(t_anchor)} {cell_name(t_other)}")
@@ -210,8 +237,8 @@ def action_from_text(state: DoubleCardState, text: str) -> int:
     return (p - 1) * CELLS + anchor
 
 
-def legal_moves_text(state: DoubleCardState, player: int) -> str:
-    """The legal moves of ``player`` for a person, a line per group that reads at a
+def legal_moves_text(position: Position, legal: list[int], example_moves: Examples) -> str:
+    """The moves ``legal`` of a seat for a person, a line per group that reads at a
     glance: the form of a move with a legal example, then either the cards that may be
     taken (first step of a recycling move) or, for each set of placements that fit the
     same cells, those placements and their bottom-left cells::
@@ -220,12 +247,11 @@ def legal_moves_text(state: DoubleCardState, player: int) -> str:
           placements 1 3 5 7 (horizontal) at A1 B1 C1 D1 E1 F1 G1
           placements 2 4 6 8 (vertical) at A1 B1 C1 D1 E1 F1 G1 H1
     """
-    legal = state.legal_actions(player)
     if not legal:
         return "none"
-    examples = example_moves(state)
-    if state.phase == "pick":
-        cards = ", ".join(f"{_compact(a - PICK_BASE)} {_compact(state.partner(a - PICK_BASE))}" for a in legal)
+    examples = example_moves()
+    if position.phase == "pick":
+        cards = ", ".join(f"{_compact(a - PICK_BASE)} {_compact(position.partner(a - PICK_BASE))}" for a in legal)
         return (
             f"'C1 R1 C2 R2 P C R' takes the card on C1 R1 and C2 R2 and puts it down with placement P "
             f"on C R, e.g. {examples['move']!r} (or type the take first, e.g. {examples['take']!r})\n"
@@ -235,12 +261,13 @@ def legal_moves_text(state: DoubleCardState, player: int) -> str:
     for action in legal:
         anchors.setdefault(action // CELLS + 1, []).append(action % CELLS)
     groups: dict[tuple[int, ...], list[int]] = {}
-    for p, cells in anchors.items():
-        groups.setdefault(tuple(cells), []).append(p)
-    if state.phase == "regular":
+    for p, anchor_cells in anchors.items():
+        groups.setdefault(tuple(anchor_cells), []).append(p)
+    if position.phase == "regular":
         lines = [f"'0 P C R' puts a card with placement P on cell C R (its bottom-left cell), e.g. {examples['move']!r}"]
     else:
-        t_anchor, t_other = _taken_cells(state)
+        assert position.taken is not None  # the place phase
+        t_anchor, t_other = _taken_cells(position.taken)
         head = (f"'P C R' puts the card taken from {cell_name(t_anchor)} {cell_name(t_other)} down with placement P "
                 f"on cell C R (its bottom-left cell), e.g. {examples['place']!r}")
         lines = [head]
@@ -251,44 +278,45 @@ def legal_moves_text(state: DoubleCardState, player: int) -> str:
     return "\n".join(lines)
 
 
-def view_text(state: DoubleCardState, seat: int) -> str:
+def view_text(position: Position, seat: int) -> str:
     """What the person at ``seat`` sees in the terminal: their objective and the
     opponent's, then the text form (:func:`position_text`)."""
     if seat not in (0, 1):
         raise ValueError(f"double_card: no seat {seat!r}; seats are 0, 1")
     goals = {"colors": "four R or four W in a line", "dots": "four * or four o in a line"}
-    mine, theirs = state.objective(seat), state.objective(1 - seat)
+    mine, theirs = position.objective(seat), position.objective(1 - seat)
     return (f"you are player_{seat} and play {mine} ({goals[mine]}); player_{1 - seat} plays {theirs} "
-            f"({goals[theirs]})\n{position_text(state)}")
+            f"({goals[theirs]})\n{position_text(position)}")
 
 
 # --- the text form of a position -------------------------------------------------------------
 
 
-def status_text(state: DoubleCardState) -> str:
+def status_text(winner: int, taken: tuple[int, int] | None, to_move: int) -> str:
     """``player_0 to move``, ``player_1 to place the card taken from D 1 (placement 6)``,
     ``player_0 wins`` or ``draw``."""
-    if state.winner == 2:
+    if winner == 2:
         return "draw"
-    if state.winner >= 0:
-        return f"player_{state.winner} wins"
-    if state.taken is not None:
-        t_anchor, t_p = state.taken
-        return f"player_{state.to_move} to place the card taken from {cell_name(t_anchor)} (placement {t_p})"
-    return f"player_{state.to_move} to move"
+    if winner >= 0:
+        return f"player_{winner} wins"
+    if taken is not None:
+        t_anchor, t_p = taken
+        return f"player_{to_move} to place the card taken from {cell_name(t_anchor)} (placement {t_p})"
+    return f"player_{to_move} to move"
 
 
-def position_text(state: DoubleCardState) -> str:
+def position_text(position: Position) -> str:
     """Header, then rows 12 down to 1: each cell is its segment (``R*`` ``Ro`` ``W*``
     ``Wo`` or ``..``) and a link: ``>`` the card continues to the right, ``^`` it
     continues upwards, a space otherwise."""
-    last = "none" if state.last < 0 else f"{cell_name(state.last)} {cell_name(state.partner(state.last))}"
+    p = position
+    last = "none" if p.last < 0 else f"{cell_name(p.last)} {cell_name(p.partner(p.last))}"
     header = (
-        f"double_card | move {state.moves}/{state.game.max_moves} | player_0 {state.objective(0)} | "
-        f"{status_text(state)} | last {last}"
+        f"double_card | move {p.moves}/{p.max_moves} | player_0 {p.objective(0)} | "
+        f"{status_text(p.winner, p.taken, p.to_move)} | last {last}"
     )
     lines = [header]
-    seg, hanch, vanch = state.seg, state.hanch, state.vanch
+    seg, hanch, vanch = p.seg, p.hanch, p.vanch
     for row in range(ROWS - 1, -1, -1):
         tokens = []
         for cell in range(row * COLS, row * COLS + COLS):
@@ -361,12 +389,13 @@ def _board(lines: list[str]) -> tuple[list[int], int, int]:
     return seg, hanch, vanch
 
 
-def parse_position(game: DoubleCardGame, text: str, from_board: Callable[..., Any]) -> DoubleCardState:
-    """The position that :func:`position_text` printed as ``text``, built by
-    ``from_board(game, seg, hanch, vanch, moves=..., to_move=..., last=..., taken=...,
-    winner=...)``; a ``ValueError`` naming the first inconsistency otherwise (a stray
-    segment, an impossible face, a hanging cell, a card count that does not fit the move
-    number, a line on the board of a game in progress, the wrong player to move)."""
+def parse_position(text: str, max_moves: int, first_player: str) -> Position:
+    """The position that :func:`position_text` printed as ``text``, for a game with
+    these options; a ``ValueError`` naming the first inconsistency the text shows (a
+    stray segment, an impossible face, a hanging cell, a card count that does not fit
+    the move number, the wrong player to move).  ``DoubleCardGame.state_from_text``
+    checks what needs the rules (a line on the board of a game in progress, a recycling
+    move left) and that the text is the position's own (:func:`check_canonical`)."""
     if not isinstance(text, str):
         raise ValueError(f"a double_card position must be text, got {shown(text)}")
     lines = text.strip("\n").split("\n")
@@ -376,15 +405,15 @@ def parse_position(game: DoubleCardGame, text: str, from_board: Callable[..., An
     if not header:
         raise ValueError(f"malformed double_card header {lines[0]!r}; expected e.g. "
                          f"'double_card | move 0/40 | player_0 colors | player_0 to move | last none'")
-    if int(header["max"]) != game.max_moves:
-        raise ValueError(f"position is for max_moves={header['max']}, this game has max_moves={game.max_moves}")
-    if header["obj"] != game.config["first_player"]:
-        raise ValueError(f"position has player_0 playing {header['obj']}, this game has first_player={game.config['first_player']!r}")
+    if int(header["max"]) != max_moves:
+        raise ValueError(f"position is for max_moves={header['max']}, this game has max_moves={max_moves}")
+    if header["obj"] != first_player:
+        raise ValueError(f"position has player_0 playing {header['obj']}, this game has first_player={first_player!r}")
     seg, hanch, vanch = _board(lines[1 : ROWS + 1])
     cards = (hanch | vanch).bit_count()
     moves = int(header["moves"])
-    if moves > game.max_moves:
-        raise ValueError(f"move {moves} is past max_moves={game.max_moves}")
+    if moves > max_moves:
+        raise ValueError(f"move {moves} is past max_moves={max_moves}")
     last = -1
     if header["last"] != "none":
         col, row = header["last"].split()[:2]
@@ -407,14 +436,14 @@ def parse_position(game: DoubleCardGame, text: str, from_board: Callable[..., An
     expected = CARDS - 1 if taken is not None else min(moves, CARDS)
     if cards != expected or taken is not None and moves < CARDS:
         raise ValueError(f"{cards} cards on the board do not fit move {moves} (expected {expected})")
-    state = from_board(game, seg, hanch, vanch, moves=moves, to_move=to_move, last=last, taken=taken, winner=winner)
-    if winner < 0:
-        if moves >= game.max_moves:
-            raise ValueError(f"move {moves} reached max_moves={game.max_moves}: the game must be over")
-        if any(state.lines()):
-            raise ValueError("the board has a line of four but the game is not over")
-        if taken is None and cards >= CARDS and last >= 0 and not state.legal_actions(to_move):
-            raise ValueError("the player to move has no legal recycling move: the game must be a draw")
-    if position_text(state) != "\n".join(line.rstrip() for line in lines).strip("\n"):
-        raise ValueError(f"malformed double_card position; did you mean:\n{position_text(state)}")
-    return state
+    if winner < 0 and moves >= max_moves:
+        raise ValueError(f"move {moves} reached max_moves={max_moves}: the game must be over")
+    return Position(seg, hanch, vanch, moves, to_move, last, taken, winner, max_moves, first_player)
+
+
+def check_canonical(text: str, canonical: str) -> None:
+    """``ValueError`` unless ``text`` is the text form ``canonical`` of the position it
+    was read as (up to blank lines around it and spaces at line ends)."""
+    lines = text.strip("\n").split("\n")
+    if canonical != "\n".join(line.rstrip() for line in lines).strip("\n"):
+        raise ValueError(f"malformed double_card position; did you mean:\n{canonical}")

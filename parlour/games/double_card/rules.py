@@ -22,6 +22,7 @@ from parlour.errors import IllegalActionError
 from parlour.games.base import (
     Game,
     GameInfo,
+    JointAction,
     Option,
     PerfectInfoState,
     State,
@@ -54,6 +55,8 @@ from parlour.games.double_card.board import (
     WINDOWS,
     cell_name,
     other_cell,
+    partner,
+    phase_of,
 )
 
 NUM_PLANES = 12
@@ -166,7 +169,20 @@ class DoubleCardGame(Game):
         return state
 
     def state_from_text(self, text: str) -> DoubleCardState:
-        return notation.parse_position(self, text, DoubleCardState.from_board)
+        """The position that ``to_text`` printed as ``text`` (:func:`.notation.parse_position`),
+        or a ``ValueError`` naming the first inconsistency: one the text shows, a line on
+        the board of a game in progress, no recycling move left, a text that is not the
+        position's own form."""
+        p = notation.parse_position(text, self.max_moves, self.config["first_player"])
+        state = DoubleCardState.from_board(self, p.seg, p.hanch, p.vanch, moves=p.moves, to_move=p.to_move,
+                                           last=p.last, taken=p.taken, winner=p.winner)
+        if p.winner < 0:
+            if any(state.lines()):
+                raise ValueError("the board has a line of four but the game is not over")
+            if p.taken is None and p.cards >= CARDS and p.last >= 0 and not state.legal_actions(p.to_move):
+                raise ValueError("the player to move has no legal recycling move: the game must be a draw")
+        notation.check_canonical(text, state.to_text())
+        return state
 
     def state_from_observation(self, observation: np.ndarray, mask: np.ndarray) -> DoubleCardState:
         """The position behind the observation of the seat to move (see
@@ -236,6 +252,7 @@ class DoubleCardState(State):
     move ``cards == min(moves, 24)``).
     """
 
+    game: DoubleCardGame
     __slots__ = ("game", "seg", "occ", "red", "filled", "hanch", "vanch", "moves", "to_move", "last", "taken", "winner")
 
     def __init__(self, game: DoubleCardGame) -> None:
@@ -286,11 +303,7 @@ class DoubleCardState(State):
     @property
     def phase(self) -> str:
         """``"regular"``, ``"pick"`` (first sub-step of recycling), ``"place"`` (second), ``"over"``."""
-        if self.winner >= 0:
-            return "over"
-        if self.taken is not None:
-            return "place"
-        return "regular" if self.moves < CARDS else "pick"
+        return phase_of(self.winner, self.taken, self.moves)
 
     def objective(self, seat: int) -> str:
         return "colors" if seat == self.game.colors_seat else "dots"
@@ -400,9 +413,10 @@ class DoubleCardState(State):
                 return f"taking it would leave {cell_name(cell)} hanging"
         return None
 
-    def apply(self, action) -> None:
+    def apply(self, action: int | JointAction) -> None:
         player, action = self._single_action(action)
         picking = self.taken is None and self.moves >= CARDS
+        reason: str | None
         if not 0 <= action < NUM_ACTIONS:
             reason = f"outside 0..{NUM_ACTIONS - 1}"
         elif action >= PICK_BASE:
@@ -516,15 +530,7 @@ class DoubleCardState(State):
 
     def partner(self, cell: int) -> int:
         """The other cell of the card covering ``cell`` (-1 if empty)."""
-        if self.hanch >> cell & 1:
-            return cell + 1
-        if cell % COLS and self.hanch >> (cell - 1) & 1:
-            return cell - 1
-        if self.vanch >> cell & 1:
-            return cell + COLS
-        if cell >= COLS and self.vanch >> (cell - COLS) & 1:
-            return cell - COLS
-        return -1
+        return partner(self.hanch, self.vanch, cell)
 
     def placement_of(self, anchor: int) -> int:
         """The placement (1-8) of the card whose bottom-left cell is ``anchor``."""
@@ -566,23 +572,46 @@ class DoubleCardState(State):
         except ValueError:
             return "not an action"
 
+    def position(self) -> notation.Position:
+        """This position's data, as the text forms read it (:class:`.notation.Position`)."""
+        game = self.game
+        return notation.Position(self.seg, self.hanch, self.vanch, self.moves, self.to_move, self.last, self.taken,
+                                 self.winner, game.max_moves, game.config["first_player"])
+
+    def example_moves(self) -> dict[str, str]:
+        """Moves that are legal now, in notation, for messages: ``"move"`` (a whole move,
+        typed at once), and in a recycling move ``"take"`` (its first step) and ``"place"``
+        (its second step as ``P C R``).  Empty once the game is over."""
+        legal = self.legal_actions(self.to_move)
+        if not legal:
+            return {}
+        if self.phase == "pick":
+            after = self.clone()
+            after.apply(legal[0])
+            places = after.legal_actions(after.to_move)  # a card taken always fits somewhere
+            return {"move": after.action_to_text(places[0]), "take": self.action_to_text(legal[0])}
+        examples = {"move": self.action_to_text(legal[0])}
+        if self.phase == "place":
+            examples["place"] = notation.place_text(legal[0])
+        return examples
+
     def action_to_text(self, action: int) -> str:
         """``'0 5 A 2'`` (regular), ``'F 2 F 3'`` (take), ``'F 2 F 3 3 A 2'`` (place after a take)."""
-        return notation.action_text(self, action)
+        return notation.action_text(self.position(), action)
 
     def text_to_action(self, text: str) -> int:
         """The action for a move in notation, for the current sub-step (see
         :func:`.notation.action_from_text`)."""
-        return notation.action_from_text(self, text)
+        return notation.action_from_text(self.position(), text, self.example_moves)
 
     def to_text(self) -> str:
         """The text form (:func:`.notation.position_text`)."""
-        return notation.position_text(self)
+        return notation.position_text(self.position())
 
     def view_text(self, seat: int) -> str:
         """What a person at ``seat`` sees (:func:`.notation.view_text`)."""
-        return notation.view_text(self, seat)
+        return notation.view_text(self.position(), seat)
 
     def legal_moves_text(self, player: int) -> str:
         """The legal moves, grouped for a person (:func:`.notation.legal_moves_text`)."""
-        return notation.legal_moves_text(self, player)
+        return notation.legal_moves_text(self.position(), self.legal_actions(player), self.example_moves)

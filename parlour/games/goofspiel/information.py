@@ -7,28 +7,53 @@ from __future__ import annotations
 import bisect
 import functools
 import itertools
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import Any, Generic, Protocol, TypeVar, cast
 
 import numpy as np
 
-from parlour.games.base import make_rng
+from parlour.games.base import State, make_rng
 from parlour.games.bitmask import cards_of, set_bits
 from parlour.games.goofspiel.scoring import round_winner, settle_round
 
-if TYPE_CHECKING:
-    from parlour.games.goofspiel.rules import GoofspielGame, GoofspielState
+
+_State_co = TypeVar("_State_co", bound=State, covariant=True)
+
+
+class GoofspielRules(Protocol[_State_co]):
+    """What an information state needs of its game (``GoofspielGame`` is one): the
+    options it reads, and a fresh state from a deal to replay the bids on."""
+
+    @property
+    def config(self) -> dict[str, Any]: ...
+
+    @property
+    def num_players(self) -> int: ...
+
+    @property
+    def num_cards(self) -> int: ...
+
+    @property
+    def discard_ties(self) -> bool: ...
+
+    def state_from_deal(self, prizes: tuple[int, ...], hands: list[int]) -> _State_co: ...
+
+
+StateT = TypeVar("StateT", bound=State)
+"""The state an information state samples (``GoofspielState``): its own type, for the
+players that search it."""
 
 
 @dataclass(frozen=True)
-class GoofspielInfoState:
+class GoofspielInfoState(Generic[StateT]):
     """What one seat knows: public prizes and pots, its own hand and bids, who won each
     round, everyone's points, and everyone's bids unless ``imperfect_info``
     (then other seats' bids are ``None``).  Hashable; equal exactly when the seat
     cannot tell the two situations apart.
     """
 
-    game: GoofspielGame = field(repr=False)
+    game: GoofspielRules[StateT] = field(repr=False)
     player: int
     prizes_seen: tuple[int, ...]
     prizes_to_come: tuple[int, ...] | None
@@ -48,7 +73,9 @@ class GoofspielInfoState:
         """Own cards as a bitmask (bit ``a`` = card ``a + 1``)."""
         mask = self.start_hands[self.player]
         for round_bids in self.bids:
-            mask &= ~(1 << round_bids[self.player])
+            bid = round_bids[self.player]
+            assert bid is not None  # a seat knows its own bids
+            mask &= ~(1 << bid)
         return mask
 
     def legal_actions(self) -> list[int]:
@@ -98,7 +125,9 @@ class GoofspielInfoState:
                 if seat != me:
                     mask = self.start_hands[seat]
                     for bids in self.bids:
-                        mask &= ~(1 << bids[seat])
+                        bid = bids[seat]
+                        assert bid is not None  # every bid is public without imperfect_info
+                        mask &= ~(1 << bid)
                     lines.append(f"player_{seat}'s hand: {_cards_text(mask)}")
         if self.bids:
             lines.append("rounds played:")
@@ -113,7 +142,7 @@ class GoofspielInfoState:
             lines.append(f"  {r + 1}. prize {prize_r}: bids {bid_text} -> {outcome}")
         return "\n".join(lines)
 
-    def sample(self, rng: np.random.Generator | int | None = None) -> GoofspielState:
+    def sample(self, rng: np.random.Generator | int | None = None) -> StateT:
         """A full state consistent with this information, drawn uniformly.
 
         The unseen prizes are shuffled when the order is random (it is public
@@ -127,9 +156,11 @@ class GoofspielInfoState:
             prizes = self.prizes_seen + tuple(rest[i] for i in rng.permutation(len(rest)))
         else:
             prizes = self.prizes_seen + self.prizes_to_come
-        bids = self.bids
-        if bids and any(b is None for b in bids[0]):
+        bids: Sequence[tuple[int, ...]]
+        if self.bids and any(b is None for b in self.bids[0]):
             bids = _sample_hidden_bids(self, rng)
+        else:
+            bids = cast(tuple[tuple[int, ...], ...], self.bids)  # every seat's bids are known
         state = game.state_from_deal(prizes, list(self.start_hands))
         for round_bids in bids:
             state.apply(dict(enumerate(round_bids)))
@@ -170,6 +201,7 @@ class _HiddenBids:
     def choices(self, r: int, used: tuple[int, ...]) -> list[tuple[int, ...]]:
         info, me = self.info, self.me
         own = info.bids[r][me]
+        assert own is not None  # a seat knows its own bids
         result = []
         pools = [set_bits(info.start_hands[s] & ~used[i]) for i, s in enumerate(self.others)]
         for combo in _product(pools):

@@ -19,6 +19,7 @@ from parlour.errors import IllegalActionError
 from parlour.games.base import (
     Game,
     GameInfo,
+    JointAction,
     Option,
     State,
     as_action,
@@ -245,7 +246,15 @@ class GoofspielGame(Game):
         return GoofspielState(self, prizes, hands)
 
     def state_from_text(self, text: str) -> GoofspielState:
-        return notation.parse_position(self, text)
+        """Read ``to_text`` (:func:`.notation.parse_position`): rebuild the start, replay
+        the bids and check the result against the text."""
+        example = self.new_initial_state(seed=0).to_text()
+        prizes, hands, bids = notation.parse_position(text, self.num_players, example)
+        state = self.new_initial_state(prizes=prizes, hands=hands)
+        for joint in notation.rounds_of(text, bids, example):
+            state.apply(joint)
+        notation.check_replay(text, state.to_text())
+        return state
 
 
 def _check_prizes(order: object, n: int, what: str) -> tuple[int, ...]:
@@ -287,6 +296,7 @@ class GoofspielState(State):
     ``winners``: the seat that took each round's pot, or -1 for a tie.
     """
 
+    game: GoofspielGame
     __slots__ = ("game", "prizes", "round", "hands", "start_hands", "pot", "points", "bids", "winners", "_obs")
 
     def __init__(self, game: GoofspielGame, prizes: tuple[int, ...], hands: list[int]) -> None:
@@ -330,10 +340,11 @@ class GoofspielState(State):
             return vector.copy()
         return np.zeros(self.game.info.num_actions, dtype=np.int8)
 
-    def apply(self, action: Mapping[int, int]) -> None:
+    def apply(self, action: int | JointAction) -> None:
         """Play one round: ``{seat: action}`` for every seat."""
         hands = self.hands
         r = self.round
+        bids: tuple[Any, ...]  # what the seats bid, checked below before it is played
         if type(action) is not dict or len(action) != len(hands) or r >= len(self.prizes):
             return self._reject(action)
         if len(hands) == 2:  # the common case, unrolled (subscripts: cheaper than .get)
@@ -443,7 +454,7 @@ class GoofspielState(State):
             return _WIN_LOSS_2[(p0 > p1) - (p0 < p1)].copy()
         return points_to_returns(points, self.game.config["returns"])
 
-    def info_state(self, player: int) -> GoofspielInfoState:
+    def info_state(self, player: int) -> GoofspielInfoState[GoofspielState]:
         game = self.game
         if not 0 <= player < game.num_players:
             raise ValueError(f"goofspiel: no seat {player!r}; seats are 0..{game.num_players - 1}")

@@ -62,13 +62,13 @@ from parlour.games.tides_of_time.information import (
     OBS_SIZE,
     PLANES,
     TidesInfoState,
-    info_state_of,
 )
 from parlour.games.tides_of_time.rules import (
     RETURN_TYPES,
     TidesOfTimeGame,
     TidesOfTimeState,
     check_deck,
+    info_state_of,
     text_to_action,
 )
 from parlour.games.tides_of_time.scoring import (

@@ -1,21 +1,21 @@
-"""What one Tides of Time seat knows (``TidesInfoState``), its observation vector
-(``OBS_LAYOUT``), and full states drawn consistent with it (the cards still unseen,
-dealt uniformly)."""
+"""What one Tides of Time seat knows (``TidesInfoState``, which
+``TidesOfTimeState.info_state`` fills in), its observation vector (``OBS_LAYOUT``), and
+full states drawn consistent with it (the cards still unseen, dealt uniformly)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import Generic, Protocol, TypeVar
 
 import numpy as np
 
 from parlour.games.base import (
+    State,
     make_rng,
 )
 from parlour.games.bitmask import cards_of, mask_of
 from parlour.games.bitmask import set_bits as bits
 from parlour.games.tides_of_time.cards import (
-    ALL_CARDS,
     DISCARD,
     DRAFT,
     HAND_SIZE,
@@ -28,68 +28,23 @@ from parlour.games.tides_of_time.cards import (
     named_cards,
 )
 
-if TYPE_CHECKING:
-    from parlour.games.tides_of_time.rules import TidesOfTimeGame, TidesOfTimeState
+class TidesRules(Protocol):
+    """What an information state needs of its game (``TidesOfTimeGame`` is one): the
+    number of rounds, and a fresh state from a deal to replay the moves on."""
+
+    @property
+    def rounds(self) -> int: ...
+
+    def state_from_deal(self, hand0: int, hand1: int, pile: tuple[int, ...]) -> State: ...
 
 
-# --- information states -------------------------------------------------------------------
-
-
-def _known_draws(state: TidesOfTimeState, me: int) -> tuple[int, ...]:
-    """Per draw (relic step r, seat s) in pile order: the mask drawn, or -1 if ``me``
-    cannot know it yet (the opponent's draw before the next first exchange)."""
-    out = []
-    for r, (d0, d1) in enumerate(state.draws):
-        for s, d in ((0, d0), (1, d1)):
-            seen = s == me or state.round > r + 1 or state.pick > 0 or state.phase != DRAFT
-            out.append(d if seen else -1)
-    return tuple(out)
-
-
-def info_state_of(state: TidesOfTimeState, me: int) -> TidesInfoState:
-    opp = 1 - me
-    first = state.phase == DRAFT and state.pick == 0
-    draws = _known_draws(state, me)
-    opp_init = state.start[opp] if not (first and state.round == 0) else -1
-    if state.phase != DRAFT:
-        opp_hand, hidden = 0, 0
-    elif not first:
-        opp_hand, hidden = state.hands[opp], 0
-    elif state.round == 0:
-        opp_hand, hidden = 0, HAND_SIZE
-    else:
-        d = state.draws[-1][opp]
-        opp_hand = state.hands[opp] & ~d
-        hidden = 2
-    known = state.hands[me] | opp_hand | state.drafted[0] | state.drafted[1] | state.relics[0] | state.relics[1]
-    known |= state.discards[0] | state.discards[1]
-    keeps = tuple(state.keeps)
-    picks = tuple(tuple(p) for p in state.picks)
-    return TidesInfoState(
-        game=state.game,
-        player=me,
-        phase=state.phase,
-        round=state.round,
-        pick=state.pick,
-        hand=state.hands[me],
-        opp_hand=opp_hand,
-        opp_hidden=hidden,
-        drafted=(state.drafted[me], state.drafted[opp]),
-        relics=(state.relics[me], state.relics[opp]),
-        discards=(state.discards[me], state.discards[opp]),
-        own_relic=state.pending[me],
-        unseen=ALL_CARDS & ~known,
-        scores=tuple(state.scores),
-        own_start=state.start[me],
-        opp_start=opp_init,
-        draws=draws,
-        picks=picks,
-        keeps=keeps,
-    )
+GameT = TypeVar("GameT", bound=TidesRules)
+"""The game an information state belongs to (``TidesOfTimeGame``): its own type, for
+the players that read it."""
 
 
 @dataclass(frozen=True)
-class TidesInfoState:
+class TidesInfoState(Generic[GameT]):
     """What one seat knows.  Seat-relative pairs are ``(own, opponent's)``.
 
     ``hand``: own hand; ``opp_hand``: the part of the opponent's hand the seat knows
@@ -104,7 +59,7 @@ class TidesInfoState:
     states equal exactly when the seat cannot tell the situations apart.
     """
 
-    game: TidesOfTimeGame = field(repr=False)
+    game: GameT = field(repr=False)
     player: int
     phase: int
     round: int
@@ -153,7 +108,7 @@ class TidesInfoState:
         me = self.player
         return sum(s[me] for s in self.scores), sum(s[1 - me] for s in self.scores)
 
-    def sample(self, rng: np.random.Generator | int | None = None) -> TidesOfTimeState:
+    def sample(self, rng: np.random.Generator | int | None = None) -> State:
         """A full state consistent with this information, drawn uniformly: the unseen
         cards are shuffled into the opponent's unknown hand slots (its dealt hand or
         its last draw) and the pile; during the discard step the opponent's secret

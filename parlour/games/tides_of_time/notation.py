@@ -1,12 +1,12 @@
-"""Tides of Time's text form: written from a state (the deal, the picks and keeps) and
-read back by rebuilding the deal and replaying them."""
+"""Tides of Time's text form: written from a position's data (the deal, the picks and
+keeps, the scores and the cards where they are now) and read back into the deal and the
+moves, which ``TidesOfTimeGame.state_from_text`` replays and checks against the text."""
 
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
 
-from parlour.errors import IllegalActionError
 from parlour.games.base import (
     shown,
 )
@@ -19,43 +19,60 @@ from parlour.games.tides_of_time.cards import (
     named_cards,
 )
 
-if TYPE_CHECKING:
-    from parlour.games.tides_of_time.rules import TidesOfTimeGame, TidesOfTimeState
 
-
-def position_text(state: TidesOfTimeState) -> str:
-    game = state.game
-    h0, h1, pile = state.start
-    if state.phase == OVER:
+def position_text(
+    *,
+    rounds: int,
+    start: tuple[int, int, tuple[int, ...]],
+    phase: int,
+    round: int,
+    pick: int,
+    picks: Sequence[Sequence[tuple[int, int]]],
+    scores: Sequence[tuple[int, int]],
+    breakdowns: Sequence[tuple[dict[int, int], dict[int, int]]],
+    keeps: Sequence[tuple[int, int, int, int]],
+    pending: Sequence[int],
+    hands: Sequence[int],
+    kingdoms: tuple[int, int],
+    relics: Sequence[int],
+    discards: Sequence[int],
+    totals: tuple[int, int],
+    pile_pos: int,
+) -> str:
+    """The text form of a position (``TidesOfTimeState.to_text``) from its fields, as
+    ``TidesOfTimeState`` names them, and the game's ``rounds``; ``breakdowns``: the
+    per-card points of each round scored, ``kingdoms`` and ``totals`` each seat's now."""
+    h0, h1, pile = start
+    if phase == OVER:
         head = "game over"
     else:
-        step = f"pick {state.pick + 1}/5" if state.phase == DRAFT else PHASES[state.phase]
-        head = f"round {state.round + 1}/{game.rounds}, {step}"
+        step = f"pick {pick + 1}/5" if phase == DRAFT else PHASES[phase]
+        head = f"round {round + 1}/{rounds}, {step}"
     lines = [f"tides_of_time: {head}", f"deal: {cards_text(h0)} | {cards_text(h1)} | {' '.join(map(str, pile))}"]
-    for r, picks in enumerate(state.picks):
-        if not picks and r == state.round and state.phase == DRAFT:
+    for r, round_picks in enumerate(picks):
+        if not round_picks and r == round and phase == DRAFT:
             continue
-        lines.append(f"r{r + 1} picks: " + " ".join(f"{a + 1}-{b + 1}" for a, b in picks))
-        if r < len(state.scores):
-            pa, pb = state.breakdown(r)
-            s0, s1 = state.scores[r]
+        lines.append(f"r{r + 1} picks: " + " ".join(f"{a + 1}-{b + 1}" for a, b in round_picks))
+        if r < len(scores):
+            pa, pb = breakdowns[r]
+            s0, s1 = scores[r]
             detail = " | ".join(
                 f"player_{seat} " + (" ".join(f"{c}:{v}" for c, v in sorted(pts.items())) or "-")
                 for seat, pts in ((0, pa), (1, pb))
             )
             lines.append(f"r{r + 1} score: {s0}-{s1} | {detail}")
-        if r < len(state.keeps):
-            r0, r1, d0, d1 = state.keeps[r]
+        if r < len(keeps):
+            r0, r1, d0, d1 = keeps[r]
             lines.append(f"r{r + 1} keep: relic {r0 + 1}-{r1 + 1}, discard {d0 + 1}-{d1 + 1}")
-        elif r == state.round and state.phase == DISCARD:
-            r0, r1 = state.pending
+        elif r == round and phase == DISCARD:
+            r0, r1 = pending
             lines.append(f"r{r + 1} keep: relic {r0 + 1}-{r1 + 1}")
     for seat in (0, 1):
-        lines.append(f"player_{seat} hand: {named_cards(state.hands[seat])}")
-        lines.append(f"player_{seat} kingdom: {named_cards(state.kingdom(seat), state.relics[seat])}")
-    lines.append(f"discards: {named_cards(state.discards[0] | state.discards[1])}")
-    t0, t1 = state.totals()
-    lines.append(f"totals: {t0}-{t1}; pile {len(pile) - state.pile_pos} cards")
+        lines.append(f"player_{seat} hand: {named_cards(hands[seat])}")
+        lines.append(f"player_{seat} kingdom: {named_cards(kingdoms[seat], relics[seat])}")
+    lines.append(f"discards: {named_cards(discards[0] | discards[1])}")
+    t0, t1 = totals
+    lines.append(f"totals: {t0}-{t1}; pile {len(pile) - pile_pos} cards")
     return "\n".join(lines)
 
 
@@ -65,12 +82,13 @@ _PICKS = re.compile(r"r(\d) picks: ?((?:\d+-\d+ ?)*)")
 _KEEP = re.compile(r"r(\d) keep: relic (\d+)-(\d+)(?:, discard (\d+)-(\d+))?")
 
 
-def parse_position(game: TidesOfTimeGame, text: str) -> TidesOfTimeState:
-    """Read ``to_text``: rebuild the deal, replay the picks and keeps, and check that
-    every other line (hands, kingdoms, scores and their per-card breakdown, totals)
-    is what the replay gives."""
+def parse_position(text: str, example: str) -> tuple[list[int], list[tuple[str, list[dict[int, int]]]]]:
+    """Read ``to_text`` as ``(deck, moves)``: the deal in dealing order, and per line of
+    picks or keeps, that line and its joint actions in order, for
+    ``TidesOfTimeGame.state_from_text`` to replay; every other line (hands, kingdoms,
+    scores and their per-card breakdown, totals) is checked by :func:`check_replay`.
+    ``example``: the text of a new game, shown when ``text`` is malformed."""
     lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
-    example = game.new_initial_state(seed=0).to_text()
     bad = f"malformed tides_of_time position {shown(text)}; expected lines like:\n{example}"
     if len(lines) < 2 or not _HEAD.fullmatch(lines[0]):
         raise ValueError(f"{bad}\n(the first line must be 'tides_of_time: round R/N, pick K/5' or similar)")
@@ -83,23 +101,24 @@ def parse_position(game: TidesOfTimeGame, text: str) -> TidesOfTimeState:
         raise ValueError(bad) from None
     if len(parts[0]) != 5 or len(parts[1]) != 5:
         raise ValueError(f"{bad}\n(each dealt hand has 5 cards)")
-    state = game.new_initial_state(deck=parts[0] + parts[1] + parts[2])
+    moves = []
     for line in lines[2:]:
         match = _PICKS.fullmatch(line)
-        try:
-            if match:
-                for pair in match[2].split():
-                    a, b = pair.split("-")
-                    state.apply({0: int(a) - 1, 1: int(b) - 1})
-                continue
-            match = _KEEP.fullmatch(line)
-            if match:
-                state.apply({0: int(match[2]) - 1, 1: int(match[3]) - 1})
-                if match[4] is not None:
-                    state.apply({0: int(match[4]) - 1, 1: int(match[5]) - 1})
-        except IllegalActionError as error:
-            raise ValueError(f"inconsistent tides_of_time position: {line!r}: {error}") from None
-    canonical = state.to_text()
-    if canonical != "\n".join(lines):
+        if match:
+            pairs = [pair.split("-") for pair in match[2].split()]
+            moves.append((line, [{0: int(a) - 1, 1: int(b) - 1} for a, b in pairs]))
+            continue
+        match = _KEEP.fullmatch(line)
+        if match:
+            joints = [{0: int(match[2]) - 1, 1: int(match[3]) - 1}]
+            if match[4] is not None:
+                joints.append({0: int(match[4]) - 1, 1: int(match[5]) - 1})
+            moves.append((line, joints))
+    return parts[0] + parts[1] + parts[2], moves
+
+
+def check_replay(text: str, canonical: str) -> None:
+    """``ValueError`` unless ``text`` is, line for line, the text form ``canonical`` of
+    the position its deal and moves replay to."""
+    if canonical != "\n".join(line.strip() for line in text.strip().splitlines() if line.strip()):
         raise ValueError(f"inconsistent tides_of_time position {shown(text)}: replaying its deal and moves gives\n{canonical}")
-    return state

@@ -6,7 +6,7 @@ in :mod:`.information`, the text form in :mod:`.notation`."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -14,6 +14,7 @@ from parlour.errors import IllegalActionError
 from parlour.games.base import (
     Game,
     GameInfo,
+    JointAction,
     Option,
     State,
     as_action,
@@ -25,6 +26,7 @@ from parlour.games.bitmask import cards_of, mask_of
 from parlour.games.bitmask import set_bits as bits
 from parlour.games.tides_of_time import notation
 from parlour.games.tides_of_time.cards import (
+    ALL_CARDS,
     CARDS,
     DISCARD,
     DRAFT,
@@ -36,7 +38,6 @@ from parlour.games.tides_of_time.cards import (
 from parlour.games.tides_of_time.information import (
     OBS_SIZE,
     TidesInfoState,
-    info_state_of,
 )
 from parlour.games.tides_of_time.scoring import score_breakdown, score_masks
 
@@ -122,7 +123,19 @@ class TidesOfTimeGame(Game):
         return TidesOfTimeState(self, hand0, hand1, pile)
 
     def state_from_text(self, text: str) -> TidesOfTimeState:
-        return notation.parse_position(self, text)
+        """Read ``to_text`` (:func:`.notation.parse_position`): rebuild the deal, replay
+        the picks and keeps, and check that every other line (hands, kingdoms, scores and
+        their per-card breakdown, totals) is what the replay gives."""
+        deck, moves = notation.parse_position(text, self.new_initial_state(seed=0).to_text())
+        state = self.new_initial_state(deck=deck)
+        for line, joints in moves:
+            try:
+                for joint in joints:
+                    state.apply(joint)
+            except IllegalActionError as error:
+                raise ValueError(f"inconsistent tides_of_time position: {line!r}: {error}") from None
+        notation.check_replay(text, state.to_text())
+        return state
 
 
 def check_deck(deck: object) -> tuple[int, ...]:
@@ -150,6 +163,7 @@ class TidesOfTimeState(State):
     ``keeps``: per relic step, ``(relic_0, relic_1, discard_0, discard_1)``.
     """
 
+    game: TidesOfTimeGame
     __slots__ = (
         "game", "start", "hands", "drafted", "relics", "discards", "pending", "pile_pos", "round", "pick",
         "phase", "draws", "scores", "kingdoms", "picks", "keeps",
@@ -199,7 +213,7 @@ class TidesOfTimeState(State):
             mask[list(bits(self._legal_mask(player)))] = 1
         return mask
 
-    def apply(self, action: Mapping[int, int]) -> None:
+    def apply(self, action: int | JointAction) -> None:
         """One simultaneous step: ``{0: card index, 1: card index}``."""
         if type(action) is not dict or len(action) != 2 or self.phase == OVER:
             return self._reject(action)
@@ -329,7 +343,7 @@ class TidesOfTimeState(State):
             d = (d > 0) - (d < 0)
         return np.array([float(d), float(-d)])
 
-    def info_state(self, player: int) -> TidesInfoState:
+    def info_state(self, player: int) -> TidesInfoState[TidesOfTimeGame]:
         if player not in (0, 1):
             raise ValueError(f"tides_of_time: no seat {player!r}; seats are 0 and 1")
         return info_state_of(self, player)
@@ -347,7 +361,12 @@ class TidesOfTimeState(State):
         return text_to_action(text)
 
     def to_text(self) -> str:
-        return notation.position_text(self)
+        return notation.position_text(
+            rounds=self.game.rounds, start=self.start, phase=self.phase, round=self.round, pick=self.pick,
+            picks=self.picks, scores=self.scores, breakdowns=[self.breakdown(r) for r in range(len(self.scores))],
+            keeps=self.keeps, pending=self.pending, hands=self.hands, kingdoms=(self.kingdom(0), self.kingdom(1)),
+            relics=self.relics, discards=self.discards, totals=self.totals(), pile_pos=self.pile_pos,
+        )
 
     # --- extras ------------------------------------------------------------------------
 
@@ -372,3 +391,57 @@ def text_to_action(text: str) -> int:
     raise ValueError(f"a tides_of_time move is a card number 1..18 or a card name; got {shown(text)}")
 
 
+# --- information states -------------------------------------------------------------------
+
+
+def _known_draws(state: TidesOfTimeState, me: int) -> tuple[int, ...]:
+    """Per draw (relic step r, seat s) in pile order: the mask drawn, or -1 if ``me``
+    cannot know it yet (the opponent's draw before the next first exchange)."""
+    out = []
+    for r, (d0, d1) in enumerate(state.draws):
+        for s, d in ((0, d0), (1, d1)):
+            seen = s == me or state.round > r + 1 or state.pick > 0 or state.phase != DRAFT
+            out.append(d if seen else -1)
+    return tuple(out)
+
+
+def info_state_of(state: TidesOfTimeState, me: int) -> TidesInfoState[TidesOfTimeGame]:
+    opp = 1 - me
+    first = state.phase == DRAFT and state.pick == 0
+    draws = _known_draws(state, me)
+    opp_init = cast(int, state.start[opp]) if not (first and state.round == 0) else -1  # a hand, not the pile
+    if state.phase != DRAFT:
+        opp_hand, hidden = 0, 0
+    elif not first:
+        opp_hand, hidden = state.hands[opp], 0
+    elif state.round == 0:
+        opp_hand, hidden = 0, HAND_SIZE
+    else:
+        d = state.draws[-1][opp]
+        opp_hand = state.hands[opp] & ~d
+        hidden = 2
+    known = state.hands[me] | opp_hand | state.drafted[0] | state.drafted[1] | state.relics[0] | state.relics[1]
+    known |= state.discards[0] | state.discards[1]
+    keeps = tuple(state.keeps)
+    picks = tuple(tuple(p) for p in state.picks)
+    return TidesInfoState(
+        game=state.game,
+        player=me,
+        phase=state.phase,
+        round=state.round,
+        pick=state.pick,
+        hand=state.hands[me],
+        opp_hand=opp_hand,
+        opp_hidden=hidden,
+        drafted=(state.drafted[me], state.drafted[opp]),
+        relics=(state.relics[me], state.relics[opp]),
+        discards=(state.discards[me], state.discards[opp]),
+        own_relic=state.pending[me],
+        unseen=ALL_CARDS & ~known,
+        scores=tuple(state.scores),
+        own_start=cast(int, state.start[me]),  # a hand, not the pile
+        opp_start=opp_init,
+        draws=draws,
+        picks=picks,
+        keeps=keeps,
+    )

@@ -71,9 +71,9 @@ def score_kingdoms(ma: int, mb: int, zero_ties_win: bool, maze_sets: bool, detai
                 points, suits = spec
                 out[i] = points * min(c[s] for s in suits)
                 continue
-            s = MAJORITY_SCORING.get(i)
-            if s is not None:
-                x, y = c[s], o[s]
+            suit = MAJORITY_SCORING.get(i)
+            if suit is not None:
+                x, y = c[suit], o[suit]
                 out[i] = 7 if x > y or (x == y and n and (zero_ties_win or x > 0)) else 0
             elif i == MAZE:
                 low = min(c)
@@ -132,7 +132,7 @@ def score_many(ma: np.ndarray, mb: np.ndarray, zero_ties_win: bool = True, maze_
         return win
 
     singles = ((counts[0] == 1).sum(axis=0), (counts[1] == 1).sum(axis=0))
-    pts = ([], [])
+    pts: tuple[list[np.ndarray], list[np.ndarray]] = ([], [])
     for p in (0, 1):
         mole = np.where(beats(singles[p], singles[1 - p], nest[p]), 8, 0) * has[p][MOLEHILL]
         pts[p].append(mole)

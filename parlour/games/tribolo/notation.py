@@ -2,24 +2,20 @@
 position as a header and one line of symbols per row (``to_text``, read back by
 ``state_from_text``), and the board a person sees at the terminal (``view_text``).
 
-Only text lives here; the rules that a position read from text must satisfy (the seat
-to move has a move, or nobody has one when the game is over) are checked by
-``TriboloGame.state_from_board``.
+Only text lives here, and it reads the board's data (its geometry, owner codes, counts),
+never a state: the rules that a position read from text must satisfy (the seat to move
+has a move, or nobody has one when the game is over; the header's counts) are checked by
+``TriboloGame.state_from_board`` and ``TriboloGame.state_from_text``.
 """
 
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
-
 import numpy as np
 
 from parlour.games.base import shown
 from parlour.games.tribolo.board import NUM_PLAYERS, SYMBOLS, WALL
-
-if TYPE_CHECKING:
-    from parlour.games.tribolo.geometry import Geometry
-    from parlour.games.tribolo.rules import TriboloGame, TriboloState
+from parlour.games.tribolo.geometry import Geometry
 
 _TO_TEXT = bytes.maketrans(bytes(range(5)), SYMBOLS.encode())
 """``bytes.translate`` table: owner codes to their symbols."""
@@ -65,27 +61,28 @@ def text_to_cell(geo: Geometry, text: str) -> int:
 # --- positions -----------------------------------------------------------------------------
 
 
-def position_text(state: TriboloState) -> str:
-    """Header (whose turn, or game over and the winners; cells per player), then
-    one line of ``width`` symbols per row ``y = 0..height-1``."""
-    b, r, g = state.counts()
-    if state.to_move >= 0:
-        head = f"player_{state.to_move} to move"
+def position_text(geo: Geometry, board: bytearray, to_move: int, counts: list[int], winners: list[int]) -> str:
+    """Header (whose turn, or game over and the ``winners``; ``counts``: cells per
+    player), then one line of ``width`` symbols per row ``y = 0..height-1`` of the owner
+    codes ``board``; ``to_move`` is -1 once the game is over."""
+    b, r, g = counts
+    if to_move >= 0:
+        head = f"player_{to_move} to move"
     else:
-        won = state.winners()
         head = "game over | " + (
-            "draw" if len(won) == 3 else ", ".join(f"player_{s}" for s in won) + (" wins" if len(won) == 1 else " win")
+            "draw" if len(winners) == 3 else ", ".join(f"player_{s}" for s in winners) + (" wins" if len(winners) == 1 else " win")
         )
-    w = state.geo.width
-    board = state.board.translate(_TO_TEXT).decode()
-    rows = [board[y * w : (y + 1) * w] for y in range(state.geo.height)]
+    w = geo.width
+    text = board.translate(_TO_TEXT).decode()
+    rows = [text[y * w : (y + 1) * w] for y in range(geo.height)]
     return "\n".join([f"{head} | B {b} R {r} G {g}", *rows])
 
 
-def view_text(state: TriboloState, seat: int) -> str:
+def view_text(position: str, width: int, seat: int) -> str:
     """What the person at ``seat`` sees in the terminal: which letter is theirs, the
-    header of :func:`position_text`, then the board with column letters and row numbers
-    as the move notation names the cells (``a1`` is the top-left cell)::
+    header of the text form ``position`` (:func:`position_text`), then the board with
+    column letters and row numbers as the move notation names the cells (``a1`` is the
+    top-left cell)::
 
         you are B (player_0); R is player_1, G is player_2; # is a wall
         player_1 to move | B 2 R 1 G 1
@@ -93,15 +90,20 @@ def view_text(state: TriboloState, seat: int) -> str:
           1 B R . .
           2 . . B G
     """
-    if seat not in (0, 1, 2):
-        raise ValueError(f"tribolo: no seat {seat!r}; seats are 0, 1, 2")
+    check_seat(seat)
     others = ", ".join(f"{SYMBOLS[s]} is player_{s}" for s in range(NUM_PLAYERS) if s != seat)
-    head, *rows = state.to_text().split("\n")
+    head, *rows = position.split("\n")
     pad = len(str(len(rows)))
     lines = [f"you are {SYMBOLS[seat]} (player_{seat}); {others}; # is a wall", head,
-             " " * (pad + 1) + " ".join(chr(97 + x) for x in range(state.geo.width))]
+             " " * (pad + 1) + " ".join(chr(97 + x) for x in range(width))]
     lines += [f"{y:>{pad}} " + " ".join(row) for y, row in enumerate(rows, 1)]
     return "\n".join(lines)
+
+
+def check_seat(seat: object) -> None:
+    """``ValueError`` unless ``seat`` is one of Tribolo's three seats."""
+    if seat not in (0, 1, 2):
+        raise ValueError(f"tribolo: no seat {seat!r}; seats are 0, 1, 2")
 
 
 def read_rows(geo: Geometry, rows: list[str] | str) -> tuple[bytearray, list[int], int]:
@@ -134,9 +136,10 @@ def read_rows(geo: Geometry, rows: list[str] | str) -> tuple[bytearray, list[int
     return board, own, walls
 
 
-def parse_position(game: TriboloGame, text: str) -> TriboloState:
-    """Read :func:`position_text`: the header gives the seat to move (or the game's end)
-    and the cell counts, which must match the board rows that follow."""
+def parse_position(text: str) -> tuple[int | None, list[int], list[str]]:
+    """Read :func:`position_text` as ``(to_move, counts, rows)``: the header gives the
+    seat to move (``None`` once the game is over) and the cells per player, which
+    ``TriboloGame.state_from_text`` checks against the board ``rows`` that follow."""
     if not isinstance(text, str):
         raise ValueError(f"a tribolo position is text, got {shown(text)}")
     lines = [line.strip() for line in text.strip().splitlines()]
@@ -147,8 +150,4 @@ def parse_position(game: TriboloGame, text: str) -> TriboloState:
     if not match:
         raise ValueError(f"malformed tribolo header {lines[0]!r}; expected e.g. {example!r}")
     to_move = None if match["seat"] is None else int(match["seat"])
-    state = game.state_from_board(lines[1:], to_move)
-    counts = [int(match[s]) for s in "BRG"]
-    if counts != state.counts():
-        raise ValueError(f"header counts {counts} do not match the board's {state.counts()}")
-    return state
+    return to_move, [int(match[s]) for s in "BRG"], lines[1:]

@@ -9,14 +9,10 @@ cells, the next seat's (player + 1), the one after (player + 2), walls, empty.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 
 from parlour.games.tribolo.board import EMPTY, NUM_PLAYERS, WALL
-
-if TYPE_CHECKING:
-    from parlour.games.tribolo.geometry import Geometry
+from parlour.games.tribolo.geometry import Geometry
 
 _PLANE_CODES = np.array([0, 1, 2, WALL, EMPTY], dtype=np.uint8)[:, None]
 """The owner code of each absolute observation plane (seats 0, 1, 2, walls, empty)."""

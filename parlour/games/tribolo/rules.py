@@ -15,7 +15,7 @@ observed, it keeps its observation planes (float32, seats in absolute order) and
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -23,6 +23,7 @@ from parlour.errors import IllegalActionError
 from parlour.games.base import (
     Game,
     GameInfo,
+    JointAction,
     Option,
     PerfectInfoState,
     State,
@@ -191,8 +192,13 @@ class TriboloGame(Game):
         return state
 
     def state_from_text(self, text: str) -> TriboloState:
-        """The position written by ``to_text`` (:func:`.notation.parse_position`)."""
-        return notation.parse_position(self, text)
+        """The position written by ``to_text`` (:func:`.notation.parse_position`): its
+        board and seat to move, whose cell counts must be the header's."""
+        to_move, counts, rows = notation.parse_position(text)
+        state = self.state_from_board(rows, to_move)
+        if counts != state.counts():
+            raise ValueError(f"header counts {counts} do not match the board's {state.counts()}")
+        return state
 
     def state_from_observation(self, observation: np.ndarray, mask: np.ndarray) -> TriboloState:
         """The position behind the observation of the seat to move, that seat as
@@ -234,6 +240,7 @@ class TriboloState(State):
     and ``clone``, ``undo`` and pickling drop them (rebuilt on the next observation).
     """
 
+    game: TriboloGame
     __slots__ = ("game", "geo", "board", "walls", "packed", "packed_vacant", "to_move", "legal",
                  "history", "planes", "_pv")
 
@@ -248,7 +255,7 @@ class TriboloState(State):
         self.legal = 0
         self.history: list[tuple] = []
         self.planes: np.ndarray | None = None
-        self._pv: memoryview | None = None
+        self._pv: memoryview[float] | None = None
 
     # --- rules helpers ----------------------------------------------------------------
 
@@ -379,7 +386,7 @@ class TriboloState(State):
             return
         self.to_move, self.legal = -1, 0
 
-    def _check(self, action: object) -> int:
+    def _check(self, action: int | JointAction) -> int:
         """The slow path of ``apply``: a clear ``IllegalActionError``, or the action as
         a plain int when it was given as another integer type."""
         if self.to_move < 0:
@@ -481,7 +488,7 @@ class TriboloState(State):
         """The absolute observation planes from the board (seats 0, 1, 2, walls, empty),
         kept in ``planes`` for ``apply`` to update."""
         planes = observation_planes(self.board, self.geo)
-        self.planes, self._pv = planes, memoryview(planes.reshape(-1))
+        self.planes, self._pv = planes, cast("memoryview[float]", planes.reshape(-1).data)
         return planes
 
     def action_to_text(self, action: int) -> str:
@@ -495,13 +502,14 @@ class TriboloState(State):
     def to_text(self) -> str:
         """Header (whose turn, or game over and the winners; cells per player), then
         one line of ``width`` symbols per row ``y = 0..height-1``."""
-        return notation.position_text(self)
+        return notation.position_text(self.geo, self.board, self.to_move, self.counts(), self.winners())
 
     def view_text(self, seat: int) -> str:
         """What the person at ``seat`` sees in the terminal (:func:`.notation.view_text`):
         which letter is theirs, the header of :meth:`to_text`, then the board with column
         letters and row numbers as the move notation names the cells."""
-        return notation.view_text(self, seat)
+        notation.check_seat(seat)
+        return notation.view_text(self.to_text(), self.geo.width, seat)
 
     def skipped_seats(self, mover: int) -> tuple[int, ...]:
         """The seats passed over (rule 5) right after ``mover`` moved: those between

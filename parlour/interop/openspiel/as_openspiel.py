@@ -171,8 +171,9 @@ class _Core:
                 option, items = game.deal
                 if len(self.dealt) < len(items):
                     return None
-                self.state = game.parlour.new_initial_state(**{option: [items[i] for i in self.dealt]})
+                self.state = game.parlour.new_initial_state(None, **{option: [items[i] for i in self.dealt]})
             elif game.sampled:
+                assert self.setup is not None  # a sampled game draws a setup per state
                 self.state = game.parlour.new_initial_state(np.random.default_rng([game.rng_seed, self.setup]))
             else:
                 self.state = game.parlour.new_initial_state()
@@ -201,12 +202,16 @@ class _BridgedState(pyspiel.State):
         return pyspiel.PlayerId.SIMULTANEOUS
 
     def _legal_actions(self, player: int) -> list[int]:
-        return self._core.parlour().legal_actions(player)
+        state = self._core.parlour()
+        assert state is not None  # a player acts: the deal is over
+        return state.legal_actions(player)
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         core = self._core
+        deal = core.game.deal
+        assert deal is not None  # chance nodes are the deal's
         dealt = set(core.dealt)
-        left = [i for i in range(len(core.game.deal[1])) if i not in dealt]
+        left = [i for i in range(len(deal[1])) if i not in dealt]
         return [(i, 1.0 / len(left)) for i in left]
 
     def _apply_action(self, action: int) -> None:
@@ -215,17 +220,21 @@ class _BridgedState(pyspiel.State):
         if state is not None:
             state.apply(int(action))
             return
+        assert core.game.deal is not None  # no parlour state yet: the deal goes on
         items = core.game.deal[1]
         if not 0 <= action < len(items) or action in core.dealt:
             raise ValueError(f"{core.game.parlour.name}: chance outcome {action} is not among the items still to deal")
         core.dealt.append(int(action))
 
     def _apply_actions(self, actions: list[int]) -> None:
-        self._core.parlour().apply({seat: int(action) for seat, action in enumerate(actions)})
+        state = self._core.parlour()
+        assert state is not None  # the seats act: the deal is over
+        state.apply({seat: int(action) for seat, action in enumerate(actions)})
 
     def _action_to_string(self, player: int, action: int) -> str:
         state = self._core.parlour()
         if state is None:
+            assert self._core.game.deal is not None  # no parlour state yet: the deal goes on
             return f"deal {self._core.game.deal[1][action]}"
         return state.action_to_text(action)
 
@@ -242,6 +251,7 @@ class _BridgedState(pyspiel.State):
     def __str__(self) -> str:
         state = self._core.parlour()
         if state is None:
+            assert self._core.game.deal is not None  # no parlour state yet: the deal goes on
             option, items = self._core.game.deal
             return f"dealing {option}: {' '.join(str(items[i]) for i in self._core.dealt)}"
         return state.to_text()
@@ -346,6 +356,7 @@ class ParlourPolicy(openspiel_policy.Policy):
         answer = self._answers.get(key)
         if answer is None:
             parlour = parlour_state(state)
+            assert parlour is not None  # a seat acts: the deal is over
             answer = {int(action): float(p) for action, p in self.strategy(parlour.info_state(player)).items()}
             self._answers[key] = answer
         return answer

@@ -42,7 +42,7 @@ except ImportError as error:  # pragma: no cover - the extra is missing
     raise ImportError("parlour.interop.openspiel needs OpenSpiel: pip install 'parlour[openspiel]'") from error
 
 from parlour.errors import IllegalActionError
-from parlour.games.base import Game, GameInfo, Option, PerfectInfoState, State, as_action, make_rng
+from parlour.games.base import Game, GameInfo, JointAction, Option, PerfectInfoState, State, as_action, make_rng
 
 _T = pyspiel.GameType
 _SIMULTANEOUS = int(pyspiel.PlayerId.SIMULTANEOUS)
@@ -175,6 +175,8 @@ class OpenSpielState(State):
     """A pyspiel state (``spiel``) with its chance seed and the number of chance events
     drawn so far; chance nodes are resolved as soon as they are reached."""
 
+    game: OpenSpielGame
+
     def __init__(self, game: OpenSpielGame, spiel: pyspiel.State, seed: int, chance: int = 0) -> None:
         self.game = game
         self.spiel = spiel
@@ -209,7 +211,7 @@ class OpenSpielState(State):
         mask[self.legal_actions(player)] = 1
         return mask
 
-    def apply(self, action: int | dict[int, int]) -> None:
+    def apply(self, action: int | JointAction) -> None:
         player = self.spiel.current_player()
         name = self.game.name
         if player >= 0:
