@@ -92,8 +92,8 @@ class TrainConfig:
     """``batched`` (one numpy engine steps all ``n_envs`` games against the opponent mix:
     ``parlour.training.opponent_mix``), ``dummy`` or ``subproc`` (SB3's vector envs of
     single-game ``SingleAgentEnv``), or ``auto``: ``batched`` wherever the game has a
-    batched engine and the run is PPO on this process (``algo = "ppo"``, backend
-    ``sb3``), else ``dummy``."""
+    batched engine and the run's backend trains on it (``algo = "ppo"``, backend
+    ``local``), else ``dummy``."""
     opponent_workers: int = 0
     """With ``vec_env = "batched"``: worker processes for the opponents that play through
     the rules module (searches without a batched form, e.g. ``original-strategy``); 0 plays
