@@ -44,7 +44,7 @@ def main() -> None:
     from parlour.baselines.learned.az_model import PolicyValueNet, load_az_net
     from parlour.baselines.learned.numpy_mlp import NumpyMLP
     from parlour.games import load_game
-    from parlour.training.alphazero import alphazero_loss
+    from parlour.training.backends.alphazero import alphazero_loss
     from parlour.training.self_play import Examples, augment, play_games
 
     torch.set_num_threads(1)

@@ -55,7 +55,7 @@ def rllib_rate(game: str, batch: int, runners: int, envs: int, iterations: int, 
     """Env steps/s of RLlib PPO with ``runners`` env runners of ``envs`` envs each (after one
     warm-up iteration), and RLlib's own timers of the last iteration: seconds sampling and
     seconds in the learner update."""
-    from parlour.training.rllib import ppo_config
+    from parlour.training.backends.rllib import ppo_config
 
     config = ppo_config(game, GAMES[game], opponents="random", num_env_runners=runners, seed=seed,
                         train_batch_size=batch, minibatch_size=256, num_epochs=4, model={"hidden": [128, 128]})

@@ -36,7 +36,8 @@ import torch
 from parlour.baselines.learned.az_model import PolicyValueNet
 from parlour.games import load_game
 from parlour.training import self_play
-from parlour.training.config import AZ_DEFAULTS, choose_network
+from parlour.training.backends.alphazero import AlphaZeroSettings
+from parlour.training.config import choose_network
 from parlour.training.vector_search import applies
 from parlour.vector import ENGINES
 
@@ -53,14 +54,14 @@ def network(name: str) -> PolicyValueNet:
     game = load_game(name)
     torch.manual_seed(0)
     kind = choose_network("auto", game.observation_shape, name)
-    return PolicyValueNet(game.observation_shape, game.num_actions, game.num_players, network=kind, hidden=AZ_DEFAULTS["hidden"])
+    return PolicyValueNet(game.observation_shape, game.num_actions, game.num_players, network=kind, hidden=AlphaZeroSettings.defaults()["hidden"])
 
 
 def rate(name: str, net: PolicyValueNet, simulations: int, seeds: list[int], together: bool, lockstep: int | None = None,
          inference: str = "float32") -> float:
     """Positions per second of self-play of the games of ``seeds``."""
     game = load_game(name)
-    settings = {**AZ_DEFAULTS, "simulations": simulations, "inference": inference}
+    settings = {**AlphaZeroSettings.defaults(), "simulations": simulations, "inference": inference}
     start = time.perf_counter()
     if together:
         results = self_play.play_games(game, net, settings, seeds, lockstep=lockstep)

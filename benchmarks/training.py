@@ -15,7 +15,7 @@ one move; our env's step is the learner's move plus the opponents' replies (a ra
 policy here), so it does more game work per step.
 
 Both sides get identical MaskablePPO settings (``parlour train``'s defaults:
-``PPO_DEFAULTS``, ``MlpPolicy`` with net_arch [128, 128], device cpu, seed = run number),
+``PPOSettings``, ``MlpPolicy`` with net_arch [128, 128], device cpu, seed = run number),
 for n_envs 1 (the env passed directly; SB3 adds its ``Monitor`` and ``DummyVecEnv``) and
 n_envs 4 (``DummyVecEnv`` and ``SubprocVecEnv`` of ``Monitor``-wrapped envs, as
 ``parlour train`` builds them).  Only ``learn(total_timesteps=N)`` is timed (not the model
@@ -61,7 +61,7 @@ import gymnasium as gym
 import numpy as np
 
 import parlour
-from parlour.training.config import PPO_DEFAULTS
+from parlour.training.backends.ppo import PPOSettings
 from parlour.training.single_agent import SingleAgentEnv
 
 import pettingzoo.utils
@@ -245,7 +245,7 @@ def ppo_rate(make: Callable[[], gym.Env], setup: str, steps: int, seed: int) -> 
     else:
         fns = [functools.partial(monitored, make) for _ in range(4)]
         env = DummyVecEnv(fns) if setup == "4 x DummyVecEnv" else SubprocVecEnv(fns)
-    ppo = dict(PPO_DEFAULTS)
+    ppo = PPOSettings.defaults()
     net_arch = ppo.pop("net_arch")
     model = MaskablePPO("MlpPolicy", env, seed=seed, device="cpu", verbose=0, policy_kwargs={"net_arch": list(net_arch)}, **ppo)
     try:

@@ -66,7 +66,7 @@ def normal(text: str) -> str:
     return " ".join(text.split())
 
 
-NEEDS = {"parlour.training.rllib": "ray", "parlour.ray_cluster": "ray", "parlour.interop.openspiel": "pyspiel",
+NEEDS = {"parlour.training.backends.rllib": "ray", "parlour.ray_cluster": "ray", "parlour.interop.openspiel": "pyspiel",
          "parlour.envs.openspiel_v0": "pyspiel", "openspiel:": "pyspiel"}
 """parlour modules that need an optional extra's package."""
 

@@ -8,6 +8,7 @@ import json
 import shlex
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,8 @@ from parlour.errors import Failure, Interrupted, UsageError
 
 
 def add_parser(sub: Any, common: argparse.ArgumentParser) -> None:
+    from parlour.training import registry
+
     train = sub.add_parser(
         "train",
         help="train a MaskablePPO agent (no arguments: a few minutes on Goofspiel-6)",
@@ -46,14 +49,12 @@ def add_parser(sub: Any, common: argparse.ArgumentParser) -> None:
     train.add_argument("--eval-games", type=int, help="games per evaluation opponent (default 100)")
     train.add_argument("--eval-opponents", metavar="SPEC[,SPEC...]", help="who to evaluate against (default: random and the strongest baseline)")
     train.add_argument("--snapshot-every", type=int, help="steps between self-play snapshots (default 10000)")
-    train.add_argument("--algo", choices=["ppo", "alphazero", "ntuple"],
-                       help="ppo (MaskablePPO against --opponents; default), alphazero (self-play guiding PUCT search; settings "
-                       "in [alphazero]) or ntuple (an n-tuple evaluation by TD(lambda) inside alpha-beta; settings in [ntuple], "
-                       "steps are games, a generation every --eval-every games)")
-    train.add_argument("--backend", choices=["sb3", "rllib", "ray"],
-                       help="sb3 (Stable-Baselines3 in this process, or alphazero's local worker processes; default), rllib (Ray RLlib: "
-                       "'self' opponents are live learning seats; settings in [rllib]) or ray (alphazero's self-play workers as Ray "
-                       "actors); rllib and ray need the rllib extra")
+    train.add_argument("--algo", choices=registry.algos(), help=f"what to train: {registry.describe()}")
+    train.add_argument("--backend", choices=registry.places(),
+                       help="where it runs: local (this machine's processes: SB3 in this process, or the local workers of "
+                       "alphazero and ntuple; default; 'sb3' in old runs), rllib (Ray RLlib: 'self' opponents are live learning "
+                       "seats; settings in [rllib]) or ray (alphazero's self-play workers as Ray actors); rllib and ray need the "
+                       "rllib extra")
     train.add_argument("--address", metavar="HOST:PORT",
                        help="with --backend rllib or ray: the Ray cluster to join (default: RAY_ADDRESS, else a local Ray on 127.0.0.1)")
     train.add_argument("--device", choices=["auto", "cpu", "cuda"],
@@ -82,6 +83,7 @@ def add_parser(sub: Any, common: argparse.ArgumentParser) -> None:
         "evaluations, checkpoints and --resume.",
         parents=[common],
     )
+    learner = registry.tables()["ntuple"].defaults()
     ntuple.add_argument("--game", **GAME_ARG, default="double_card", help="the game (default double_card)")
     ntuple.add_argument("--option", action="append", metavar="KEY=VALUE", help=OPTION_HELP)
     ntuple.add_argument("--out", metavar="DIR", required=True, help="the run directory (an existing one needs --resume or --force)")
@@ -93,18 +95,18 @@ def add_parser(sub: Any, common: argparse.ArgumentParser) -> None:
     ntuple.add_argument("--quiet", action="store_true", help="no progress bar")
     ntuple.add_argument("--generations", type=int, default=4, help="generations of games and fits (default 4)")
     ntuple.add_argument("--games", type=int, default=1000, help="self-play games per generation (default 1000)")
-    ntuple.add_argument("--depth", type=int, default=2, help="search depth of the self-play games (default 2)")
-    ntuple.add_argument("--play-depth", type=int, default=0,
+    ntuple.add_argument("--depth", type=int, default=learner["depth"], help=f"search depth of the self-play games (default {learner['depth']})")
+    ntuple.add_argument("--play-depth", type=int, default=learner["play_depth"],
                         help="search depth of the evaluations and gating matches, the depth the model will play at (default: --depth)")
-    ntuple.add_argument("--opening", type=int, default=4, help="random plies that start every self-play game (default 4)")
+    ntuple.add_argument("--opening", type=int, default=learner["opening"], help=f"random plies that start every self-play game (default {learner['opening']})")
     ntuple.add_argument("--no-teacher", action="store_true",
                         help="generation 0 plays with all weights zero instead of the search's own evaluation")
-    ntuple.add_argument("--lam", type=float, default=0.7, help="TD(lambda)'s lambda (1: fit the results; default 0.7)")
-    ntuple.add_argument("--epochs", type=int, default=300, help="full-batch epochs per fit (default 300)")
-    ntuple.add_argument("--learning-rate", type=float, default=0.01, help="the fits' Adam step size (default 0.01)")
-    ntuple.add_argument("--window", type=int, default=3, help="fit on the newest this many generations' games (default 3)")
-    ntuple.add_argument("--gate-games", type=int, default=100, help="games of each gating match (0: every generation is best)")
-    ntuple.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
+    ntuple.add_argument("--lam", type=float, default=learner["lam"], help=f"TD(lambda)'s lambda (1: fit the results; default {learner['lam']})")
+    ntuple.add_argument("--epochs", type=int, default=learner["epochs"], help=f"full-batch epochs per fit (default {learner['epochs']})")
+    ntuple.add_argument("--learning-rate", type=float, default=learner["learning_rate"], help=f"the fits' Adam step size (default {learner['learning_rate']})")
+    ntuple.add_argument("--window", type=int, default=learner["window"], help=f"fit on the newest this many generations' games (default {learner['window']})")
+    ntuple.add_argument("--gate-games", type=int, default=learner["gate_games"], help="games of each gating match (0: every generation is best)")
+    ntuple.add_argument("--workers", type=int, default=learner["workers"], help=f"worker processes (default {learner['workers']})")
     ntuple.add_argument("--features", metavar="NAME", help="the game's n-tuple feature set (default: its newest; "
                         "Double Card: reach, or windows)")
     ntuple.add_argument("--seed", type=int, default=0, help="run seed (default 0)")
@@ -151,8 +153,7 @@ def _settings_given(args: argparse.Namespace) -> Any:
     from parlour.training.settings import Given, SettingsGiven
 
     try:
-        flags = [Given(f"game_options.{key}", value, f"--option {item}")
-                 for item in args.option or () for key, value in parse_options([item]).items()]
+        flags = _option_flags(args.option)
         values = {
             "opponents": split_specs(args.opponents) if args.opponents else None,
             "opponent_weights": _weights(args.weights) if args.weights else None,
@@ -164,9 +165,16 @@ def _settings_given(args: argparse.Namespace) -> Any:
             if value is not None:
                 flags.append(Given(key, value, f"{flag} {texts.get(key, value)}"))
         overrides = [Given(*parse_override(item), f"--set {item}") for item in args.set or ()]
+        return SettingsGiven(args.config, tuple(flags), args.address, tuple(overrides))
     except ValueError as error:
         raise UsageError(str(error)) from None
-    return SettingsGiven(args.config, tuple(flags), args.address, tuple(overrides))
+
+
+def _option_flags(items: list[str] | None) -> list[Any]:
+    """The ``--option KEY=VALUE`` flags as settings given (``game_options.KEY``)."""
+    from parlour.training.settings import Given
+
+    return [Given(f"game_options.{key}", value, f"--option {item}") for item in items or () for key, value in parse_options([item]).items()]
 
 
 def _weights(text: str) -> list[float]:
@@ -176,24 +184,51 @@ def _weights(text: str) -> list[float]:
         raise ValueError(f"--weights {text!r}: give numbers separated by commas, e.g. 1,1,2") from None
 
 
+@dataclass(frozen=True)
+class RunOptions:
+    """How ``parlour train`` runs a configuration: where (``out``), whether it continues
+    (``resume``) or replaces (``force``) a run there, and its final arena's size."""
+
+    out: str | None
+    resume: bool = False
+    force: bool = False
+    quiet: bool = False
+    final_games: int | None = None
+    workers: int = 1
+
+
 def _train(args: argparse.Namespace) -> int:
+    options = RunOptions(args.out, args.resume, args.force, args.quiet, args.final_games, args.workers)
+    _check_self_play(args.algo, bool(args.opponents or args.weights), args.resume)
+    return _train_given(_settings_given(args), options, default_run=args.game is None and args.config is None)
+
+
+def _check_self_play(algo: str | None, opponents: bool, resume: bool) -> None:
+    """``UsageError`` for ``--opponents`` or ``--weights`` with an algo that learns by self-play only."""
+    from parlour.training import registry
+
+    if algo and opponents and not resume and not any(cls.learns_against_opponents for cls in registry.backends() if cls.algo == algo):
+        raise UsageError(f"--algo {algo} learns by self-play only: --opponents and --weights are for ppo")
+
+
+def _train_given(given: Any, options: RunOptions, default_run: bool) -> int:
+    """A run of the settings ``given`` (``SettingsGiven``): a new one (the default run's
+    settings below them where ``default_run``), or with ``options.resume`` the run in
+    ``options.out`` continued."""
     from parlour.training.config import make_config
 
-    if args.workers < 1:
-        raise UsageError(f"--workers must be at least 1, got {args.workers}")
-    if args.final_games is not None and args.final_games < 0:
-        raise UsageError(f"--final-games must be 0 or more, got {args.final_games}")
-    given = _settings_given(args)
-    if args.resume:
-        if args.out is None:
+    if options.workers < 1:
+        raise UsageError(f"--workers must be at least 1, got {options.workers}")
+    if options.final_games is not None and options.final_games < 0:
+        raise UsageError(f"--final-games must be 0 or more, got {options.final_games}")
+    if options.resume:
+        if options.out is None:
             raise UsageError("--resume needs --out, the run directory to continue")
-        if args.force:
+        if options.force:
             raise UsageError("--resume continues the run in --out and --force replaces it: give one or the other")
-        return _run_training(None, args.out, args, given)
-    if args.algo in ("alphazero", "ntuple") and (args.opponents or args.weights):
-        raise UsageError(f"--algo {args.algo} learns by self-play only: --opponents and --weights are for ppo")
+        return _run_training(None, options, given)
     settings: dict[str, Any] = {}
-    if args.game is None and args.config is None:
+    if default_run:
         settings.update(json.loads(json.dumps(DEFAULT_TRAINING)))
         print(f"no --game given: the default run ({DEFAULT_TRAINING})", file=sys.stderr)
     try:
@@ -202,12 +237,12 @@ def _train(args: argparse.Namespace) -> int:
         make_game(config.game, config.game_options)
     except ValueError as error:
         raise UsageError(str(error)) from None
-    out = args.out or f"runs/{config.game}-{time.strftime('%Y%m%d-%H%M%S')}"
+    out = options.out or f"runs/{config.game}-{time.strftime('%Y%m%d-%H%M%S')}"
     check_out(out)
-    return _run_training(config, out, args, None)
+    return _run_training(config, RunOptions(out, False, options.force, options.quiet, options.final_games, options.workers), None)
 
 
-def _run_training(config: Any, out: str, args: argparse.Namespace, given: Any) -> int:
+def _run_training(config: Any, options: RunOptions, given: Any) -> int:
     """Train (``config``, or for ``--resume`` the run's own, checked against what the
     command line ``given``) and play the final arena."""
     from parlour.locks import DirectoryLocked
@@ -218,7 +253,8 @@ def _run_training(config: Any, out: str, args: argparse.Namespace, given: Any) -
         print(f"parlour train: warning: {text}", file=sys.stderr)
 
     try:
-        trainer = Trainer(config, out, resume=args.resume, force=args.force, progress=not args.quiet, warn=warn, given=given)
+        trainer = Trainer(config, options.out, resume=options.resume, force=options.force, progress=not options.quiet, warn=warn,
+                          given=given)
     except (DamagedRun, DirectoryLocked, ImportError) as error:
         raise Failure(str(error)) from None
     except (ValueError, FileExistsError) as error:
@@ -235,7 +271,7 @@ def _run_training(config: Any, out: str, args: argparse.Namespace, given: Any) -
 
     best = trainer.best_path
     refs = references(trainer.game)
-    games = refs.final_games if args.final_games is None else args.final_games
+    games = refs.final_games if options.final_games is None else options.final_games
     if games == 0 or not best.exists():
         return 0
     from parlour.evaluation.arena import play_match
@@ -246,7 +282,7 @@ def _run_training(config: Any, out: str, args: argparse.Namespace, given: Any) -
     agents = [trainer.learner_spec(str(best)), *opponents]
     print(f"\narena: the best model against {', '.join(opponents)} ({games} games per pairing)")
     try:
-        match = play_match(trainer.game, agents, games, seed=trainer.config.seed, workers=args.workers, progress=not args.quiet)
+        match = play_match(trainer.game, agents, games, seed=trainer.config.seed, workers=options.workers, progress=not options.quiet)
     except KeyboardInterrupt as interrupt:
         options = [f"--option={key}={json.dumps(value)}" for key, value in trainer.config.game_options.items()]
         command = ["parlour", "arena", "--game", trainer.game.name, *options, "--agents", *agents, "--games", str(games), "--seed", str(trainer.config.seed)]
@@ -278,19 +314,28 @@ def _where_the_run_stands(trainer: Any) -> str:
 
 
 def _train_ntuple(args: argparse.Namespace) -> int:
-    """``parlour train --algo ntuple`` with the n-tuple learner's own flags."""
+    """``parlour train --algo ntuple`` with the n-tuple learner's own flags (each given as
+    the ``parlour train`` flag or ``--set ntuple.KEY=VALUE`` it stands for)."""
+    from parlour.training.opponents import split_specs
+    from parlour.training.settings import Given, SettingsGiven
+
     if args.generations < 1 or args.games < 1:
         raise UsageError(f"--generations and --games must be at least 1, got {args.generations} and {args.games}")
     table = {"depth": args.depth, "play_depth": args.play_depth, "opening": args.opening, "teacher": not args.no_teacher, "lam": args.lam,
              "epochs": args.epochs, "learning_rate": args.learning_rate, "window": args.window, "gate_games": args.gate_games, "workers": args.workers}
     if args.features is not None:  # not given: a new run's default set, a resumed run's own
         table["features"] = args.features
-    train = argparse.Namespace(
-        game=args.game, option=args.option, opponents=None, weights=None, timesteps=args.generations * args.games,
-        n_envs=None, vec_env=None, seed=args.seed, eval_every=args.games, eval_games=args.eval_games,
-        eval_opponents=args.eval_opponents, snapshot_every=None, algo="ntuple", backend=None, address=None, device=None,
-        network=None, config=None, set=[f"ntuple.{key}={json.dumps(value)}" for key, value in table.items()],
-        out=args.out, resume=args.resume, force=args.force, final_games=args.final_games, workers=1, quiet=args.quiet)
-    code = _train(train)
+    run = {"game": args.game, "timesteps": args.generations * args.games, "seed": args.seed, "eval_every": args.games,
+           "eval_games": args.eval_games, "algo": "ntuple"}
+    try:
+        flags = [*_option_flags(args.option), *(Given(key, value, f"{TRAIN_FLAGS[key]} {value}") for key, value in run.items())]
+        if args.eval_opponents:
+            flags.append(Given("eval_opponents", split_specs(args.eval_opponents), f"--eval-opponents {args.eval_opponents}"))
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+    overrides = [Given(f"ntuple.{key}", value, f"--set ntuple.{key}={json.dumps(value)}") for key, value in table.items()]
+    given = SettingsGiven(None, tuple(flags), None, tuple(overrides))
+    options = RunOptions(args.out, args.resume, args.force, args.quiet, args.final_games, 1)
+    code = _train_given(given, options, default_run=False)
     print(f"play the best with ntuple:{Path(args.out) / 'best.zip'},depth={args.play_depth or args.depth},time_limit=none")
     return code

@@ -5,17 +5,21 @@ vectorized envs, a network with its optimizer and replay buffer, a Ray RLlib
 algorithm); the loop owns the run: the directory and its lock, the segments, the
 evaluations, which model is best, the checkpoints and their resumption, the progress
 bar and the learning curve.  To add a backend, subclass :class:`Backend` in a module of
-its own, fill in the hooks marked *required*, and name it in
-``parlour.training.backends.BACKENDS``.
+its own, declare what it trains and where (``algo``, ``runs_on``) and its settings (one
+``BackendSettings`` dataclass, ``Settings``), fill in the hooks marked *required*, and
+register the class (``parlour.training.registry.register``; the built-in ones are named
+in ``registry.BUILT_IN``).  A backend sees the run through a :class:`RunContext`, not
+the trainer.
 
 The loop's order of calls::
 
-    open(run)      # the backend of a run, before anything is written
-    require_extra(); check_settings()
+    require_extra()                         # the class's: its libraries are installed
+    open(run)      # the backend of a run (a RunContext), before anything is written
+    check_settings()
     start()  or  restore(checkpoint)
     then at step 0 (a new run) and after every train():
         save_candidate(path, step) -> candidate_agent(candidate) -> (rated by the loop)
-        earns_best(...) -> keep_best(candidate)?   record(scalars, step)
+        earns_best(..., best) -> keep_best(candidate)?   record(scalars, step)
         state() -> store_model(candidate, checkpoint/model.zip)
     train(step, until, advance) -> step     # repeatedly, until the run's total
     close()                                 # always, also after an error
@@ -24,19 +28,87 @@ The loop's order of calls::
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from parlour.atomic import copy_atomic
 from parlour.evaluation.win_rates import learner_spec
+from parlour.training.backend_settings import BackendSettings, NoSettings
 
 if TYPE_CHECKING:
-    from parlour.training.run_files import Checkpoint
-    from parlour.training.trainer import Trainer
+    from parlour.games.base import Game
+    from parlour.training.config import TrainConfig
+    from parlour.training.run_files import Checkpoint, RunFiles
+
+LOCAL = "local"
+"""Where a backend runs on this machine's processes (the trainer's and its workers'),
+against a Ray cluster's (``rllib``, ``ray``)."""
+
+
+@dataclass(frozen=True)
+class RunContext:
+    """What a backend reads of its run: the resolved ``config``, the run directory's
+    ``files``, the ``game`` (with its options), the policy ``network`` (``mlp`` or ``cnn``)
+    and torch ``device`` chosen for it, and ``log`` for its progress lines."""
+
+    config: TrainConfig
+    files: RunFiles
+    game: Game
+    network: str
+    device: str
+    log: Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class BestSoFar:
+    """The run's best model so far when a candidate is judged: its ``step`` and the best
+    mean evaluation ``score`` of the run (``-inf`` before the first)."""
+
+    step: int
+    score: float
 
 
 class Backend:
-    """The base of every backend: defaults for the optional hooks."""
+    """The base of every backend: its declaration and defaults for the optional hooks."""
+
+    # -- the declaration (read by parlour.training.registry) -----------------------------
+
+    algo: ClassVar[str]
+    """What it trains: the run's ``algo`` (``ppo``, ``alphazero``, ...)."""
+
+    runs_on: ClassVar[tuple[str, ...]] = (LOCAL,)
+    """Where it runs: the run's ``backend`` values it serves (``local``, ``rllib``, ``ray``)."""
+
+    Settings: ClassVar[type[BackendSettings]] = NoSettings
+    """Its settings: the fields of its table in the configuration."""
+
+    table: ClassVar[str | None] = None
+    """The name of that table (``None``: the ``algo``'s)."""
+
+    summary: ClassVar[str] = ""
+    """One line for ``parlour train --help``."""
+
+    address: ClassVar[str | None] = None
+    """The setting of its table that names a Ray cluster when it runs off this machine
+    (what ``--address`` sets), if any."""
+
+    opponents: ClassVar[tuple[str, ...]] = ("self",)
+    """The special opponent names it understands besides policy specs (``self``: its own
+    snapshots; RLlib's ``league``)."""
+
+    learns_against_opponents: ClassVar[bool] = False
+    """Whether it plays ``opponents`` (else it learns by self-play only)."""
+
+    uses_device: ClassVar[bool] = True
+    """Whether ``device`` places its network (RLlib places its learners itself)."""
+
+    batched_engine: ClassVar[bool] = False
+    """Whether it trains on a game's batched engine (``vec_env = "batched"``)."""
+
+    @classmethod
+    def table_name(cls) -> str:
+        return cls.table or cls.algo
 
     keeps_last = True
     """Whether the run keeps its latest model as last.zip (a copy of the checkpoint's)."""
@@ -48,7 +120,7 @@ class Backend:
     """Random plies that open every evaluation game (deterministic searchers would
     otherwise replay one game per seat against a deterministic opponent)."""
 
-    def __init__(self, run: Trainer) -> None:
+    def __init__(self, run: RunContext) -> None:
         self.run = run
         self.config = run.config
         self.files = run.files
@@ -56,8 +128,8 @@ class Backend:
         """The backend's TensorBoard writer (``open_writer``), if it keeps one."""
 
     @classmethod
-    def open(cls, run: Trainer) -> Backend:
-        """The backend of ``run`` (its config is resolved; its game and device are not yet)."""
+    def open(cls, run: RunContext) -> Backend:
+        """The backend of ``run`` (nothing of the run is written yet)."""
         return cls(run)
 
     @property
@@ -66,7 +138,8 @@ class Backend:
 
     # -- before anything is written ----------------------------------------------------
 
-    def require_extra(self) -> None:
+    @classmethod
+    def require_extra(cls) -> None:
         """An ``ImportError`` naming the extra to install if the backend's libraries are missing."""
 
     def check_settings(self) -> None:
@@ -109,10 +182,10 @@ class Backend:
         """The checkpoint's ``model.zip`` from the rated ``candidate`` (default: a copy)."""
         copy_atomic(candidate, path)
 
-    def earns_best(self, agent: Any, candidate: Path, step: int, score: float) -> bool:
+    def earns_best(self, agent: Any, candidate: Path, step: int, score: float, best: BestSoFar) -> bool:
         """Whether the rated candidate (mean evaluation ``score``) becomes best: by default
         when it scores above every earlier evaluation of the run."""
-        return score > self.run.best_score
+        return score > best.score
 
     def keep_best(self, candidate: Path) -> None:
         """Make the rated ``candidate`` the run's best model."""

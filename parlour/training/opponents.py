@@ -28,7 +28,7 @@ SELF = "self"
 """The entry name for the learner's own frozen snapshots."""
 LEAGUE = "league"
 """The RLlib backend's entry for frozen snapshots of its learning modules (there ``self``
-is a live learning seat); ``parlour.training.rllib.league`` fills it."""
+is a live learning seat); ``parlour.training.backends.rllib.league`` fills it."""
 
 
 @dataclass(frozen=True)

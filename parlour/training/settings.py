@@ -13,18 +13,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from parlour.games import load_game
+from parlour.training import registry
 from parlour.training.config import TrainConfig, load_config, merge
-
-TABLES = ("game_options", "ppo", "alphazero", "rllib", "ntuple")
-"""The settings that are tables of their own ([game_options], [ppo], ...)."""
-
-ADDRESSES = ("rllib.address", "alphazero.address")
-"""The settings ``--address`` sets, by backend (:func:`address_setting`)."""
-
-
-def address_setting(backend: str) -> str:
-    """The setting a Ray address sets for ``backend`` (RLlib's, or alphazero's Ray actors)."""
-    return "alphazero.address" if backend == "ray" else "rllib.address"
 
 
 @dataclass(frozen=True)
@@ -46,6 +36,17 @@ class SettingsGiven:
     address: str | None = None
     overrides: tuple[Given, ...] = ()
 
+    @staticmethod
+    def _address_setting(settings: dict[str, Any]) -> str:
+        """The setting ``--address`` gives for the run's algo and backend (``rllib.address``,
+        ``alphazero.address``); ``ValueError`` where the run does not use Ray."""
+        algo, backend = settings.get("algo", TrainConfig.algo), settings.get("backend", TrainConfig.backend)
+        key = registry.address_setting(algo, backend)
+        if key is None:
+            using = [f"{algo}/{place}" for algo, place in registry.pairs() if registry.address_setting(algo, place)]
+            raise ValueError(f"--address names a Ray cluster, for {', '.join(using)}; algo {algo!r} runs on backend {backend!r}")
+        return key
+
     def apply(self, settings: dict[str, Any]) -> dict[str, str]:
         """Apply the file, the flags, the address and the overrides to ``settings`` (in
         place); which words set each setting (``{"eval_every": "--eval-every 5000"}``).
@@ -53,7 +54,7 @@ class SettingsGiven:
         sources: dict[str, str] = {}
         if self.config_file is not None:
             for key, value in load_config(self.config_file).items():
-                if key in TABLES and isinstance(value, dict) and isinstance(settings.get(key), dict):
+                if key in ("game_options", *registry.tables()) and isinstance(value, dict) and isinstance(settings.get(key), dict):
                     settings[key] = {**settings[key], **value}
                     sources.update({f"{key}.{sub}": f"--config {self.config_file}" for sub in value})
                 else:
@@ -63,7 +64,7 @@ class SettingsGiven:
             merge(settings, given.key, given.value)
             sources[given.key] = given.source
         if self.address is not None:
-            key = address_setting(settings.get("backend", "sb3"))
+            key = self._address_setting(settings)
             merge(settings, key, self.address)
             sources[key] = f"--address {self.address}"
         for given in self.overrides:
@@ -82,7 +83,7 @@ def resume_changes(saved: TrainConfig, given: TrainConfig, sources: dict[str, st
     changes = []
     for key, source in sources.items():
         head, _, sub = key.partition(".")
-        if head in ("timesteps", "device") or key in ADDRESSES:  # how long, and where: not what the run is
+        if head in ("timesteps", "device") or key in registry.address_settings():  # how long, and where: not what the run is
             continue
         if head == "game_options":  # compare the games' resolved options: defaults given explicitly are no change
             old, new = (games[0], games[1]) if not sub else (games[0].get(sub), games[1].get(sub))

@@ -1,8 +1,8 @@
 """The one training loop: a run directory, segments of training, an evaluation and a
 checkpoint after each, the best model kept, exact resumption.  What is trained and how
 is a :class:`~parlour.training.backend.Backend`'s (SB3's MaskablePPO, parlour's
-AlphaZero, Ray RLlib's PPO; ``parlour.training.backends`` says which backend a
-configuration uses).
+AlphaZero, Ray RLlib's PPO; ``parlour.training.registry`` says which backend a
+configuration uses), which sees the run through a ``RunContext``.
 
 A run is a sequence of *segments* of ``eval_every`` steps (the backend may round them,
 PPO to whole rollouts), after an evaluation and a checkpoint of the untrained model at
@@ -38,12 +38,12 @@ from parlour.baselines import make_from_spec
 from parlour.games import load_game
 from parlour.games.base import Game
 from parlour.locks import LOCK_FILE, DirectoryLock
-from parlour.training.backend import Backend
-from parlour.training.backends import backend_class
+from parlour.training.backend import Backend, BestSoFar, RunContext
+from parlour.training.registry import address_setting, address_settings, backend_class
 from parlour.training.config import TrainConfig, choose_network, make_config, saved_config
 from parlour.training.devices import resolve_device
 from parlour.training.learning_curve import plot_learning_curve, run_title
-from parlour.training.opponents import LEAGUE, SELF, OpponentPool, parse_opponents
+from parlour.training.opponents import OpponentPool, parse_opponents
 from parlour.training.run_files import (
     Checkpoint,
     DamagedRun,
@@ -57,7 +57,7 @@ from parlour.training.run_files import (
     write_pointer,
 )
 from parlour.training.seeds import segment_seed
-from parlour.training.settings import SettingsGiven, address_setting, resume_changes
+from parlour.training.settings import SettingsGiven, resume_changes
 from parlour.evaluation.win_rates import quick_opponents, win_rates
 
 
@@ -169,19 +169,19 @@ class Trainer:
             if timesteps is not None:
                 self.config.timesteps = timesteps
                 self.config.validate()
-        self.backend: Backend = backend_class(self.config.algo, self.config.backend).open(self)
-        self.backend.require_extra()
+        backend = backend_class(self.config.algo, self.config.backend)
+        backend.require_extra()
         self.game: Game = load_game(self.config.game, **self.config.game_options)
-        self.total = self.backend.round_steps(self.config.timesteps)
-        self.segment_steps = self.backend.round_steps(self.config.eval_every)
         self.eval_opponents = self.config.eval_opponents or quick_opponents(self.game)
         self.network = choose_network(self.config.network, self.game.observation_shape, self.config.game)
         self.device = resolve_device(self.config.device)
         for key, value in moves.items():
             self.move(key, value)
+        self.backend: Backend = backend.open(RunContext(self.config, self.files, self.game, self.network, self.device, self.log))
+        self.total = self.backend.round_steps(self.config.timesteps)
+        self.segment_steps = self.backend.round_steps(self.config.eval_every)
         # Bad specs fail here, before anything is written or replaced.
-        special = (SELF, LEAGUE) if self.config.backend == "rllib" else (SELF,)
-        OpponentPool(self.game, parse_opponents(self.config.opponents, self.config.opponent_weights), special=special)
+        OpponentPool(self.game, parse_opponents(self.config.opponents, self.config.opponent_weights), special=backend.opponents)
         for spec in self.eval_opponents:
             make_from_spec(spec, self.game)
         self.backend.check_settings()
@@ -211,7 +211,7 @@ class Trainer:
             raise ValueError(f"--resume continues the run with the settings in {str(files.config)!r}, where only --timesteps "
                              "(and --address, --device) may change: " + "; ".join(changes))
         moves = {key: value for key, value in (("device", wanted.device),
-                                                (address_setting(wanted.backend), given.address)) if key in sources}
+                                                (address_setting(wanted.algo, wanted.backend), given.address)) if key in sources}
         return saved, (wanted.timesteps if "timesteps" in sources else None), moves
 
     def _clear(self, force: bool) -> None:
@@ -235,7 +235,7 @@ class Trainer:
         if key == "device":
             self.device = resolve_device(value)
             self.config.device = value
-        elif key in ("rllib.address", "alphazero.address"):
+        elif key in address_settings():
             table, _, name = key.partition(".")
             getattr(self.config, table)[name] = value
         else:
@@ -338,7 +338,7 @@ class Trainer:
             agent = backend.candidate_agent(candidate)
             rows = self.evaluation_rows(agent, step, backend.eval_workers, backend.eval_opening)
             score = float(np.mean([row["score"] for row in rows]))
-            if backend.earns_best(agent, candidate, step, score):
+            if backend.earns_best(agent, candidate, step, score, BestSoFar(self.best_step, self.best_score)):
                 backend.keep_best(candidate)
                 self.best_step = step
             self.best_score = max(self.best_score, score)

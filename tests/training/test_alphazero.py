@@ -18,15 +18,16 @@ from helpers import SMALL_GAMES
 from parlour.cli import main
 from parlour.errors import EndlessGame
 from parlour.games import load_game
-from parlour.training.alphazero import AlphaZeroBackend
+from parlour.training.backends.alphazero import AlphaZeroBackend, AlphaZeroSettings
 from parlour.evaluation.arena import play_match
-from parlour.training.config import AZ_DEFAULTS, TrainConfig, make_config
+from parlour.training.config import TrainConfig, make_config
 from parlour.evaluation.report import summarize
 from parlour.training.run_files import RunFiles, read_evaluations
 from parlour.training.self_play import FIELDS, SEARCH_BATCH, Examples, ReplayBuffer, play_game, play_games, play_teacher_game
 from parlour.training.trainer import Trainer
 from parlour.evaluation.win_rates import win_rates
 
+AZ_DEFAULTS = AlphaZeroSettings.defaults()
 SETTINGS = {**AZ_DEFAULTS, "simulations": 12, "temperature_moves": 2}
 
 GAMES = SMALL_GAMES
@@ -449,9 +450,9 @@ def test_az_refuses_a_ppo_model(tmp_path):
         ({"alphazero": {"inference": "float16"}}, r"alphazero.inference must be one of \['float32', 'bfloat16'\], got 'float16'"),
         ({"alphazero": {"gate_threshold": 1.5}}, r"alphazero.gate_threshold must be in \[0, 1\], got 1.5"),
         ({"alphazero": {"gate_games": 0}}, "alphazero.gate_games must be at least 1, got 0"),
-        ({"backend": "ray"}, "backend 'ray' plays alphazero's self-play on Ray actors, got algo 'ppo'"),
+        ({"backend": "ray"}, "algo 'ppo' runs on backend 'local' or 'rllib', got backend 'ray' \\(which trains 'alphazero'\\)"),
         ({"device": "tpu"}, r"device must be one of \['auto', 'cpu', 'cuda'\], got 'tpu'"),
-        ({"device": "cpu", "backend": "rllib"}, "device 'cpu' is for the sb3 and ray backends"),
+        ({"device": "cpu", "backend": "rllib"}, "device 'cpu' is not for backend 'rllib', which places its learners itself"),
     ],
 )
 def test_bad_alphazero_settings(settings, message):

@@ -17,7 +17,7 @@ from parlour.games import load_game
 from parlour.games.double_card import COLS, ROWS
 from parlour.training.config import TrainConfig
 from parlour.training.gating import gating_match
-from parlour.training.ntuple import NTupleBackend, NTupleSettings, record_game, td_fit, td_targets
+from parlour.training.backends.ntuple import NTupleBackend, NTupleSettings, record_game, td_fit, td_targets
 from parlour.training.run_files import RunFiles
 from parlour.training.trainer import Trainer
 
@@ -246,7 +246,7 @@ def test_models_are_judged_at_the_play_depth(tmp_path, monkeypatch):
         played.append((agent, best))
         return real(run, agent, best, *args, **kwargs)
 
-    monkeypatch.setattr("parlour.training.ntuple.gating_match", spy)
+    monkeypatch.setattr("parlour.training.backends.ntuple.gating_match", spy)
     plain = Trainer(ntuple_config(), tmp_path / "plain", **QUIET).run()
     deeper = Trainer(ntuple_config(ntuple={"play_depth": 2}), tmp_path / "deeper", **QUIET)
     assert deeper.backend.learner_spec("m.zip") == "ntuple:m.zip,depth=2,time_limit=none"

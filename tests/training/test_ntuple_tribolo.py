@@ -26,7 +26,7 @@ from parlour.baselines.policy import lookup
 from parlour.envs import tribolo_v0
 from parlour.games import load_game
 from parlour.games.tribolo import DIRECTIONS, SYMBOLS
-from parlour.training.ntuple import record_game
+from parlour.training.backends.ntuple import record_game
 
 TINY = {"width": 6, "height": 5, "walls": 2, "start_cells": 2}
 BOARDS = [{}, TINY, {"width": 8, "height": 8, "walls": 4, "start_cells": 3}, {"width": 4, "height": 9, "walls": 1, "start_cells": 2},

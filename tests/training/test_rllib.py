@@ -27,7 +27,7 @@ from parlour.terminal import play
 from parlour.evaluation.arena import play_match
 from parlour.training.config import TrainConfig
 from parlour.ray_cluster import loopback_only
-from parlour.training.rllib import ParlourMultiAgentEnv, ppo_config
+from parlour.training.backends.rllib import ParlourMultiAgentEnv, ppo_config
 from parlour.training.run_files import RunFiles, read_evaluations
 from parlour.training.trainer import Trainer
 
@@ -256,9 +256,9 @@ def test_the_rllib_player_refuses_what_it_cannot_play(tmp_path):
 @pytest.mark.parametrize(
     ("settings", "message"),
     [
-        ({"backend": "spark"}, r"backend must be one of \[.sb3., .rllib., .ray.\], got .spark."),
-        ({"backend": "rllib", "algo": "alphazero"}, "trains algo 'ppo' only"),
-        ({"rllib": {"policies": "each"}}, "rllib.policies must be 'shared' or 'per_seat'"),
+        ({"backend": "spark"}, r"backend must be one of \[.local., .ray., .rllib.\], got .spark."),
+        ({"backend": "rllib", "algo": "alphazero"}, "algo 'alphazero' runs on backend 'local' or 'ray', got backend 'rllib'"),
+        ({"rllib": {"policies": "each"}}, r"rllib.policies must be one of \['shared', 'per_seat'\], got 'each'"),
         ({"rllib": {"num_env_runners": -1}}, "rllib.num_env_runners must be at least 0"),
         ({"rllib": {"minibatch_size": 5000}}, "larger than rllib.train_batch_size"),
         ({"rllib": {"colour": 1}}, r"unknown rllib setting\(s\) \['colour'\]"),
@@ -305,7 +305,7 @@ def test_league_is_for_the_rllib_backend_only():
 
 
 def test_a_damaged_snapshot_file_is_refused(tmp_path):
-    from parlour.training.rllib.league import load_snapshot, save_snapshot
+    from parlour.training.backends.rllib.league import load_snapshot, save_snapshot
 
     path = tmp_path / "step_000000000.npz"
     weights = {"shared": {"encoder.w": np.arange(6, dtype=np.float32).reshape(2, 3)}}
@@ -317,7 +317,7 @@ def test_a_damaged_snapshot_file_is_refused(tmp_path):
 
 
 def test_add_league_snapshot_freezes_the_learner_weights_of_that_moment(local_ray):
-    from parlour.training.rllib.league import add_league_snapshot
+    from parlour.training.backends.rllib.league import add_league_snapshot
 
     algo = ppo_config("sticks", opponents="self,league", train_batch_size=200, minibatch_size=100, num_epochs=1,
                       model={"hidden": [16]}).build_algo()
@@ -348,7 +348,7 @@ def test_a_league_run_keeps_its_snapshots_and_gets_them_back_on_resume(local_ray
     assert sorted(p.name for p in files.snapshots.glob("*.npz")) == ["step_000000000.npz", "step_000000200.npz"]
     resumed = Trainer(None, out, resume=True, timesteps=400, **QUIET)
     pushed = []
-    import parlour.training.rllib.backend as trainer_module
+    import parlour.training.backends.rllib.backend as trainer_module
 
     original = trainer_module.push_snapshot
     trainer_module.push_snapshot = lambda algo, label, weights: pushed.append(label) or original(algo, label, weights)
@@ -365,7 +365,7 @@ def test_a_league_run_keeps_its_snapshots_and_gets_them_back_on_resume(local_ray
 def test_a_remote_env_runner_and_learner_train_and_the_league_reaches_the_runner(local_ray):
     """Sampling in an env runner process and learning in a learner process (not the
     driver): one update moves the weights, and a snapshot reaches the runner's env."""
-    from parlour.training.rllib.league import add_league_snapshot
+    from parlour.training.backends.rllib.league import add_league_snapshot
 
     algo = ppo_config("sticks", opponents="self,league", num_env_runners=1, num_learners=1, train_batch_size=200,
                       minibatch_size=100, num_epochs=1, model={"hidden": [16]}).build_algo()

@@ -523,8 +523,8 @@ def test_batched_envs_train_and_resume_exactly(tmp_path):
 
 
 @pytest.mark.parametrize(("changes", "message"), [
-    ({"backend": "rllib"}, "vec_env 'batched' is for backend 'sb3' with algo 'ppo', got backend 'rllib'"),
-    ({"algo": "alphazero"}, "vec_env 'batched' is for backend 'sb3' with algo 'ppo', got backend 'sb3', algo 'alphazero'"),
+    ({"backend": "rllib"}, r"vec_env 'batched' is for a backend that trains on the batched engine \(ppo/local\), got algo 'ppo' on backend 'rllib'"),
+    ({"algo": "alphazero"}, r"vec_env 'batched' is for a backend that trains on the batched engine \(ppo/local\), got algo 'alphazero' on backend 'local'"),
     ({"game": "openspiel:tic_tac_toe"}, r"vec_env 'batched' needs a game with a batched engine \(\['double_card', "),
     ({"opponent_workers": -1}, "opponent_workers must be a non-negative integer, got -1"),
 ])
@@ -558,3 +558,16 @@ def test_auto_chooses_the_batched_engine_where_it_can(changes, vec_env, n_envs, 
         assert config.torch_threads == 1
     assert config.cnn_precision == ("bfloat16" if board and vec_env == "batched" else "float32")
     assert make_config(tomllib.loads(config.to_toml())) == config  # config.toml names what the run ran on
+
+
+def test_a_run_saved_with_the_old_backend_name_sb3_resumes(small_run, tmp_path):
+    """The local backend was called ``sb3``: a run whose config.toml says so loads as
+    ``local`` and resumes (and an extended run saves the new name)."""
+    run = tmp_path / "run"
+    shutil.copytree(small_run, run)
+    text = (run / "config.toml").read_text()
+    (run / "config.toml").write_text(text.replace('backend = "local"', 'backend = "sb3"'))
+    assert saved_config(run / "config.toml").backend == "local"
+    assert main(["train", "--out", str(run), "--resume", "--timesteps", "768", "--final-games", "0", "--quiet"]) == 0
+    assert [r["step"] for r in read_evaluations(RunFiles(run))] == [0, 256, 512, 768]
+    assert load_config(run / "config.toml")["backend"] == "local"

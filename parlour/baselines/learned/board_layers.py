@@ -1,5 +1,5 @@
 """The layers of the board network (see ``networks.BoardCNN`` for why this shape), in
-plain torch: SB3's ``BoardCNN`` and the RLlib module of ``parlour.training.rllib`` build
+plain torch: SB3's ``BoardCNN`` and the RLlib module of ``parlour.training.backends.rllib`` build
 the same trunk from here, so a board reads the same to either library."""
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ as a perspective, each seeing the board relative to itself, so one table serves 
 (Tribolo).  Each game registers its feature sets in :data:`NTUPLE_FEATURE_SETS` (what
 the tuples are, how many weights, which search plays with them, whose results the model
 predicts), the first its default (:data:`NTUPLE_GAMES`); a model file names the set it
-was trained on, so models of an older set keep loading; ``parlour.training.ntuple``
+was trained on, so models of an older set keep loading; ``parlour.training.backends.ntuple``
 trains them.
 
 A model file is a zip like the others (``parlour.json`` with the game, its rules

@@ -54,7 +54,7 @@ def checkpoint_dir(path: str | os.PathLike) -> Path:
         raise ValueError(f"RLlib checkpoint {str(path)!r} does not exist")
     raise DamagedFileError(
         f"{str(path)!r} is not a parlour RLlib checkpoint or run directory (no {META_FILE} in it, nor in its best/ "
-        "or checkpoint/); train with `parlour train --backend rllib` or save with parlour.training.rllib.save_checkpoint"
+        "or checkpoint/); train with `parlour train --backend rllib` or save with parlour.training.backends.rllib.save_checkpoint"
     )
 
 

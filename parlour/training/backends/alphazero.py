@@ -45,19 +45,22 @@ import io
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from parlour.baselines.learned.alphazero import AlphaZeroPolicy
+from parlour.baselines.learned.alphazero import INFERENCE, AlphaZeroPolicy
 from parlour.baselines.policy import make_from_spec
-from parlour.training.backend import Backend
+from parlour.training.backend import LOCAL, Backend, BestSoFar, RunContext
+from parlour.training.backend_settings import BackendSettings, setting
 from parlour.training.gating import GATING_FIELDS, gating_match, untrained_best_warning
 from parlour.training.run_files import Checkpoint, copy_atomic, write_csv
-from parlour.training.self_play import Examples, ReplayBuffer, augment, play_games, play_teacher_game
-from parlour.training.self_play_workers import open_workers, packed_weights
 from parlour.training.seeds import game_seed
 from parlour.evaluation.win_rates import rates_deterministic
+
+if TYPE_CHECKING:
+    from parlour.training.self_play import Examples
 
 
 EVAL_TEMPERATURE = 0.25
@@ -67,10 +70,84 @@ from the visit counts raised to 1/0.25, nearly always the most visited move, unl
 raw counts of a small search, which spread over moves it has barely looked at."""
 
 
+@dataclass(frozen=True)
+class AlphaZeroSettings(BackendSettings):
+    """The ``[alphazero]`` table: PUCT ``simulations`` per
+    self-play decision with exploration ``c``; Dirichlet noise ``dirichlet_alpha`` (divided by
+    the number of legal moves: AlphaZero's 0.3 for chess's ~30) mixed in at
+    ``dirichlet_fraction``; each seat's first ``temperature_moves`` moves drawn from the
+    visits; per iteration ``games_per_iteration`` self-play games, then ``train_steps``
+    minibatches of ``batch_size`` from the newest ``buffer_size`` positions (Adam,
+    ``learning_rate``, ``weight_decay``); ``hidden`` units in the heads; self-play in
+    ``workers`` processes (the results do not depend on it); the evaluations and the final
+    arena play with ``eval_simulations`` per move; ``rollout_mix`` (lambda in [0, 1]) mixes one
+    random playout into every leaf's value, AlphaGo's way (see ``NetworkEvaluator``);
+    ``teacher`` (a policy spec, e.g. ``paranoid:depth=2``) plays the self-play games of the
+    first ``teacher_positions`` positions instead of the search, and the network learns its
+    moves (expert iteration's warm start, see ``self_play.play_teacher_game``); at every
+    evaluation after the first, the network becomes best only by scoring at least
+    ``gate_threshold`` against the current best in a gating match of ``gate_games`` games at
+    ``eval_simulations`` each (``alphazero.gate``); with ``backend = "ray"``, ``address`` of
+    the Ray cluster whose actors play the self-play games (empty: ``RAY_ADDRESS`` if set,
+    else a local Ray on 127.0.0.1); ``gumbel``: the self-play searches choose at their roots
+    by Gumbel sampling and sequential halving over at most ``gumbel_considered`` actions and
+    target the improved policy (``engines.gumbel``) instead of Dirichlet noise and visit
+    counts; ``fast_simulations`` > 0: playout cap randomization (KataGo), a fraction
+    ``full_fraction`` of the decisions searched with ``simulations`` and used as policy
+    targets, the others with ``fast_simulations`` and used for the values only;
+    ``symmetries``: every training example is replaced by a random symmetric image of it
+    where the game's rules have symmetries (``Game.symmetries``: Tribolo's board);
+    ``cell_policy``: with the board CNN, where the moves are cells (``Game.action_planes``),
+    each move's logit from its own cell's features (``PolicyValueNet``'s ``action_planes``);
+    ``inference``: ``"bfloat16"`` runs self-play's network calls on a bfloat16 copy of the
+    network (``az_model.InferenceCopy``: about twice the board network's speed on a CPU with
+    native bfloat16), ``"float32"`` on the network itself."""
+
+    simulations: int = setting(64, low=1)
+    c: float = setting(1.5, low=0)
+    dirichlet_alpha: float = setting(10.0, positive=True)
+    dirichlet_fraction: float = setting(0.25, low=0, high=1)
+    temperature_moves: int = setting(8, low=0)
+    games_per_iteration: int = setting(16, low=1)
+    train_steps: int = setting(32, low=1)
+    batch_size: int = setting(128, low=1)
+    buffer_size: int = setting(20_000, low=1)
+    learning_rate: float = setting(1e-3, positive=True)
+    weight_decay: float = setting(1e-4, low=0)
+    hidden: int = setting(128, low=1)
+    workers: int = setting(1, low=1)
+    eval_simulations: int = setting(64, low=0)
+    rollout_mix: float = setting(0.0, low=0, high=1)
+    teacher: str = setting("")
+    teacher_positions: int = setting(0, low=0)
+    gate_games: int = setting(40, low=1)
+    gate_threshold: float = setting(0.55, low=0, high=1)
+    address: str = setting("")
+    gumbel: bool = setting(False)
+    gumbel_considered: int = setting(16, low=1)
+    fast_simulations: int = setting(0, low=0)
+    full_fraction: float = setting(0.25, low=0, high=1)
+    symmetries: bool = setting(True)
+    cell_policy: bool = setting(False)
+    inference: str = setting("float32", choices=INFERENCE)
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.teacher_positions and not self.teacher:
+            raise ValueError(f"teacher_positions={self.teacher_positions} needs alphazero.teacher, "
+                             "the policy spec that plays those games (e.g. paranoid:depth=2)")
+
+
 class AlphaZeroBackend(Backend):
     """Expert iteration with parlour's search (see the module docstring)."""
 
-    def __init__(self, run: Any) -> None:
+    algo = "alphazero"
+    runs_on = (LOCAL, "ray")
+    Settings = AlphaZeroSettings
+    summary = "self-play guiding PUCT search; steps are positions"
+    address = "address"
+
+    def __init__(self, run: RunContext) -> None:
         super().__init__(run)
         self.az = self.config.alphazero
         self.eval_workers = self.az["workers"]
@@ -101,6 +178,8 @@ class AlphaZeroBackend(Backend):
         import torch
 
         from parlour.baselines.learned.az_model import PolicyValueNet
+
+        from parlour.training.self_play import ReplayBuffer
 
         config, game, az = self.config, self.game, self.az
         torch.set_num_threads(config.torch_threads)
@@ -135,6 +214,8 @@ class AlphaZeroBackend(Backend):
 
     def train(self, step: int, until: int, advance: Callable[[int], None]) -> int:
         """Iterations of self-play and training until ``until`` positions."""
+        from parlour.training.self_play import Examples
+        from parlour.training.self_play_workers import open_workers
         if self.writer is None:
             self.open_writer("alphazero")
         if not self.workers_open:
@@ -160,6 +241,9 @@ class AlphaZeroBackend(Backend):
 
     def _self_play(self, teacher: bool) -> list[tuple[Examples, np.ndarray]]:
         """The iteration's games, in seed order: the network's self-play, or the teacher's (``teacher``)."""
+        from parlour.training.self_play import play_games, play_teacher_game
+        from parlour.training.self_play_workers import packed_weights
+
         seeds = [game_seed(self.config.seed, self.iteration, i) for i in range(self.az["games_per_iteration"])]
         if self.workers is not None:
             return self.workers.play(None if teacher else packed_weights(self.net), seeds)
@@ -169,6 +253,8 @@ class AlphaZeroBackend(Backend):
 
     def _fit(self) -> dict[str, float]:
         """``train_steps`` minibatches of AlphaZero's loss; the mean losses."""
+        from parlour.training.self_play import augment
+
         az, net, device = self.az, self.net, self.run.device
         net.train()
         totals = {"policy": 0.0, "value": 0.0}
@@ -199,7 +285,7 @@ class AlphaZeroBackend(Backend):
         return AlphaZeroPolicy(self.game, path=str(candidate), simulations=self.az["eval_simulations"], gumbel=self.az["gumbel"],
                                deterministic=rates_deterministic(self.game), temperature=EVAL_TEMPERATURE)
 
-    def earns_best(self, agent: Any, candidate: Path, step: int, score: float) -> bool:
+    def earns_best(self, agent: Any, candidate: Path, step: int, score: float, best: BestSoFar) -> bool:
         """Step 0's network is best (and kept as untrained.zip) until a later one wins a
         gating match against the best (``gating.gating_match``; gating.csv gets its row)."""
         if step == 0:
@@ -207,7 +293,7 @@ class AlphaZeroBackend(Backend):
             write_csv(self.files.gating, GATING_FIELDS, self.gating)
             return True
         az = self.az
-        row = gating_match(self.run, agent, self.learner_spec(str(self.files.best)), step, self.run.best_step,
+        row = gating_match(self.run, agent, self.learner_spec(str(self.files.best)), step, best.step,
                            az["gate_games"], az["gate_threshold"], workers=az["workers"])
         self.gating.append(row)
         write_csv(self.files.gating, GATING_FIELDS, self.gating)

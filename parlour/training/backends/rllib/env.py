@@ -24,7 +24,7 @@ pool: ``self`` makes it a learning agent too, any other spec (a baseline, or a f
 its own information state, and is not an RLlib agent at all.  The default pool,
 ``self``, makes every seat learn (parameter-sharing self-play with ``policies="shared"``).
 The pool may also hold ``league``: one of the latest ``max_snapshots`` frozen snapshots
-of the learning modules (``add_snapshot``; ``parlour.training.rllib.league`` takes them
+of the learning modules (``add_snapshot``; ``parlour.training.backends.rllib.league`` takes them
 during a run), drawn uniformly and played inside the env like a baseline; before the
 first snapshot arrives, a ``league`` draw seats a live learner.
 Randomness: ``reset(seed=...)`` restarts the env's generator; the seats, the opponents

@@ -19,7 +19,7 @@ bit for bit: the env runners' episodes in flight and their generators (RLlib see
 env runners from the config's seed when they are built, so a resumed run samples
 different games than the uninterrupted one would have) and torch's generator for the
 action sampling.  A resumed run is therefore a faithful continuation, not a replay;
-SB3 runs (``backend = "sb3"``) are exact.
+local runs (``backend = "local"``) are exact.
 
 League: with ``league`` among the opponents, the learning modules are frozen at step 0
 and every ``snapshot_every`` steps into every env's league (``league.py``) and into
@@ -35,30 +35,68 @@ from __future__ import annotations
 import shutil
 import tempfile
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from parlour.baselines.learned.rllib import RLlibPolicy, require_rllib_extra
 from parlour.ray_cluster import connect
-from parlour.training.rllib.checkpoint import save_checkpoint, swap_in, unzip_checkpoint, zip_directory
-from parlour.training.rllib.league import add_league_snapshot, load_snapshot, push_snapshot, save_snapshot
-from parlour.training.opponents import LEAGUE
-from parlour.training.backend import Backend
+from parlour.training.backends.rllib.checkpoint import save_checkpoint, swap_in, unzip_checkpoint, zip_directory
+from parlour.training.backends.rllib.league import add_league_snapshot, load_snapshot, push_snapshot, save_snapshot
+from parlour.training.opponents import LEAGUE, SELF
+from parlour.training.backend import Backend, RunContext
+from parlour.training.backend_settings import BackendSettings, setting
 from parlour.training.run_files import Checkpoint
 from parlour.evaluation.win_rates import rates_deterministic
+
+
+@dataclass(frozen=True)
+class RLlibSettings(BackendSettings):
+    """The ``[rllib]`` table (and ``ppo.net_arch``, the network's hidden layers): ``policies`` ``shared`` (one
+    module for every seat) or ``per_seat``; ``num_env_runners`` sampling processes (0: in
+    the driver) with ``num_envs_per_env_runner`` envs each, ``num_learners`` learner
+    processes (0: in the driver); ``address`` of a Ray cluster to join (empty: ``RAY_ADDRESS``
+    if set, else a local Ray on 127.0.0.1); PPO's ``train_batch_size`` env steps per update,
+    ``minibatch_size``, ``num_epochs``, ``learning_rate`` and ``entropy_coeff``."""
+
+    policies: str = setting("shared", choices=("shared", "per_seat"))
+    num_env_runners: int = setting(0, low=0)
+    num_envs_per_env_runner: int = setting(1, low=1)
+    num_learners: int = setting(0, low=0)
+    address: str = setting("")
+    train_batch_size: int = setting(2000, low=1)
+    minibatch_size: int = setting(250, low=1)
+    num_epochs: int = setting(6, low=1)
+    learning_rate: float = setting(3e-4, positive=True)
+    entropy_coeff: float = setting(0.01, low=0)
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.minibatch_size > self.train_batch_size:
+            raise ValueError(f"minibatch_size={self.minibatch_size} is larger than rllib.train_batch_size={self.train_batch_size}")
 
 
 class RLlibBackend(Backend):
     """PPO on Ray RLlib (see the module docstring)."""
 
+    algo = "ppo"
+    runs_on = ("rllib",)
+    Settings = RLlibSettings
+    table = "rllib"
+    address = "address"
+    opponents = (SELF, LEAGUE)
+    learns_against_opponents = True
+    uses_device = False
+
     keeps_last = False  # the checkpoints are RLlib directories; best/ is what rllib: plays
 
-    def __init__(self, run: Any) -> None:
+    def __init__(self, run: RunContext) -> None:
         super().__init__(run)
         self.algo: Any = None
         self.started_ray = False
 
-    def require_extra(self) -> None:
+    @classmethod
+    def require_extra(cls) -> None:
         require_rllib_extra()
 
     @property
@@ -76,7 +114,7 @@ class RLlibBackend(Backend):
 
     def algorithm_config(self) -> Any:
         """The ``PPOConfig`` of this run (``ppo_config`` with the run's settings)."""
-        from parlour.training.rllib.algo import ppo_config
+        from parlour.training.backends.rllib.algo import ppo_config
 
         config, rl = self.config, self.config.rllib
         model = {"network": self.run.network, "hidden": list(config.ppo["net_arch"]), "channels": config.cnn_channels,

@@ -52,10 +52,42 @@ from parlour.baselines.policy import lookup
 from parlour.games import load_game
 from parlour.games.base import Game
 from parlour.processes import die_with_parent
-from parlour.training.backend import Backend
-from parlour.training.config import NTupleSettings
+from parlour.training.backend import Backend, BestSoFar, RunContext
+from parlour.training.backend_settings import BackendSettings, setting
 from parlour.training.gating import GATING_FIELDS, gating_match, untrained_best_warning
 from parlour.training.run_files import Checkpoint, write_csv
+
+
+
+@dataclass(frozen=True)
+class NTupleSettings(BackendSettings):
+    """Settings of ``algo = "ntuple"`` (the ``[ntuple]`` table; ``this module``):
+    the self-play games' search ``depth`` and ``opening`` random plies; ``play_depth``: the
+    depth of the evaluations and gating matches, the depth the model will play at (0:
+    ``depth``; a deeper search can rank two evaluations otherwise); ``teacher``: the
+    first generation plays with the search's own evaluation (else with all weights zero);
+    TD(``lam``) fits of ``epochs`` full-batch Adam steps (``learning_rate``, L2 ``l2``) on
+    the newest ``window`` generations' games; a generation becomes best by scoring at
+    least ``gate_threshold`` in ``gate_games`` games against the best (0: always);
+    self-play and gating in ``workers`` processes (the results do not depend on it);
+    ``features``: the game's n-tuple feature set (empty: its default,
+    ``baselines.learned.ntuple.NTUPLE_FEATURE_SETS``).  A generation is a segment of the
+    run: ``eval_every`` games; ``timesteps`` counts games."""
+
+    depth: int = setting(2, low=1)
+    opening: int = setting(4, low=0)
+    play_depth: int = setting(0, low=0)
+    teacher: bool = setting(True)
+    lam: float = setting(0.7, low=0, high=1)
+    epochs: int = setting(300, low=1)
+    learning_rate: float = setting(0.01, positive=True)
+    l2: float = setting(1e-5, low=0)
+    window: int = setting(3, low=1)
+    gate_games: int = setting(100, low=0)
+    gate_threshold: float = setting(0.55, low=0, high=1)
+    workers: int = setting(1, low=1)
+    features: str = setting("")
+
 
 Recorded = tuple[np.ndarray, float]
 """A chain of positions seen from one perspective seat: their feature indices ``[positions,
@@ -189,9 +221,13 @@ def td_fit(games: list[Recorded], weights: np.ndarray, settings: NTupleSettings)
 class NTupleBackend(Backend):
     """The n-tuple learner (see the module docstring)."""
 
-    def __init__(self, run: Any) -> None:
+    algo = "ntuple"
+    Settings = NTupleSettings
+    summary = "an n-tuple evaluation by TD(lambda) inside alpha-beta; steps are games, a generation every --eval-every games"
+
+    def __init__(self, run: RunContext) -> None:
         super().__init__(run)
-        self.settings = self.config.ntuple_settings
+        self.settings = NTupleSettings(**self.config.ntuple)
         self.eval_workers = self.settings.workers
         self.eval_opening = self.settings.opening
 
@@ -255,11 +291,11 @@ class NTupleBackend(Backend):
         """The spec of the search with the candidate's weights (a spec, so that worker processes make it)."""
         return self.learner_spec(str(candidate))
 
-    def earns_best(self, agent: Any, candidate: Path, step: int, score: float) -> bool:
+    def earns_best(self, agent: Any, candidate: Path, step: int, score: float, best: BestSoFar) -> bool:
         """The zero weights are best at step 0; later weights by a gating match (always, with no gate games)."""
         settings = self.settings
         if step > 0 and settings.gate_games > 0:
-            row = gating_match(self.run, agent, self.learner_spec(str(self.files.best)), step, self.run.best_step,
+            row = gating_match(self.run, agent, self.learner_spec(str(self.files.best)), step, best.step,
                                settings.gate_games, settings.gate_threshold, workers=settings.workers, opening=settings.opening)
             self.gating.append(row)
         write_csv(self.files.gating, GATING_FIELDS, self.gating)

@@ -1,4 +1,4 @@
-"""The SB3 backend (``algo = "ppo"``, ``backend = "sb3"``): MaskablePPO on one seat of a
+"""PPO on this machine (``algo = "ppo"``, ``backend = "local"``): sb3-contrib's MaskablePPO on one seat of a
 game against an opponent pool, with self-play snapshots: on the batched engine
 (``vec_env = "batched"``, the default where the game has one: ``BatchedSB3VecEnv`` with an
 ``OpponentMix``) or on single games (``dummy`` / ``subproc``: SB3's vector envs of
@@ -20,8 +20,9 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from parlour.baselines.learned.ppo import (
     PPOPolicy,
@@ -33,13 +34,38 @@ from parlour.baselines.learned.ppo import (
 )
 from parlour.games import load_game
 from parlour.processes import die_with_parent
-from parlour.training.backend import Backend
-from parlour.training.config import TrainConfig
+from parlour.training.backend import LOCAL, Backend
+from parlour.training.backend_settings import BackendSettings, setting
 from parlour.training.opponents import OpponentPool, describe_entries, parse_opponents
 from parlour.training.run_files import Checkpoint
 from parlour.training.single_agent import SingleAgentEnv
 from parlour.training.seeds import segment_seed
 from parlour.evaluation.win_rates import rates_deterministic
+
+if TYPE_CHECKING:
+    from parlour.training.config import TrainConfig
+
+
+@dataclass(frozen=True)
+class PPOSettings(BackendSettings):
+    """The ``[ppo]`` table: MaskablePPO's keyword arguments, and ``net_arch``, the policy
+    network's hidden layers.  Set for short board-game runs: a smaller rollout
+    (``n_steps`` per env) than SB3's 2048 so that a few-minute run still makes many
+    updates, a little entropy bonus against early collapse onto one move, and a 128-128
+    network (on the batched engine ``n_steps`` and ``batch_size`` default otherwise:
+    ``config.batched_ppo_defaults``).  RLlib's PPO reads ``net_arch`` too."""
+
+    learning_rate: float = setting(3e-4)
+    n_steps: int = setting(256)
+    batch_size: int = setting(256)
+    n_epochs: int = setting(4)
+    gamma: float = setting(0.99)
+    gae_lambda: float = setting(0.95)
+    clip_range: float = setting(0.2)
+    ent_coef: float = setting(0.01)
+    vf_coef: float = setting(0.5)
+    max_grad_norm: float = setting(0.5)
+    net_arch: list[int] = setting([128, 128])
 
 
 def make_env(config: dict[str, Any], snapshots: list[str], rank: int, subprocess: bool = False) -> Any:
@@ -94,7 +120,15 @@ def describe_envs(config: TrainConfig) -> str:
 class PPOBackend(Backend):
     """MaskablePPO in this process (see the module docstring)."""
 
-    def require_extra(self) -> None:
+    algo = "ppo"
+    runs_on = (LOCAL,)
+    Settings = PPOSettings
+    summary = "MaskablePPO against --opponents; the default"
+    learns_against_opponents = True
+    batched_engine = True
+
+    @classmethod
+    def require_extra(cls) -> None:
         require_train_extra()
 
     def round_steps(self, steps: int) -> int:
@@ -149,7 +183,7 @@ class PPOBackend(Backend):
         from parlour.training.callback import TrainingCallback
 
         model = self.model
-        self.vec_env.seed(segment_seed(self.config.seed, step // self.run.segment_steps))
+        self.vec_env.seed(segment_seed(self.config.seed, step // self.round_steps(self.config.eval_every)))
         model._last_obs = None  # start every env afresh from the seeds just set
         model.learn(until - model.num_timesteps, reset_num_timesteps=False, callback=TrainingCallback(self, advance),
                     tb_log_name="ppo")

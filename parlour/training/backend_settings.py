@@ -1,0 +1,94 @@
+"""A backend's settings: one frozen dataclass per backend, its fields the keys of the
+backend's table in a run's configuration (``[alphazero]``, ``--set alphazero.workers=2``),
+each with its default and its bounds (:func:`setting`).  The registry derives the
+configuration's tables from these classes, so that a setting is declared once, beside
+the code that reads it, and checked with a message naming the value and what is allowed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any
+
+
+def setting(default: Any, *, low: float | None = None, high: float | None = None, positive: bool = False,
+            choices: tuple[Any, ...] | None = None) -> Any:
+    """A settings field with its ``default`` and bounds: at least ``low``, at most ``high``,
+    above zero (``positive``), or one of ``choices``.  A list default is copied per instance."""
+    bounds = {"low": low, "high": high, "positive": positive, "choices": choices}
+    if isinstance(default, list):
+        return dataclasses.field(default_factory=lambda: list(default), metadata=bounds)
+    return dataclasses.field(default=default, metadata=bounds)
+
+
+def field_default(field: dataclasses.Field[Any]) -> Any:
+    """A field's default value (a fresh one for a ``default_factory``)."""
+    if field.default_factory is not dataclasses.MISSING:
+        return field.default_factory()
+    return field.default
+
+
+@dataclass(frozen=True)
+class BackendSettings:
+    """The base of a backend's settings: checks every field against its bounds when made
+    (a ``ValueError`` such as ``"workers must be at least 1, got 0"``); a subclass adds
+    checks between fields in ``__post_init__`` (calling this one first)."""
+
+    def __post_init__(self) -> None:
+        for field in dataclasses.fields(self):
+            check_bounds(field.name, getattr(self, field.name), field.metadata)
+
+    @classmethod
+    def defaults(cls) -> dict[str, Any]:
+        """Every setting with its default, in declaration order."""
+        return {field.name: field_default(field) for field in dataclasses.fields(cls)}
+
+    @classmethod
+    def complete(cls, values: dict[str, Any]) -> dict[str, Any]:
+        """``values`` (a table of a configuration) with the defaults of the settings not
+        given, each coerced to its default's type and checked; ``ValueError`` naming an
+        unknown setting or a bad value (without the table's name: the caller adds it)."""
+        defaults = cls.defaults()
+        unknown = sorted(set(values) - set(defaults))
+        if unknown:
+            raise ValueError(f"unknown setting(s) {unknown}; settings are {sorted(defaults)}")
+        table = {key: coerce(key, values.get(key, default), type(default)) for key, default in defaults.items()}
+        cls(**table)
+        return table
+
+
+@dataclass(frozen=True)
+class NoSettings(BackendSettings):
+    """The settings of a backend that has none."""
+
+
+def check_bounds(name: str, value: Any, bounds: Any) -> None:
+    """``ValueError`` if ``value`` is outside the ``bounds`` of :func:`setting`."""
+    choices, low, high = bounds.get("choices"), bounds.get("low"), bounds.get("high")
+    if choices is not None and value not in choices:
+        raise ValueError(f"{name} must be one of {list(choices)}, got {value!r}")
+    if bounds.get("positive") and not value > 0:
+        raise ValueError(f"{name} must be positive, got {value!r}")
+    if low is not None and high is not None and not low <= value <= high:
+        raise ValueError(f"{name} must be in [{low}, {high}], got {value!r}")
+    if low is not None and value < low:
+        raise ValueError(f"{name} must be at least {low}, got {value!r}")
+
+
+def coerce(name: str, value: Any, kind: type) -> Any:
+    """``value`` as a setting of ``kind`` (an int is a float where a float is wanted);
+    ``ValueError`` naming ``name`` if it is not one."""
+    if kind is float and isinstance(value, int) and not isinstance(value, bool):
+        return float(value)
+    if kind is list:
+        if not isinstance(value, list) or not all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in value):
+            raise ValueError(f"{name} must be a list of positive layer sizes, got {value!r}")
+        return value
+    if kind is bool:
+        if not isinstance(value, bool):
+            raise ValueError(f"{name} must be true or false, got {value!r}")
+        return value
+    if isinstance(value, bool) or not isinstance(value, kind):
+        raise ValueError(f"{name} must be a {kind.__name__}, got {value!r}")
+    return value
