@@ -142,15 +142,10 @@ def test_no_upward_import(path):
     check_layers(module_name(path), imports(path))
 
 
-CIRCLE_BEING_REMOVED = {("parlour.training.backend", "parlour.training.trainer")}
-"""The one arrow of a circle left (under ``TYPE_CHECKING``: a backend holds the whole
-Trainer), which issue 41 removes: the graph leaves it out until then."""
-
-
 def import_graph() -> dict[str, set[str]]:
     """File to the parlour files it imports (``imports``: strings, function-level and
     ``TYPE_CHECKING`` imports too; an import of ``parlour.x.y.name`` is one of the file
-    ``parlour.x.y``), but for ``CIRCLE_BEING_REMOVED``."""
+    ``parlour.x.y``)."""
     modules = {module_name(path): path for path in MODULES}
 
     def file_of(name: str) -> str | None:
@@ -159,7 +154,6 @@ def import_graph() -> dict[str, set[str]]:
         return name or None
 
     return {me: {file_of(target) for target, _ in imports(path) if target.startswith("parlour")} - {me, None}
-            - {theirs for mine, theirs in CIRCLE_BEING_REMOVED if mine == me}
             for me, path in modules.items()}
 
 

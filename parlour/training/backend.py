@@ -30,7 +30,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from parlour.atomic import copy_atomic
 from parlour.evaluation.win_rates import learner_spec
@@ -38,12 +38,64 @@ from parlour.training.backend_settings import BackendSettings, NoSettings
 
 if TYPE_CHECKING:
     from parlour.games.base import Game
-    from parlour.training.config import TrainConfig
     from parlour.training.run_files import Checkpoint, RunFiles
 
 LOCAL = "local"
 """Where a backend runs on this machine's processes (the trainer's and its workers'),
 against a Ray cluster's (``rllib``, ``ray``)."""
+
+
+class RunConfig(Protocol):
+    """What a backend reads of its run's configuration: the settings of
+    :class:`parlour.training.config.TrainConfig`, which provides them.  Named here rather
+    than imported because the configuration reads the registry of backends (their
+    settings tables), which imports every backend."""
+
+    @property
+    def game(self) -> str: ...
+    @property
+    def algo(self) -> str: ...
+    @property
+    def backend(self) -> str: ...
+    @property
+    def game_options(self) -> dict[str, Any]: ...
+    @property
+    def opponents(self) -> list[str]: ...
+    @property
+    def opponent_weights(self) -> list[float] | None: ...
+    @property
+    def opponent_workers(self) -> int: ...
+    @property
+    def seat(self) -> int | str: ...
+    @property
+    def seed(self) -> int: ...
+    @property
+    def n_envs(self) -> int | None: ...
+    @property
+    def vec_env(self) -> str: ...
+    @property
+    def snapshot_every(self) -> int: ...
+    @property
+    def max_snapshots(self) -> int: ...
+    @property
+    def eval_every(self) -> int: ...
+    @property
+    def torch_threads(self) -> int | None: ...
+    @property
+    def cnn_channels(self) -> int: ...
+    @property
+    def cnn_blocks(self) -> int: ...
+    @property
+    def cnn_shared(self) -> bool: ...
+    @property
+    def cnn_precision(self) -> str: ...
+    @property
+    def tables(self) -> dict[str, dict[str, Any]]: ...
+
+    def round_to_rollouts(self, steps: int) -> int: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    def __getattr__(self, table: str) -> Any:
+        """A backend's settings table by its name (``config.alphazero``)."""
 
 
 @dataclass(frozen=True)
@@ -52,7 +104,7 @@ class RunContext:
     ``files``, the ``game`` (with its options), the policy ``network`` (``mlp`` or ``cnn``)
     and torch ``device`` chosen for it, and ``log`` for its progress lines."""
 
-    config: TrainConfig
+    config: RunConfig
     files: RunFiles
     game: Game
     network: str

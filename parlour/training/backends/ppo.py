@@ -22,7 +22,7 @@ import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from parlour.baselines.learned.ppo import (
     PPOPolicy,
@@ -34,7 +34,7 @@ from parlour.baselines.learned.ppo import (
 )
 from parlour.games import load_game
 from parlour.processes import die_with_parent
-from parlour.training.backend import LOCAL, Backend
+from parlour.training.backend import LOCAL, Backend, RunConfig
 from parlour.training.backend_settings import BackendSettings, setting
 from parlour.training.opponents import OpponentPool, describe_entries, parse_opponents
 from parlour.training.run_files import Checkpoint
@@ -42,8 +42,6 @@ from parlour.training.single_agent import SingleAgentEnv
 from parlour.training.seeds import segment_seed
 from parlour.evaluation.win_rates import rates_deterministic
 
-if TYPE_CHECKING:
-    from parlour.training.config import TrainConfig
 
 
 @dataclass(frozen=True)
@@ -82,7 +80,7 @@ def make_env(config: dict[str, Any], snapshots: list[str], rank: int, subprocess
     return Monitor(SingleAgentEnv(game, pool, seat=config["seat"]))
 
 
-def make_vec_env(config: TrainConfig, snapshots: list[str], device: str = "cpu") -> Any:
+def make_vec_env(config: RunConfig, snapshots: list[str], device: str = "cpu") -> Any:
     """The run's ``n_envs`` learner envs: ``DummyVecEnv`` or ``SubprocVecEnv`` of
     ``SingleAgentEnv``, or (``vec_env = "batched"``) one batched numpy engine for all of
     them against the opponent mix (``parlour.training.opponent_mix``; the snapshots'
@@ -108,7 +106,7 @@ def make_vec_env(config: TrainConfig, snapshots: list[str], device: str = "cpu")
     return SubprocVecEnv(fns) if subprocess else DummyVecEnv(fns)
 
 
-def describe_envs(config: TrainConfig) -> str:
+def describe_envs(config: RunConfig) -> str:
     """The line a run starts with: where its games are played, and by whom."""
     if config.vec_env != "batched":
         return (f"environments: {config.n_envs} single games ({config.vec_env}: SB3's "
