@@ -98,6 +98,13 @@ class RunConfig(Protocol):
         """A backend's settings table by its name (``config.alphazero``)."""
 
 
+def resolved(setting: int | None) -> int:
+    """A setting whose ``None`` (``auto``) ``TrainConfig`` has resolved by the time a
+    backend reads it (``n_envs``, ``torch_threads``)."""
+    assert setting is not None, "TrainConfig resolves it when it is made"
+    return setting
+
+
 @dataclass(frozen=True)
 class RunContext:
     """What a backend reads of its run: the resolved ``config``, the run directory's

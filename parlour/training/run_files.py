@@ -243,10 +243,10 @@ def read_evaluations(files: RunFiles, up_to: int | None = None) -> list[dict[str
     rows = []
     with open(files.evaluations, newline="") as stream:
         for row in csv.DictReader(stream):
-            parsed = {key: (row[key] if key == "opponent" else float(row[key])) for key in EVAL_FIELDS}
-            parsed["step"] = int(parsed["step"])
+            parsed: dict[str, Any] = {key: (row[key] if key == "opponent" else float(row[key])) for key in EVAL_FIELDS}
+            step = parsed["step"] = int(parsed["step"])
             parsed["games"] = int(parsed["games"])
-            if up_to is None or parsed["step"] <= up_to:
+            if up_to is None or step <= up_to:
                 rows.append(parsed)
     return rows
 

@@ -203,10 +203,10 @@ class SingleAgentEnv(gymnasium.Env):
     def _legal(self) -> np.ndarray:
         """The learner's legal mask, computed once per decision (masks and step share it)."""
         if self._mask is None:
-            self._mask = self._state.legal_mask(self.seat).astype(bool)
+            self._mask = self._require_state().legal_mask(self.seat).astype(bool)
         return self._mask
 
-    def render(self) -> str | np.ndarray | None:
+    def render(self) -> Any:  # text (ansi) or an RGB array, Gymnasium's RenderFrame
         if self.render_mode is None:
             gymnasium.logger.warn("render() called without a render_mode")
             return None
@@ -236,10 +236,10 @@ class SingleAgentEnv(gymnasium.Env):
     def _advance(self) -> None:
         """Let the opponents move until the learner must act or the game is over."""
         self._mask = None
-        play_out(self._state, self.opponents, until=lambda state: self.seat in state.current_players())
+        play_out(self._require_state(), self.opponents, until=lambda state: self.seat in state.current_players())
 
     def _observation(self) -> np.ndarray:
-        return self._state.observation_tensor(self.seat)
+        return self._require_state().observation_tensor(self.seat)
 
     def _info(self, illegal_move: int = NO_MOVE) -> dict[str, Any]:
         """The PettingZoo envs' info (:func:`parlour.envs.adapter.info`: the same keys at

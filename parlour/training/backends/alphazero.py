@@ -52,7 +52,7 @@ import numpy as np
 
 from parlour.baselines.learned.alphazero import INFERENCE, AlphaZeroPolicy
 from parlour.baselines.policy import make_from_spec
-from parlour.training.backend import LOCAL, Backend, BestSoFar, RunContext
+from parlour.training.backend import LOCAL, Backend, BestSoFar, RunContext, resolved
 from parlour.training.backend_settings import BackendSettings, setting
 from parlour.training.gating import GATING_FIELDS, gating_match, untrained_best_warning
 from parlour.training.run_files import Checkpoint, copy_atomic, write_csv
@@ -182,7 +182,7 @@ class AlphaZeroBackend(Backend):
         from parlour.training.self_play import ReplayBuffer
 
         config, game, az = self.config, self.game, self.az
-        torch.set_num_threads(config.torch_threads)
+        torch.set_num_threads(resolved(config.torch_threads))
         with torch.random.fork_rng():  # torch's global generator untouched
             torch.manual_seed(config.seed)
             cells = game.action_planes if az["cell_policy"] and self.run.network == "cnn" else None
@@ -219,7 +219,7 @@ class AlphaZeroBackend(Backend):
         if self.writer is None:
             self.open_writer("alphazero")
         if not self.workers_open:
-            self.workers = open_workers(self.config.backend, self.game, self.net, self.az, self.config.torch_threads,
+            self.workers = open_workers(self.config.backend, self.game, self.net, self.az, resolved(self.config.torch_threads),
                                         self.run.device)
             self.workers_open = True
         writer = self.writer

@@ -46,6 +46,7 @@ from typing import Any
 
 import numpy as np
 
+from parlour.baselines.engines.alphabeta import AlphaBetaSearch
 from parlour.baselines.learned.ntuple import NTupleEvaluation, NTupleFeatures, ntuple_features, result_in_unit, save_ntuple
 from parlour.baselines.playout import play_out
 from parlour.baselines.policy import lookup
@@ -106,15 +107,16 @@ def record_game(game: Game, weights: np.ndarray | None, depth: int, opening: int
     ``opening`` plies drawn uniformly from ``seed``: a chain of its positions for each
     perspective seat of the features (one for Double Card, three for Tribolo), each with
     that seat's result."""
-    features = ntuple_features(game, features)
-    search = lookup(features.search, game)
+    feature_set = ntuple_features(game, features)
+    search = lookup(feature_set.search, game)
     players = [search(game, seed * game.num_players + seat, depth=depth, time_limit=None) for seat in range(game.num_players)]
     if weights is not None:
         for player in players:
-            player.evaluate = NTupleEvaluation(weights, features)
+            assert isinstance(player, AlphaBetaSearch), f"{feature_set.search!r} is an alpha-beta search with a leaf evaluation"
+            player.evaluate = NTupleEvaluation(weights, feature_set)
     rng = np.random.default_rng(seed)
     state = game.new_initial_state(seed=np.random.default_rng([seed, SETUP_STREAM]))
-    shape = features.indices(state).shape  # [perspectives, tuples]
+    shape = feature_set.indices(state).shape  # [perspectives, tuples]
     positions = []
 
     def act(seat: int) -> int:
@@ -129,13 +131,13 @@ def record_game(game: Game, weights: np.ndarray | None, depth: int, opening: int
         """The step, and the position it leads to if the game goes on (a training position)."""
         state.apply(action)
         if not state.is_terminal():
-            positions.append(features.indices(state))
+            positions.append(feature_set.indices(state))
 
     play_out(state, act=act, apply=apply)
     returns = state.returns()
     chains = np.array(positions, dtype=np.int32).reshape(len(positions), *shape)
     return [(np.ascontiguousarray(chains[:, row]), result_in_unit(game, returns, seat))
-            for row, seat in enumerate(features.seats(game))]
+            for row, seat in enumerate(feature_set.seats(game))]
 
 
 def _record(task: tuple[str, dict[str, Any], np.ndarray | None, int, int, int, str | None]) -> list[Recorded]:

@@ -34,7 +34,7 @@ from parlour.baselines.learned.ppo import (
 )
 from parlour.games import load_game
 from parlour.processes import die_with_parent
-from parlour.training.backend import LOCAL, Backend, RunConfig
+from parlour.training.backend import LOCAL, Backend, RunConfig, resolved
 from parlour.training.backend_settings import BackendSettings, setting
 from parlour.training.opponents import OpponentPool, describe_entries, parse_opponents
 from parlour.training.run_files import Checkpoint
@@ -91,6 +91,7 @@ def make_vec_env(config: RunConfig, snapshots: list[str], device: str = "cpu") -
         from parlour.training.opponent_mix import OpponentMix
         from parlour.vector.sb3_env import BatchedSB3VecEnv
 
+        assert config.n_envs is not None  # TrainConfig resolves it
         game = load_game(config.game, **config.game_options)
         mix = OpponentMix(game, parse_opponents(config.opponents, config.opponent_weights), snapshots, config.max_snapshots,
                           device=device, workers=config.opponent_workers)
@@ -102,7 +103,9 @@ def make_vec_env(config: RunConfig, snapshots: list[str], device: str = "cpu") -
             raise
 
     subprocess = config.vec_env == "subproc"
-    fns = [functools.partial(make_env, config.to_dict(), list(snapshots), rank, subprocess) for rank in range(config.n_envs)]
+    assert config.n_envs is not None  # TrainConfig resolves it
+    fns: list[Callable[[], Any]] = [functools.partial(make_env, config.to_dict(), list(snapshots), rank, subprocess)
+                                    for rank in range(config.n_envs)]
     return SubprocVecEnv(fns) if subprocess else DummyVecEnv(fns)
 
 
@@ -143,7 +146,7 @@ class PPOBackend(Backend):
         from parlour.baselines.learned.networks import ppo_policy
 
         config, files = self.config, self.files
-        torch.set_num_threads(config.torch_threads)
+        torch.set_num_threads(resolved(config.torch_threads))
         self.snapshot_steps = self.round_steps(config.snapshot_every)
         self.snapshots: list[str] = [str(files.snapshot(0))] if self.uses_self else []
         self.vec_env = make_vec_env(config, [], self.run.device)
@@ -165,7 +168,7 @@ class PPOBackend(Backend):
         from sb3_contrib import MaskablePPO
 
         config, files, state = self.config, self.files, checkpoint.state
-        torch.set_num_threads(config.torch_threads)
+        torch.set_num_threads(resolved(config.torch_threads))
         self.snapshot_steps = self.round_steps(config.snapshot_every)
         # Snapshots live in snapshots/ (the saved paths may be relative to another working directory).
         self.snapshots = [str(files.snapshots / Path(path).name) for path in state["snapshots"]]

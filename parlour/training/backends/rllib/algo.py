@@ -31,14 +31,14 @@ POLICY_MODES = ("shared", "per_seat")
 SHARED = "shared"
 
 
-def shared_mapping(agent_id: str, episode: Any = None, **kwargs: Any) -> str:
+def shared_mapping(agent_id: Any, episode: Any = None, **kwargs: Any) -> str:
     """Every seat plays the one shared module."""
     return SHARED
 
 
-def seat_mapping(agent_id: str, episode: Any = None, **kwargs: Any) -> str:
-    """Each seat plays its own module, named like the seat."""
-    return agent_id
+def seat_mapping(agent_id: Any, episode: Any = None, **kwargs: Any) -> str:
+    """Each seat plays its own module, named like the seat (its agent id, ``player_N``)."""
+    return str(agent_id)
 
 
 def module_ids(env: ParlourMultiAgentEnv, policies: str) -> list[str]:

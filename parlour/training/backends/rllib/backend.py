@@ -92,7 +92,7 @@ class RLlibBackend(Backend):
 
     def __init__(self, run: RunContext) -> None:
         super().__init__(run)
-        self.algo: Any = None
+        self.algorithm: Any = None
         self.started_ray = False
 
     @classmethod
@@ -135,7 +135,7 @@ class RLlibBackend(Backend):
     def _build(self) -> None:
         """Join (or start) Ray and build the algorithm; TensorBoard's writer."""
         self.started_ray = connect(self.config.rllib["address"])
-        self.algo = self.algorithm_config().build_algo()
+        self.algorithm = self.algorithm_config().build_algo()
         self.open_writer("rllib")
 
     def start(self) -> None:
@@ -144,7 +144,7 @@ class RLlibBackend(Backend):
 
     def restore(self, checkpoint: Checkpoint) -> None:
         self._build()
-        files, algo = self.files, self.algo
+        files, algo = self.files, self.algorithm
         with tempfile.TemporaryDirectory(dir=files.root) as work:
             algo.restore_from_path(str(unzip_checkpoint(checkpoint.model, Path(work))))
         step = checkpoint.step
@@ -157,7 +157,7 @@ class RLlibBackend(Backend):
         """RLlib iterations until ``until`` env steps; league snapshots as they fall due."""
         every = self.config.snapshot_every
         while step < until:
-            result = self.algo.train()
+            result = self.algorithm.train()
             sampled = int(result["env_runners"]["num_env_steps_sampled"])
             before, step = step, step + sampled
             self._log_result(result, step)
@@ -174,13 +174,13 @@ class RLlibBackend(Backend):
     def _snapshot(self, step: int) -> None:
         """Freeze the learning modules into every env's league and into snapshots/ (league runs only)."""
         if self.uses_league:
-            save_snapshot(self.files.snapshot(step).with_suffix(".npz"), add_league_snapshot(self.algo, f"league:step_{step}"))
+            save_snapshot(self.files.snapshot(step).with_suffix(".npz"), add_league_snapshot(self.algorithm, f"league:step_{step}"))
 
     # -- evaluation and checkpoints ----------------------------------------------------
 
     def save_candidate(self, path: Path, step: int) -> Path:
         """The modules saved once, as a plain RLlib checkpoint directory (rated, then zipped)."""
-        save_checkpoint(self.algo, path, self.game, self.module_ids, {"step": step})
+        save_checkpoint(self.algorithm, path, self.game, self.module_ids, {"step": step})
         return path
 
     def candidate_agent(self, candidate: Path) -> Any:
@@ -218,9 +218,9 @@ class RLlibBackend(Backend):
         import ray
 
         super().close()
-        if self.algo is not None:
-            self.algo.stop()
-            self.algo = None
+        if self.algorithm is not None:
+            self.algorithm.stop()
+            self.algorithm = None
         if self.started_ray:
             ray.shutdown()
             self.started_ray = False

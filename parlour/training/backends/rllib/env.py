@@ -74,7 +74,7 @@ class ParlourMultiAgentEnv(MultiAgentEnv):
         max_snapshots: int = 20,
     ) -> None:
         super().__init__()
-        settings = {"game": game, "options": options, "opponents": opponents, "opponent_weights": opponent_weights,
+        settings: dict[str, Any] = {"game": game, "options": options, "opponents": opponents, "opponent_weights": opponent_weights,
                     "seat": seat, "max_snapshots": max_snapshots}
         if config:
             unknown = sorted(set(config) - set(settings))
@@ -121,7 +121,9 @@ class ParlourMultiAgentEnv(MultiAgentEnv):
                 return self._observations(self._to_move()), {}
         raise RuntimeError(f"{MAX_RESET_TRIES} games of {self.game!r} in a row ended before a learning seat moved")
 
-    def step(self, action_dict: Mapping[str, Any]) -> tuple[dict, dict, dict, dict, dict]:
+    # RLlib's MultiAgentEnv inherits gymnasium.Env's single-agent step annotation; its
+    # documented multi-agent contract is this one (dicts keyed by agent id).
+    def step(self, action_dict: Mapping[str, Any]) -> tuple[dict, dict, dict, dict, dict]:  # type: ignore[override]
         state = self.state
         if state is None or state.is_terminal():
             raise RuntimeError("call reset() before step(): the game is over or has not begun")
@@ -166,19 +168,26 @@ class ParlourMultiAgentEnv(MultiAgentEnv):
         self.learning_seats = tuple(s for s in range(n) if s not in self.opponents)
         self.agents = [agent_name(s) for s in self.learning_seats]
 
+    def _live(self) -> State:
+        """The game being played (``reset`` starts one)."""
+        if self.state is None:
+            raise RuntimeError("call reset() first")
+        return self.state
+
     def _opponent_act(self, seat: int) -> int:
-        return int(self.opponents[seat].act(self.state.info_state(seat)))
+        return int(self.opponents[seat].act(self._live().info_state(seat)))
 
     def _to_move(self) -> tuple[int, ...]:
-        return tuple(s for s in self.state.current_players() if s not in self.opponents)
+        return tuple(s for s in self._live().current_players() if s not in self.opponents)
 
     def _advance(self) -> None:
         """Play the env's own seats until a learning seat must choose or the game ends
         (at a simultaneous step with learners in it, the opponents choose in ``step``)."""
-        play_out(self.state, act=self._opponent_act, until=lambda _: bool(self._to_move()))
+        play_out(self._live(), act=self._opponent_act, until=lambda _: bool(self._to_move()))
 
     def _observations(self, seats: Sequence[int]) -> dict[str, dict[str, np.ndarray]]:
-        state, over = self.state, self.state.is_terminal()
+        state = self._live()
+        over = state.is_terminal()
         out = {}
         for seat in seats:
             mask = np.zeros(self.game.num_actions, np.float32) if over else state.legal_mask(seat).astype(np.float32)

@@ -61,6 +61,7 @@ def build_modules(env: Any, weights: Weights, model_configs: Mapping[str, dict[s
         spec = RLModuleSpec(module_class=MaskedPPOModule, observation_space=env.observation_spaces[agent],
                             action_space=env.action_spaces[agent], model_config=model_configs[module_id])
         module = spec.build()
+        assert isinstance(module, MaskedPPOModule)  # a torch module: eval() exists
         module.set_state(state)
         module.eval()
         modules[module_id] = module
@@ -100,7 +101,7 @@ def save_snapshot(path: Path, weights: Weights) -> None:
     handle, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(handle, "wb") as file:
-            np.savez(file, **arrays)
+            np.savez(file, **arrays)  # type: ignore[arg-type]  # numpy's stub types **kwds as its allow_pickle flag
         os.replace(temp, path)
     finally:
         if os.path.exists(temp):
