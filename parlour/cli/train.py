@@ -252,6 +252,7 @@ def _run_training(config: Any, options: RunOptions, given: Any) -> int:
     def warn(text: str) -> None:
         print(f"parlour train: warning: {text}", file=sys.stderr)
 
+    assert options.out is not None  # --resume names the run; a new run gets its directory above
     try:
         trainer = Trainer(config, options.out, resume=options.resume, force=options.force, progress=not options.quiet, warn=warn,
                           given=given)
@@ -284,8 +285,8 @@ def _run_training(config: Any, options: RunOptions, given: Any) -> int:
     try:
         match = play_match(trainer.game, agents, games, seed=trainer.config.seed, workers=options.workers, progress=not options.quiet)
     except KeyboardInterrupt as interrupt:
-        options = [f"--option={key}={json.dumps(value)}" for key, value in trainer.config.game_options.items()]
-        command = ["parlour", "arena", "--game", trainer.game.name, *options, "--agents", *agents, "--games", str(games), "--seed", str(trainer.config.seed)]
+        game_options = [f"--option={key}={json.dumps(value)}" for key, value in trainer.config.game_options.items()]
+        command = ["parlour", "arena", "--game", trainer.game.name, *game_options, "--agents", *agents, "--games", str(games), "--seed", str(trainer.config.seed)]
         raise Interrupted(f"in the final arena; the training is complete (run directory {result.run_dir}); to play the arena: {shlex.join(command)}") from interrupt
     except GameFailed as error:
         raise Failure(f"the final arena: {error}") from error

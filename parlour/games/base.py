@@ -264,7 +264,7 @@ class Game(abc.ABC):
         return f"{type(self).__name__}({args})"
 
     def __eq__(self, other: object) -> bool:
-        return type(other) is type(self) and other.config == self.config  # type: ignore[attr-defined]
+        return isinstance(other, Game) and type(other) is type(self) and other.config == self.config
 
     def __hash__(self) -> int:
         return hash((type(self).__name__, repr(self)))
