@@ -14,7 +14,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from parlour.bench.leaderboard import render_page
+from parlour.ladder.leaderboard import render_page
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = ROOT / "docs" / "benchmark.md"

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from parlour.bench.leaderboard import leaderboard_markdown, render_page, replace_section
+from parlour.ladder.leaderboard import leaderboard_markdown, render_page, replace_section
 
 ROOT = Path(__file__).resolve().parents[2]
 

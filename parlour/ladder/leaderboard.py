@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from parlour.bench.ladders import LADDERS, load_ladder
+from parlour.ladder.ladders import LADDERS, load_ladder
 from parlour.games import load_game
 
 SECTIONS = ("ladders", "leaderboard")
