@@ -1,6 +1,6 @@
 """Put a training run's best model into the model zoo (``parlour/zoo/models``).
 
-    python scripts/zoo_add.py runs/tides_az --command "parlour train ..." \
+    python -m scripts.zoo_add runs/tides_az --command "parlour train ..." \
         --play simulations=200 --bench bench/tides_of_time.json
 
 Copies RUN/best.zip (or ``--model``, another model file of the run such as last.zip) to
@@ -22,7 +22,8 @@ import parlour
 from parlour.baselines.learned.ppo import read_model_meta
 from parlour.baselines.policy import make_from_spec
 from parlour.games import load_game
-from parlour.zoo import KINDS, MODELS, card
+from parlour import zoo
+from parlour.zoo import KINDS, card
 
 
 def run_config(run: Path) -> dict[str, object]:
@@ -35,9 +36,11 @@ def run_config(run: Path) -> dict[str, object]:
 
 
 def add(run: Path, command: str, play: dict[str, object], bench: Path | None, notes: str = "", force: bool = False,
-        models: Path = MODELS, model_name: str = "best.zip") -> Path:
-    """Copy ``run``'s model ``model_name`` (its best by default) into ``models`` with its
-    card (which names the file, ``"run_model"``); the card's path."""
+        models: Path | None = None, model_name: str = "best.zip") -> Path:
+    """Copy ``run``'s model ``model_name`` (its best by default) into ``models`` (the
+    zoo's folder by default, read at the call) with its card (which names the file,
+    ``"run_model"``); the card's path."""
+    models = zoo.MODELS if models is None else models
     if Path(model_name).name != model_name or not model_name.endswith(".zip"):
         raise ValueError(f"--model {model_name!r}: a model file's name in the run directory, such as best.zip or last.zip")
     model = run / model_name
