@@ -11,7 +11,7 @@ and those of predicting 0 are printed first; the numpy inference time of one pos
 
     python -m benchmarks.az_heldout --model parlour/zoo/models/tides_of_time.zip \\
         --card parlour/zoo/models/tides_of_time.json --games 2000
-    python -m benchmarks.az_heldout --quick    # a smoke run: 3 games, one small network
+    python -m benchmarks.az_heldout --quick    # a smoke run: 3 games at 2 simulations, one small network
 """
 
 from __future__ import annotations
@@ -58,6 +58,8 @@ def main(argv: list[str] | None = None) -> None:
         card = json.load(file)
     game = load_game(card["game"], **card["config"].get("game_options", {}))
     settings = dict(card["config"]["alphazero"])
+    if args.quick:
+        settings.update(simulations=2, fast_simulations=2)  # a smoke run: its games, not their quality
     teacher = load_az_net(args.model, game).eval()
     if args.data and os.path.exists(args.data):
         saved = np.load(args.data)

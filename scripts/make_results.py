@@ -206,7 +206,7 @@ def assembled() -> str:
     return "\n".join(parts)
 
 
-def run(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", nargs="+", choices=[*RUNS, *EXTRA_RUNS], default=[*RUNS, *EXTRA_RUNS])
     parser.add_argument("--runs", default="runs/results", help="where the run directories go")
@@ -243,4 +243,4 @@ def run(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(run())
+    sys.exit(main())

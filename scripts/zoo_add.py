@@ -89,10 +89,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--notes", default="", help="what a user should know about it")
     parser.add_argument("--force", action="store_true", help="replace the game's agent")
     parser.add_argument("--model", default="best.zip", help="which model file of the run (default best.zip; last.zip: its last generation)")
+    parser.add_argument("--models", type=Path, default=None, help="the zoo folder to write to (default: parlour/zoo/models)")
     args = parser.parse_args(argv)
     play = {key: _value(value) for key, _, value in (item.partition("=") for item in args.play)}
-    path = add(args.run, args.command, play, args.bench, args.notes, args.force, model_name=args.model)
-    print(f"wrote {path}; zoo:{card(path.stem).game} plays it")
+    path = add(args.run, args.command, play, args.bench, args.notes, args.force, models=args.models, model_name=args.model)
+    print(f"wrote {path}" + ("" if args.models else f"; zoo:{card(path.stem).game} plays it"))
     return 0
 
 
