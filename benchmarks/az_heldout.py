@@ -9,33 +9,39 @@ outcome), after each count of minibatches.  The model's own losses on the test g
 and those of predicting 0 are printed first; the numpy inference time of one position
 (the play-time call) beside each network, since a smaller one buys simulations.
 
-    python benchmarks/az_heldout.py --model parlour/zoo/models/tides_of_time.zip \\
+    python -m benchmarks.az_heldout --model parlour/zoo/models/tides_of_time.zip \\
         --card parlour/zoo/models/tides_of_time.json --games 2000
+    python -m benchmarks.az_heldout --quick    # a smoke run: 3 games at 2 simulations, one small network
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import time
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from benchmarks.driver import parser, quick_or
+ZOO = Path(__file__).resolve().parents[1] / "parlour" / "zoo" / "models"
+"""The zoo's models: the default model and card are Tides of Time's."""
 FIELDS = ("observations", "masks", "policies", "values", "seats", "full")
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--model", default="parlour/zoo/models/tides_of_time.zip", help="the model whose self-play makes the data")
-    parser.add_argument("--card", default="parlour/zoo/models/tides_of_time.json", help="the zoo card whose training settings self-play uses")
-    parser.add_argument("--games", type=int, default=2000, help="self-play games (whole games go to the test set)")
-    parser.add_argument("--data", default="", help="an .npz to keep the games' positions in (read if it exists)")
-    parser.add_argument("--hidden", type=int, nargs="+", default=[64, 128, 256], help="network widths to fit")
-    parser.add_argument("--weight-decay", type=float, nargs="+", default=None, help="Adam weight decays (default: the card's)")
-    parser.add_argument("--steps", type=int, nargs="+", default=[2000, 5000, 10000, 20000], help="minibatch counts to score at")
-    parser.add_argument("--seed", type=int, default=0)
-    args = parser.parse_args()
+def main(argv: list[str] | None = None) -> None:
+    args_parser = parser(__doc__.splitlines()[0])
+    args_parser.add_argument("--model", default=str(ZOO / "tides_of_time.zip"), help="the model whose self-play makes the data")
+    args_parser.add_argument("--card", default=str(ZOO / "tides_of_time.json"), help="the zoo card whose training settings self-play uses")
+    args_parser.add_argument("--games", type=int, default=2000, help="self-play games (whole games go to the test set)")
+    args_parser.add_argument("--data", default="", help="an .npz to keep the games' positions in (read if it exists)")
+    args_parser.add_argument("--hidden", type=int, nargs="+", default=[64, 128, 256], help="network widths to fit")
+    args_parser.add_argument("--weight-decay", type=float, nargs="+", default=None, help="Adam weight decays (default: the card's)")
+    args_parser.add_argument("--steps", type=int, nargs="+", default=[2000, 5000, 10000, 20000], help="minibatch counts to score at")
+    args_parser.add_argument("--seed", type=int, default=0)
+    args = args_parser.parse_args(argv)
+    if args.quick:
+        args.games, args.hidden, args.steps = 3, [8], [2]
 
     import os
 
@@ -52,6 +58,8 @@ def main() -> None:
         card = json.load(file)
     game = load_game(card["game"], **card["config"].get("game_options", {}))
     settings = dict(card["config"]["alphazero"])
+    if args.quick:
+        settings.update(simulations=2, fast_simulations=2)  # a smoke run: its games, not their quality
     teacher = load_az_net(args.model, game).eval()
     if args.data and os.path.exists(args.data):
         saved = np.load(args.data)
@@ -100,7 +108,7 @@ def main() -> None:
                 fitted, seconds = target, time.perf_counter() - t0
                 policy, value = scored(net, test)
                 _, train_value = scored(net, seen)
-                fast, observation, calls = NumpyMLP(net), test.observations[:1], 2000
+                fast, observation, calls = NumpyMLP(net), test.observations[:1], quick_or(args.quick, 20, 2000)
                 t1 = time.perf_counter()
                 for _ in range(calls):
                     fast.forward(observation)

@@ -8,20 +8,21 @@ Two figures, each the median of ``--runs`` runs:
 - milliseconds per move of the whole player (``az:...,simulations=N``) on the same
   positions, the search included: what the numpy copy buys at a fixed time per move.
 
-    python benchmarks/az_inference.py [--model PATH] [--simulations 200] [--runs 5]
+    python -m benchmarks.az_inference [--model PATH] [--simulations 200] [--runs 5]
+    python -m benchmarks.az_inference --quick    # a smoke run: one position, 4 simulations
 
 The model defaults to the zoo's Tides of Time network (a dense one).
 """
 
 from __future__ import annotations
 
-import argparse
-import statistics
 import time
+from collections.abc import Callable
 
 import numpy as np
 import torch
 
+from benchmarks.driver import interleaved, medians, parser, quick_or, ratio, timed
 from parlour.baselines.learned.alphazero import inference_network
 from parlour.baselines.learned.az_model import load_az_net, run_network
 from parlour.baselines.policy import make_from_spec
@@ -32,10 +33,12 @@ from parlour.zoo import card
 
 
 def call_us(net: object, rows: np.ndarray, calls: int) -> float:
-    start = time.perf_counter()
-    for _ in range(calls):
-        run_network(net, rows)  # type: ignore[arg-type]
-    return (time.perf_counter() - start) / calls * 1e6
+    """Microseconds per ``run_network`` call of ``rows``, over ``calls`` calls."""
+    def run() -> None:
+        for _ in range(calls):
+            run_network(net, rows)  # type: ignore[arg-type]
+
+    return timed(run)[0] / calls * 1e6
 
 
 def positions(game_name: str, count: int) -> list:
@@ -60,13 +63,15 @@ def move_ms(player: object, states: list) -> float:
     return (time.perf_counter() - start) / len(states) * 1e3
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--model", default=None, help="an alphazero model file with a dense network (default: the zoo's Tides of Time)")
-    parser.add_argument("--simulations", type=int, default=200)
-    parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--positions", type=int, default=8)
-    args = parser.parse_args()
+def main(argv: list[str] | None = None) -> None:
+    args_parser = parser(__doc__, runs=5)
+    args_parser.add_argument("--model", default=None, help="an alphazero model file with a dense network (default: the zoo's Tides of Time)")
+    args_parser.add_argument("--simulations", type=int, default=200)
+    args_parser.add_argument("--positions", type=int, default=8)
+    args = args_parser.parse_args(argv)
+    if args.quick:
+        args.simulations, args.runs, args.positions = 4, 1, 1
+    calls = quick_or(args.quick, 20, 2000)
     torch.set_num_threads(1)
     path = args.model or str(card("tides_of_time").model)
     game = load_game(read_model_meta(path)["game"])
@@ -77,22 +82,22 @@ def main() -> None:
     print(f"{game.name}, {path}: network {net.shape['network']} of {net.shape['hidden']} units, observation {row.size} values")
     for count in (1, 2):
         rows = np.stack([row] * count)
-        times: dict[str, list[float]] = {name: [] for name in copies}
-        for _ in range(args.runs):
-            for name, copy in copies.items():
-                times[name].append(call_us(copy, rows, 2000))
-        torch_us, numpy_us = (statistics.median(times[name]) for name in copies)
-        print(f"  {count} row(s) a call: torch {torch_us:.0f} us, numpy {numpy_us:.0f} us, {torch_us / numpy_us:.1f}x")
+        times = medians(interleaved({name: lambda _run, copy=copy: call_us(copy, rows, calls) for name, copy in copies.items()}, args.runs))
+        torch_us, numpy_us = times["torch"], times["numpy"]
+        print(f"  {count} row(s) a call: torch {torch_us:.0f} us, numpy {numpy_us:.0f} us, {ratio(torch_us, numpy_us, 1)}")
     states = positions(game.name, args.positions)
     players = {name: make_from_spec(f"az:{path},simulations={args.simulations},inference={inference}", game, seed=1)
                for name, inference in (("torch", "float32"), ("numpy", "numpy"))}
-    moves: dict[str, list[float]] = {name: [] for name in players}
-    for _ in range(args.runs):
-        for name, player in players.items():
-            player.reset(seed=1)
-            moves[name].append(move_ms(player, states))
-    torch_ms, numpy_ms = (statistics.median(moves[name]) for name in players)
-    print(f"  a move at {args.simulations} simulations: torch {torch_ms:.1f} ms, numpy {numpy_ms:.1f} ms, {torch_ms / numpy_ms:.2f}x")
+    def moving(player: object) -> Callable[[int], float]:
+        def once(_run: int) -> float:
+            player.reset(seed=1)  # type: ignore[attr-defined]
+            return move_ms(player, states)
+
+        return once
+
+    moves = medians(interleaved({name: moving(player) for name, player in players.items()}, args.runs))
+    torch_ms, numpy_ms = moves["torch"], moves["numpy"]
+    print(f"  a move at {args.simulations} simulations: torch {torch_ms:.1f} ms, numpy {numpy_ms:.1f} ms, {ratio(torch_ms, numpy_ms)}")
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """Batched engines (parlour.vector, issue 15) against the single-game PettingZoo envs.
 
-- Goofspiel-13 (descending prizes, discard ties, as in benchmarks/playouts.py): joint
+- Goofspiel-13 (descending prizes, discard ties, as in benchmarks/rules_speed.py): joint
   steps/s of ``GoofspielBatch`` at B = 1, 16, 1024, 8192, every step with the full
   observations of both seats and both masks, against ``goofspiel_v0.parallel_env()``
   (which also builds every observation and mask);
@@ -26,7 +26,7 @@ Goofspiel-13 at B = 8192 is also compared with pgx's ``connect_four`` at B = 819
 on this CPU, jitted and vmapped, observations included; needs pgx from the ``bench``
 extra), the yardstick issue 15 names.
 
-Both sides choose uniformly among the legal actions (the envs with benchmarks/playouts.py's
+Both sides choose uniformly among the legal actions (the envs with benchmarks/random_play.py's
 ``Uniform``, the engines with ``random_actions``, one vectorised draw per step), so the
 figures include the policy's cost.  The contenders are interleaved in one process and each
 figure is the median of ``--runs`` timed runs of about ``--seconds`` each; the ratios are
@@ -34,15 +34,13 @@ of those medians.  Targets (issue 15): >= 100x ``parallel_env()`` at B = 1024 fo
 Goofspiel, >= 30x the single-game env at B = 1024 for every other game.  Sticks and the
 two board games, turn-based, are driven like Tribolo (the movers' observation and mask).
 
-    python benchmarks/batched.py                  # markdown table on stdout
-    python benchmarks/batched.py --quick          # a smoke run
-    python benchmarks/batched.py --games tides    # some sections (goofspiel, sticks, tides, tribolo, double_card)
+    python -m benchmarks.batched                  # markdown table on stdout
+    python -m benchmarks.batched --quick          # a smoke run
+    python -m benchmarks.batched --games tides    # some sections (goofspiel, sticks, tides, tribolo, double_card)
 """
 
 from __future__ import annotations
 
-import argparse
-import statistics
 import time
 import warnings
 from collections.abc import Callable
@@ -51,9 +49,10 @@ from typing import Any
 import numpy as np
 
 import parlour
+from benchmarks.driver import header, medians, parser, quick_or, row, spread
+from benchmarks.random_play import Uniform, aec_playouts, parallel_playouts
 from parlour.envs import double_card_v0, goofspiel_v0, sticks_v0, tides_of_time_v0, tribolo_v0
 from parlour.vector import DoubleCardBatch, GoofspielBatch, SticksBatch, TidesOfTimeBatch, TriboloBatch
-from playouts import Uniform, aec_playouts, parallel_playouts  # the same drivers as benchmarks/playouts.py
 
 G13 = dict(num_cards=13, prize_order="descending", tie_rule="discard")
 PGX = "REF pgx connect_four B=8192 (JAX, CPU)"
@@ -160,15 +159,13 @@ def turn_rate(engine, seconds: float) -> float:
             return steps / elapsed
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     table = sections()
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--runs", type=int, default=5, help="timed runs per contender (median reported)")
-    parser.add_argument("--seconds", type=float, default=1.0, help="length of one timed run")
-    parser.add_argument("--quick", action="store_true", help="two short runs, to check the script works")
-    parser.add_argument("--games", nargs="+", choices=sorted(table), default=list(table), help="the sections to run (default: all)")
-    args = parser.parse_args()
-    runs, seconds = (2, 0.2) if args.quick else (args.runs, args.seconds)
+    args_parser = parser(__doc__, runs=5, runs_help="timed runs per contender (median reported)")
+    args_parser.add_argument("--seconds", type=float, default=1.0, help="length of one timed run")
+    args_parser.add_argument("--games", nargs="+", choices=sorted(table), default=list(table), help="the sections to run (default: all)")
+    args = args_parser.parse_args(argv)
+    runs, seconds = quick_or(args.quick, (1, 0.01), (args.runs, args.seconds))
     chosen = {name: table[name] for name in args.games}
     rows: dict[str, list[float]] = {}
     with warnings.catch_warnings():
@@ -180,7 +177,7 @@ def main() -> None:
             rate = batched_rate if driver == "parallel" else turn_rate
             engines = {b: make_engine(1024, compact=True) if b == COMPACT_B else make_engine(b) for b in sizes}
             for engine in engines.values():
-                rate(engine, 0.05)  # warm-up
+                rate(engine, quick_or(args.quick, 0.0, 0.05))  # warm-up
             setups.append((name, label, env, play, rate, engines))
         pgx_rate = pgx_connect_four(8192) if "goofspiel" in chosen else None
         if pgx_rate is not None:
@@ -192,17 +189,16 @@ def main() -> None:
                     rows.setdefault(f"{name} {type(engine).__name__} B={b}", []).append(rate(engine, seconds))
             if pgx_rate is not None:
                 rows.setdefault(PGX, []).append(pgx_rate(seconds))
-    median = {label: statistics.median(values) for label, values in rows.items()}
-    spread = {label: max(values) / min(values) for label, values in rows.items()}
+    median = medians(rows)
+    steadiness = {label: spread(values) for label, values in rows.items()}
     print(f"parlour {parlour.__version__}, numpy {np.__version__}, median of {runs} runs of {seconds:g} s, interleaved\n")
-    print("| contender | steps/s | max/min | x single-game env |")
-    print("|---|---:|---:|---:|")
+    header(["contender", "steps/s", "max/min", "x single-game env"])
     for name, label, _env, _play, _rate, engines in setups:
         base = median[label]
-        for row in [label, *(f"{name} {type(e).__name__} B={b}" for b, e in engines.items())]:
-            print(f"| {row} | {median[row]:,.0f} | {spread[row]:.2f} | {median[row] / base:.1f}x |")
+        for label_ in [label, *(f"{name} {type(e).__name__} B={b}" for b, e in engines.items())]:
+            row(label_, f"{median[label_]:,.0f}", f"{steadiness[label_]:.2f}", f"{median[label_] / base:.1f}x")
     if PGX in median:
-        print(f"| {PGX} | {median[PGX]:,.0f} | {spread[PGX]:.2f} | |")
+        row(PGX, f"{median[PGX]:,.0f}", f"{steadiness[PGX]:.2f}", "")
     print()
     if PGX in median:
         ratio = median["goofspiel GoofspielBatch B=8192"] / median[PGX]

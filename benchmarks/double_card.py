@@ -1,7 +1,7 @@
 """Double Card: the node-count experiment of Shao and Ding's COMP 6721 report (its Fig. 1),
 the arena runs and the speed figures of docs/double_card.md.
 
-``python benchmarks/double_card.py nodes [--games 5] [--depths 2 3 4]``
+``python -m benchmarks.double_card nodes [--games 5] [--depths 2 3 4]``
     Plays whole games (h1 alpha-beta at depth 2 for both seats, from random 2-move
     openings) and, at every position, counts the nodes *evaluated* (depth-limit leaves
     evaluated, terminal positions reached, and any evaluation made to order moves;
@@ -26,21 +26,21 @@ the arena runs and the speed figures of docs/double_card.md.
     a recycling move is two plies (take, place).
     ``--deep 6``: also times ``double-card-best`` (windows, no time limit) at depth 6 on
     every move of ``--deep-games`` games (as ``deep`` below).
-``python benchmarks/double_card.py deep [--games 8] [--depth 6] [--verbose]``
+``python -m benchmarks.double_card deep [--games 8] [--depth 6] [--verbose]``
     The longer depth check: ``double-card-best`` (windows, no time limit) at a fixed
     depth on every move of whole games from random 2-move openings (the first games are
     those of ``nodes --deep``); CPU seconds per move (``time.process_time``), median,
     90th percentile, maximum, and the moves over the 6 s tournament budget.
-``python benchmarks/double_card.py speed [--runs 5]``
+``python -m benchmarks.double_card speed [--runs 5]``
     Throughput, in CPU seconds (``time.process_time``) so that other jobs on the machine
     inflate it less, median of ``--runs`` runs: random playouts on the rules layer
     (games/s, steps/s) and through the AEC ``env()`` (the driver of
-    ``benchmarks/playouts.py``); legal-move generations/s and clone + apply/s over 40
+    ``benchmarks/random_play.py``); legal-move generations/s and clone + apply/s over 40
     positions of quiet random games (two thirds of them recycling); ms per move and
     nodes/s of alpha-beta at depth 3 with h2 (the report's: no table, no ordering; and
     ordered by evaluation, where h2's incremental cache serves siblings) and of
     ``double-card-best`` at depth 4 (windows; h1), over 8 positions of random openings.
-``python benchmarks/double_card.py arena NAME``
+``python -m benchmarks.double_card arena NAME``
     One of the arena runs of the docs (``h1-vs-h2``, ``depths``, ``best``), with random
     2-move openings drawn from the arena's per-cycle seed so deterministic players meet
     many positions; markdown table on stdout.
@@ -53,8 +53,9 @@ import statistics
 import time
 
 import numpy as np
-from playouts import Uniform, aec_playouts, rules_playouts  # the same driver
 
+from benchmarks.driver import CPU, median_seconds, quick_or
+from benchmarks.random_play import Uniform, aec_playouts, rules_playouts
 from parlour.baselines import make
 from parlour.baselines.players.double_card import h1
 from parlour.envs import double_card_v0
@@ -199,13 +200,7 @@ def deep(games: int, depth: int, seed: int, verbose: bool = False) -> None:
 
 def _cpu_median(fn, runs: int) -> float:
     """Median CPU seconds of ``fn()`` over ``runs`` runs (after one warm-up)."""
-    fn()
-    times = []
-    for _ in range(runs):
-        t0 = time.process_time()
-        fn()
-        times.append(time.process_time() - t0)
-    return statistics.median(times)
+    return median_seconds(fn, runs, clock=CPU, warm_up=True)
 
 
 def _quiet_positions(count: int, seed: int) -> list:
@@ -230,24 +225,25 @@ def _quiet_positions(count: int, seed: int) -> list:
     return out
 
 
-def speed(runs: int, seed: int) -> None:
+def speed(runs: int, seed: int, scale: int = 1) -> None:
+    """The speed table; ``scale`` divides every size and, above 1, makes the searches shallow (``--quick``)."""
     game = DoubleCardGame()
     print(f"Double Card speed, CPU seconds, median of {runs} runs\n")
     print("| measure | value |")
     print("|---|---:|")
-    games = 300
+    games = max(1, 300 // scale)
     steps = rules_playouts(game, games, Uniform(1))
     seconds = _cpu_median(lambda: rules_playouts(game, games, Uniform(1)), runs)
     print(f"| random playouts/s, rules layer | {games / seconds:,.0f} |")
     print(f"| steps/s, rules layer | {steps / seconds:,.0f} |", flush=True)
     env = double_card_v0.env()
-    env_games = 60
+    env_games = max(1, 60 // scale)
     steps = aec_playouts(env, env_games, Uniform(1))
     seconds = _cpu_median(lambda: aec_playouts(env, env_games, Uniform(1)), runs)
     print(f"| random playouts/s, AEC env() | {env_games / seconds:,.0f} |")
     print(f"| steps/s, AEC env() | {steps / seconds:,.0f} |", flush=True)
-    states = _quiet_positions(40, seed)
-    repeat = 50
+    states = _quiet_positions(max(1, 40 // scale), seed)
+    repeat = max(1, 50 // scale)
 
     def generate():
         for _ in range(repeat):
@@ -272,12 +268,14 @@ def speed(runs: int, seed: int) -> None:
     seconds = _cpu_median(clone_apply, runs)
     print(f"| clone + apply/s | {n / seconds:,.0f} |", flush=True)
     opening = OpeningDoubleCard()
-    roots = [opening.new_initial_state(seed + k) for k in range(8)]
+    roots = [opening.new_initial_state(seed + k) for k in range(max(1, 8 // scale))]
+    shallow, deep_ = (3, 4) if scale == 1 else (1, 2)
     for label, spec, params in (
-        ("alpha-beta depth 3, h2 (the report's)", "alphabeta", dict(PLAIN, depth=3, evaluation="h2", tt=False, eval_cache=False)),
-        ("alpha-beta depth 3, h2, ordered by evaluation", "alphabeta", dict(depth=3, evaluation="h2", ordering="evaluation")),
-        ("double-card-best depth 4 (windows)", "double-card-best", dict(depth=4, time_limit=None)),
-        ("double-card-best depth 4 (h1)", "double-card-best", dict(depth=4, time_limit=None, evaluation="h1")),
+        (f"alpha-beta depth {shallow}, h2 (the report's)", "alphabeta",
+         dict(PLAIN, depth=shallow, evaluation="h2", tt=False, eval_cache=False)),
+        (f"alpha-beta depth {shallow}, h2, ordered by evaluation", "alphabeta", dict(depth=shallow, evaluation="h2", ordering="evaluation")),
+        (f"double-card-best depth {deep_} (windows)", "double-card-best", dict(depth=deep_, time_limit=None)),
+        (f"double-card-best depth {deep_} (h1)", "double-card-best", dict(depth=deep_, time_limit=None, evaluation="h1")),
     ):
         per_move, nodes_s = [], []
         for root in roots:
@@ -322,12 +320,13 @@ ARENAS = {
 }
 
 
-def arena(name: str, workers: int, seed: int) -> None:
+def arena(name: str, workers: int, seed: int, quick: bool = False) -> None:
     from parlour.evaluation.arena import play_match
     from parlour.evaluation.report import summarize, to_markdown
 
     game = OpeningDoubleCard()
     for title, agents, games in ARENAS[name]:
+        games = quick_or(quick, 2, games)
         result = play_match(game, agents, games=games, seed=seed, workers=workers, progress=False)
         print(f"\n### {title} ({games} games per pair, random 2-move openings, seed {seed}, {result.seconds:.0f} s)\n")
         print(to_markdown(summarize(result)))
@@ -337,9 +336,9 @@ def arena(name: str, workers: int, seed: int) -> None:
         print("seconds per move: " + ", ".join(f"{lab} {t:.3f}" for lab, t in zip(result.labels, result.seconds_per_move)))
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    sub = parser.add_subparsers(dest="command", required=True)
+def main(argv: list[str] | None = None) -> None:
+    args_parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = args_parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("nodes")
     p.add_argument("--games", type=int, default=5)
     p.add_argument("--depths", type=int, nargs="+", default=[2, 3, 4])
@@ -359,17 +358,20 @@ def main() -> None:
     a.add_argument("name", choices=sorted(ARENAS))
     a.add_argument("--workers", type=int, default=2)
     a.add_argument("--seed", type=int, default=0)
-    args = parser.parse_args()
+    for command in (p, d, sp, a):
+        command.add_argument("--quick", action="store_true", help="a smoke run: one game, depth 2, one run, tiny sizes")
+    args = args_parser.parse_args(argv)
     if args.command == "nodes":
-        nodes(args.games, args.depths, args.estimate, args.seed)
-        if args.deep:
-            deep(args.deep_games, args.deep, args.seed)
+        games, depths, deep_depth = quick_or(args.quick, (1, [2], 2), (args.games, args.depths, args.deep))
+        nodes(games, depths, args.estimate, args.seed)
+        if deep_depth:
+            deep(quick_or(args.quick, 1, args.deep_games), deep_depth, args.seed)
     elif args.command == "deep":
-        deep(args.games, args.depth, args.seed, args.verbose)
+        deep(*quick_or(args.quick, (1, 2), (args.games, args.depth)), args.seed, args.verbose)
     elif args.command == "speed":
-        speed(args.runs, args.seed)
+        speed(quick_or(args.quick, 1, args.runs), args.seed, quick_or(args.quick, 20, 1))
     else:
-        arena(args.name, args.workers, args.seed)
+        arena(args.name, quick_or(args.quick, 1, args.workers), args.seed, args.quick)
 
 
 if __name__ == "__main__":

@@ -22,9 +22,9 @@ say so.
 predicts that the next N may fit, each attempt in a child process stopped at the
 budget.  That takes up to an hour; the normal run takes a few minutes.
 
-    python benchmarks/equilibrium.py                  # markdown table on stdout
-    python benchmarks/equilibrium.py --largest        # plus the largest N in 10 minutes
-    python benchmarks/equilibrium.py --max-n 5 --no-openspiel   # a smoke run
+    python -m benchmarks.equilibrium                  # markdown table on stdout
+    python -m benchmarks.equilibrium --largest        # plus the largest N in 10 minutes
+    python -m benchmarks.equilibrium --quick          # a smoke run: N = 3, one solve each
 """
 
 from __future__ import annotations
@@ -37,6 +37,9 @@ import statistics
 import subprocess
 import sys
 import time
+from pathlib import Path
+
+from benchmarks.driver import parser
 
 ORDERS = ("descending", "random")
 # Where OpenSpiel's sequence-form LP is known to fit in a few GB (see the docstring).
@@ -100,9 +103,9 @@ def child_openspiel(n: int, order: str) -> dict:
 
 def run_child(job: dict, timeout: float, memory_gb: float) -> dict:
     """Run one measurement in a fresh process with capped memory and time."""
-    command = [sys.executable, os.path.abspath(__file__), "--child", json.dumps(job), "--memory-gb", str(memory_gb)]
-    try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
+    command = [sys.executable, "-m", __spec__.name, "--child", json.dumps(job), "--memory-gb", str(memory_gb)]
+    try:  # from the repository's root, where ``benchmarks`` is
+        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout, cwd=Path(__file__).resolve().parents[1])
     except subprocess.TimeoutExpired:
         return {"error": f"over {timeout:.0f} s"}
     lines = done.stdout.strip().splitlines()
@@ -191,18 +194,20 @@ def largest(args: argparse.Namespace) -> list[str]:
     return rows
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--max-n", type=int, default=8, help="largest N of the main table (default 8)")
-    parser.add_argument("--runs", type=int, default=5, help="solves per configuration when each takes under a second")
-    parser.add_argument("--no-exploitability", dest="exploitability", action="store_false", help="skip the NashConv check")
-    parser.add_argument("--no-openspiel", dest="openspiel", action="store_false", help="skip OpenSpiel's sequence-form LP")
-    parser.add_argument("--openspiel-all", action="store_true", help="try OpenSpiel on every N (under the memory cap)")
-    parser.add_argument("--largest", action="store_true", help="also find the largest N solved within --budget seconds (slow)")
-    parser.add_argument("--budget", type=float, default=600.0, help="seconds allowed for one solve (default 600)")
-    parser.add_argument("--memory-gb", type=float, default=6.0, help="address-space cap of every child process (default 6)")
-    parser.add_argument("--child", help=argparse.SUPPRESS)
-    args = parser.parse_args()
+def main(argv: list[str] | None = None) -> None:
+    args_parser = parser(__doc__.split("\n\n")[0], quick_help="a smoke run: N = 3 only, one solve each")
+    args_parser.add_argument("--max-n", type=int, default=8, help="largest N of the main table (default 8)")
+    args_parser.add_argument("--runs", type=int, default=5, help="solves per configuration when each takes under a second")
+    args_parser.add_argument("--no-exploitability", dest="exploitability", action="store_false", help="skip the NashConv check")
+    args_parser.add_argument("--no-openspiel", dest="openspiel", action="store_false", help="skip OpenSpiel's sequence-form LP")
+    args_parser.add_argument("--openspiel-all", action="store_true", help="try OpenSpiel on every N (under the memory cap)")
+    args_parser.add_argument("--largest", action="store_true", help="also find the largest N solved within --budget seconds (slow)")
+    args_parser.add_argument("--budget", type=float, default=600.0, help="seconds allowed for one solve (default 600)")
+    args_parser.add_argument("--memory-gb", type=float, default=6.0, help="address-space cap of every child process (default 6)")
+    args_parser.add_argument("--child", help=argparse.SUPPRESS)
+    args = args_parser.parse_args(argv)
+    if args.quick:
+        args.max_n, args.runs = 3, 1
     if args.child:
         _limit_memory(args.memory_gb)
         job = json.loads(args.child)

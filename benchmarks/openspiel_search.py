@@ -34,7 +34,7 @@ parlour, the wrapper's Python layer around each pyspiel call.
   (``State.key()``); OpenSpiel's trees do not, so ``transpositions=False`` is the
   like-for-like row.
 
-Convention of the other benchmarks (benchmarks/playouts.py's ``measure_all``): the
+Convention of the other benchmarks (benchmarks/random_play.py's ``measure_all``): the
 contenders of a position take turns run by run in one process, so that load from other
 jobs falls on all of them alike; each figure is the median of ``--runs`` runs, with the
 spread of the runs (max/min); ratios are of those medians.  A run is as many searches
@@ -42,13 +42,12 @@ as fill about ``--seconds`` (calibrated once per contender), since OpenSpiel's C
 finish a search in a few milliseconds.  Only games implemented in C++ are used:
 pyspiel's C++ bots crash on a game written in Python.
 
-    python benchmarks/openspiel_search.py            # markdown tables on stdout
-    python benchmarks/openspiel_search.py --quick    # a smoke run
+    python -m benchmarks.openspiel_search            # markdown tables on stdout
+    python -m benchmarks.openspiel_search --quick    # a smoke run
 """
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import importlib.metadata
 import os
@@ -63,10 +62,11 @@ from open_spiel.python.algorithms import mcts as os_mcts
 from open_spiel.python.algorithms import minimax
 
 import parlour
+from benchmarks.driver import header, parser, quick_or, ratio, row
+from benchmarks.random_play import measure_all
 from parlour.baselines import make
 from parlour.games import load_game
 from parlour.interop.openspiel.from_openspiel import OpenSpielGame, OpenSpielState
-from playouts import measure_all  # the interleaved medians of benchmarks/playouts.py
 
 Run = Callable[[int, object], int]
 """``run(searches, _pick) -> work``: ``searches`` searches, returning the nodes or
@@ -106,9 +106,9 @@ def alphabeta_positions(quick: bool) -> list[Position]:
     """tic-tac-toe to the end; Connect Four at a fixed depth from the start (no game
     ends within it) and from a middle game (where many lines end in a win)."""
     return [
-        position("tic_tac_toe", [], 9, "tic_tac_toe (start)"),
-        position("connect_four", [], 4 if quick else 8, "connect_four (start)"),
-        position("connect_four", [3, 3, 3, 3, 2, 4, 2, 4, 5, 1], 5 if quick else 7, "connect_four (after 10 moves)"),
+        position("tic_tac_toe", [], 4 if quick else 9, "tic_tac_toe (start)"),
+        position("connect_four", [], 3 if quick else 8, "connect_four (start)"),
+        position("connect_four", [3, 3, 3, 3, 2, 4, 2, 4, 5, 1], 3 if quick else 7, "connect_four (after 10 moves)"),
     ]
 
 
@@ -278,44 +278,38 @@ def measure(rows: list[tuple[str, Run, int]], runs: int, seconds: float) -> list
     return [(label, work, 1000 / results[label][0], results[label][1], results[label][2]) for label, _, work in rows]
 
 
-def ratio(numerator: float, denominator: float | None) -> str:
-    return "" if denominator is None else f"{numerator / denominator:.2f}x"
-
-
 def print_alphabeta(runs: int, seconds: float, quick: bool) -> None:
-    print("| position | depth | contender | nodes/search | ms/search | nodes/s | max/min | parlour / OpenSpiel Python |")
-    print("|---|---:|---|---:|---:|---:|---:|---:|")
+    header(["position", "depth", "contender", "nodes/search", "ms/search", "nodes/s", "max/min", "parlour / OpenSpiel Python"])
     for pos in alphabeta_positions(quick):
         measured = measure(alphabeta_rows(pos), runs, seconds)
         ref = next(rate for label, _, _, rate, _ in measured if label.startswith(REF_PY))
         for label, nodes, ms, rate, spread in measured:
             shown = None if label.startswith("REF") else ref
-            print(f"| {pos.label} | {pos.depth} | {label} | {nodes:,} | {ms:.1f} | {rate:,.0f} | {spread:.2f} | {ratio(rate, shown)} |")
+            row(pos.label, pos.depth, label, f"{nodes:,}", f"{ms:.1f}", f"{rate:,.0f}", f"{spread:.2f}", ratio(rate, shown))
     print("\nOpenSpiel's C++ alpha-beta (open_spiel::algorithms::AlphaBetaSearch) has no Python binding "
           f"in open_spiel {importlib.metadata.version('open_spiel')}: no C++ row.")
 
 
 def print_mcts(runs: int, seconds: float, simulations: int) -> None:
-    print("\n| game | contender | simulations/search | ms/search | simulations/s | max/min "
-          "| parlour / OpenSpiel Python | parlour / OpenSpiel C++ |")
-    print("|---|---|---:|---:|---:|---:|---:|---:|")
+    print()
+    header(["game", "contender", "simulations/search", "ms/search", "simulations/s", "max/min",
+            "parlour / OpenSpiel Python", "parlour / OpenSpiel C++"], numeric_from=2)
     for pos in mcts_positions():
         measured = measure(mcts_rows(pos, simulations), runs, seconds)
         refs = {prefix: next((rate for label, _, _, rate, _ in measured if label.startswith(prefix)), None)
                 for prefix in (REF_PY, REF_CPP)}
         for label, sims, ms, rate, spread in measured:
             cells = ["", ""] if label.startswith("REF") else [ratio(rate, refs[REF_PY]), ratio(rate, refs[REF_CPP])]
-            print(f"| {pos.label} | {label} | {sims:,} | {ms:.1f} | {rate:,.0f} | {spread:.2f} | {cells[0]} | {cells[1]} |")
+            row(pos.label, label, f"{sims:,}", f"{ms:.1f}", f"{rate:,.0f}", f"{spread:.2f}", *cells)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--runs", type=int, default=5, help="interleaved timed runs per contender (median reported)")
-    parser.add_argument("--seconds", type=float, default=0.3, help="about how long one run of one contender lasts")
-    parser.add_argument("--simulations", type=int, default=1000, help="MCTS simulations per search")
-    parser.add_argument("--quick", action="store_true", help="a smoke run: shallower, fewer simulations, short runs")
-    args = parser.parse_args()
-    runs, seconds, simulations = (2, 0.02, 100) if args.quick else (args.runs, args.seconds, args.simulations)
+def main(argv: list[str] | None = None) -> None:
+    args_parser = parser(__doc__, runs=5, runs_help="interleaved timed runs per contender (median reported)",
+                         quick_help="a smoke run: shallower, fewer simulations, short runs")
+    args_parser.add_argument("--seconds", type=float, default=0.3, help="about how long one run of one contender lasts")
+    args_parser.add_argument("--simulations", type=int, default=1000, help="MCTS simulations per search")
+    args = args_parser.parse_args(argv)
+    runs, seconds, simulations = quick_or(args.quick, (1, 0.01, 50), (args.runs, args.seconds, args.simulations))
     load = "{:.2f} {:.2f} {:.2f}".format(*os.getloadavg())
     print(f"parlour {parlour.__version__}, open_spiel {importlib.metadata.version('open_spiel')}, "
           f"median of {runs} interleaved runs of about {seconds} s; load average (1, 5, 15 min) at the start: {load}\n")

@@ -16,16 +16,17 @@ on each side (start-up, Ray's workers and torch's first calls are not counted): 
 steps per second of wall time.  The sides alternate run by run (SB3, RLlib 0, 1, 2,
 then again) so that load from other jobs hits them alike; medians over ``--runs``.
 
-    python benchmarks/rllib.py                       # sticks and tribolo, 3 runs
-    python benchmarks/rllib.py --games sticks --runs 1 --iterations 1   # a smoke run
+    python -m benchmarks.rllib                       # sticks and tribolo, 3 runs
+    python -m benchmarks.rllib --games sticks --runs 1 --iterations 1
+    python -m benchmarks.rllib --quick               # a smoke run: sticks, small batches, no env runner
 """
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import time
-from typing import Any
+
+from benchmarks.driver import parser
 
 GAMES = {"sticks": {}, "tribolo": {}}
 
@@ -36,15 +37,16 @@ def sb3_rate(game: str, batch: int, n_envs: int, iterations: int, seed: int) -> 
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-    from parlour.baselines.learned.networks import policy_kwargs
+    from parlour.baselines.learned.networks import ppo_policy
     from parlour.training.config import choose_network
     from parlour.training.single_agent import SingleAgentEnv
 
     torch.set_num_threads(1)
     envs = DummyVecEnv([lambda: SingleAgentEnv(game, opponent="random", **GAMES[game]) for _ in range(n_envs)])
     network = choose_network("auto", envs.observation_space.shape, game)
-    model = MaskablePPO("MlpPolicy", envs, n_steps=batch // n_envs, batch_size=256, n_epochs=4, seed=seed, device="cpu",
-                        policy_kwargs=policy_kwargs(network, [128, 128], {"channels": 32, "blocks": 2}))
+    policy, kwargs = ppo_policy(network, [128, 128], {"channels": 32, "blocks": 2})  # the board network under SB3's heads
+    model = MaskablePPO(policy, envs, n_steps=batch // n_envs, batch_size=256, n_epochs=4, seed=seed, device="cpu",
+                        policy_kwargs=kwargs)
     model.learn(batch)  # warm-up
     start = time.perf_counter()
     model.learn(batch * iterations, reset_num_timesteps=False)
@@ -74,15 +76,16 @@ def rllib_rate(game: str, batch: int, runners: int, envs: int, iterations: int, 
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", default="sticks,tribolo")
-    parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--iterations", type=int, default=2, help="timed updates per measurement")
-    parser.add_argument("--batch", type=int, default=2048, help="env steps per PPO update")
-    parser.add_argument("--n-envs", type=int, default=4, help="SB3's DummyVecEnv size")
-    parser.add_argument("--runners", default="0,1,2", help="RLlib env-runner counts to measure")
-    parser.add_argument("--envs-per-runner", type=int, default=1, help="RLlib's num_envs_per_env_runner")
-    args = parser.parse_args(argv)
+    args_parser = parser(__doc__.splitlines()[0], runs=3)
+    args_parser.add_argument("--games", default="sticks,tribolo")
+    args_parser.add_argument("--iterations", type=int, default=2, help="timed updates per measurement")
+    args_parser.add_argument("--batch", type=int, default=2048, help="env steps per PPO update")
+    args_parser.add_argument("--n-envs", type=int, default=4, help="SB3's DummyVecEnv size")
+    args_parser.add_argument("--runners", default="0,1,2", help="RLlib env-runner counts to measure")
+    args_parser.add_argument("--envs-per-runner", type=int, default=1, help="RLlib's num_envs_per_env_runner")
+    args = args_parser.parse_args(argv)
+    if args.quick:
+        args.games, args.runs, args.iterations, args.batch, args.runners = "sticks", 1, 1, 256, "0"
 
     from parlour.ray_cluster import ray_session
 

@@ -7,17 +7,17 @@ transposition table, history ordering and iterative deepening; alpha-beta nodes/
 and MCTS simulations/s where the ``mcts`` policy exists.  Times are medians of
 ``--runs`` runs.
 
-    python benchmarks/search.py            # full run, markdown tables on stdout
-    python benchmarks/search.py --quick    # a smoke run
+    python -m benchmarks.search            # full run, markdown tables on stdout
+    python -m benchmarks.search --quick    # a smoke run
 """
 
 from __future__ import annotations
 
-import argparse
 import statistics
-import time
 
 import parlour
+from benchmarks.driver import header, parser, quick_or, row
+from benchmarks.driver import timed as timed_once
 from parlour.baselines import REGISTRY, make
 from parlour.games.sticks import SticksGame
 
@@ -38,17 +38,13 @@ def positions():
 
 
 def timed(fn, runs: int) -> tuple[float, object]:
-    times, result = [], None
-    for _ in range(runs):
-        start = time.perf_counter()
-        result = fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times), result
+    """Median seconds of ``runs`` calls of ``fn``, and what the last returned."""
+    samples = [timed_once(fn) for _ in range(runs)]
+    return statistics.median(seconds for seconds, _ in samples), samples[-1][1]
 
 
 def node_counts(runs: int, depths: range) -> None:
-    print("| position | depth | " + " | ".join(f"{label} nodes" for label, _, _ in VARIANTS) + " | alpha-beta+TT time (ms) | nodes/s |")
-    print("|---|---:|" + "---:|" * (len(VARIANTS) + 2))
+    header(["position", "depth", *(f"{label} nodes" for label, _, _ in VARIANTS), "alpha-beta+TT time (ms)", "nodes/s"])
     for label, game, state in positions():
         player = state.current_players()[0]
         for depth in depths:
@@ -64,7 +60,7 @@ def node_counts(runs: int, depths: range) -> None:
                 seconds, stats = timed(run, runs)
                 counts.append(stats["nodes"])
                 last_time, last_rate = seconds, stats["nodes"] / seconds
-            print(f"| {label} | {depth} | " + " | ".join(f"{c:,}" for c in counts) + f" | {last_time * 1000:.1f} | {last_rate:,.0f} |")
+            row(label, depth, *(f"{c:,}" for c in counts), f"{last_time * 1000:.1f}", f"{last_rate:,.0f}")
 
 
 def mcts_rates(runs: int, simulations: int) -> None:
@@ -73,26 +69,23 @@ def mcts_rates(runs: int, simulations: int) -> None:
         return
     from parlour.games.goofspiel import GoofspielGame
 
-    print("\n| game | simulations/move | time/move (ms) | simulations/s |")
-    print("|---|---:|---:|---:|")
+    print()
+    header(["game", "simulations/move", "time/move (ms)", "simulations/s"])
     cases = [("sticks-20", SticksGame(num_sticks=20)), ("goofspiel-13", GoofspielGame(num_cards=13))]
     for label, game in cases:
         state = game.new_initial_state(0)
         policy = make("mcts", game, seed=0, simulations=simulations)
         info = state.info_state(state.current_players()[0])
         seconds, _ = timed(lambda: policy.act(info), runs)
-        print(f"| {label} | {simulations} | {seconds * 1000:.1f} | {simulations / seconds:,.0f} |")
+        row(label, simulations, f"{seconds * 1000:.1f}", f"{simulations / seconds:,.0f}")
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--runs", type=int, default=5, help="timed runs per figure (median reported)")
-    parser.add_argument("--quick", action="store_true", help="a smoke run")
-    args = parser.parse_args()
-    runs = 1 if args.quick else args.runs
+def main(argv: list[str] | None = None) -> None:
+    args = parser(__doc__, runs=5).parse_args(argv)
+    runs = quick_or(args.quick, 1, args.runs)
     print(f"parlour {parlour.__version__}, median of {runs} runs\n")
-    node_counts(runs, range(2, 4) if args.quick else range(2, 6))
-    mcts_rates(runs, 100 if args.quick else 1000)
+    node_counts(runs, quick_or(args.quick, range(2, 4), range(2, 6)))
+    mcts_rates(runs, quick_or(args.quick, 100, 1000))
 
 
 if __name__ == "__main__":

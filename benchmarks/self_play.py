@@ -20,19 +20,20 @@ board CNN for Tribolo and Double Card), freshly initialised from seed 0; the sim
 are docs/results.md's (64 for Tides of Time and Tribolo, 100 for Double Card).  Each
 figure is the median of ``--runs`` timed runs; the ratio is of the medians.
 
-    python benchmarks/self_play.py                       # all three games
-    python benchmarks/self_play.py --games-only tides_of_time --runs 3
+    python -m benchmarks.self_play                       # all three games
+    python -m benchmarks.self_play --games-only tides_of_time --runs 3
+    python -m benchmarks.self_play --quick               # a smoke run: Tides of Time, a few small games
 """
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import sys
 import time
 
 import torch
 
+from benchmarks.driver import header, parser, quick_or, row
 from parlour.baselines.learned.az_model import PolicyValueNet
 from parlour.games import load_game
 from parlour.training import self_play
@@ -75,29 +76,33 @@ def rate(name: str, net: PolicyValueNet, simulations: int, seeds: list[int], tog
     return sum(len(examples) for examples, _ in results) / seconds
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--games-only", nargs="*", default=list(CASES), choices=list(CASES))
-    parser.add_argument("--runs", type=int, default=3)
-    args = parser.parse_args()
+QUICK = {"tides_of_time": (4, 1, 4, 4)}
+"""``--quick``: 4 simulations, one game the old way, four in lockstep."""
+
+
+def main(argv: list[str] | None = None) -> None:
+    args_parser = parser(__doc__.split("\n\n")[0], runs=3)
+    args_parser.add_argument("--games-only", nargs="*", default=list(CASES), choices=list(CASES))
+    args = args_parser.parse_args(argv)
+    cases = quick_or(args.quick, QUICK, CASES)
+    runs = quick_or(args.quick, 1, args.runs)
     torch.set_num_threads(1)
     print(f"torch {torch.__version__}, one thread; Python {sys.version.split()[0]}")
-    print("| game | network | simulations | old: positions/s (games) | new: positions/s (games) | new / old "
-          "| new, bfloat16: positions/s | new bfloat16 / old |")
-    print("|---|---|---|---|---|---|---|---|")
-    for name in args.games_only:
-        simulations, alone, together, lockstep = CASES[name]
+    header(["game", "network", "simulations", "old: positions/s (games)", "new: positions/s (games)", "new / old",
+            "new, bfloat16: positions/s", "new bfloat16 / old"], numeric_from=8)
+    for name in [name for name in args.games_only if name in cases]:
+        simulations, alone, together, lockstep = cases[name]
         net = network(name)
         way = "vectorised search" if applies(load_game(name)) and ENGINES[name].SEARCH_ON_ENGINE else "tree searches"
         old, new, half = [], [], []
-        for run in range(args.runs):  # interleaved, different games each run
+        for run in range(runs):  # interleaved, different games each run
             seeds = [1000 * run + i for i in range(together)]
             old.append(rate(name, net, simulations, seeds[:alone], together=False))
             new.append(rate(name, net, simulations, seeds, together=True, lockstep=lockstep))
             half.append(rate(name, net, simulations, seeds, together=True, lockstep=lockstep, inference="bfloat16"))
         o, n, h = statistics.median(old), statistics.median(new), statistics.median(half)
-        print(f"| {name} | {net.shape['network']} | {simulations} | {o:.1f} ({alone}) | {n:.1f} ({together}, {lockstep} at once, {way}) "
-              f"| {n / o:.1f}x | {h:.1f} | {h / o:.1f}x |", flush=True)
+        row(name, net.shape["network"], simulations, f"{o:.1f} ({alone})", f"{n:.1f} ({together}, {lockstep} at once, {way})",
+            f"{n / o:.1f}x", f"{h:.1f}", f"{h / o:.1f}x")
 
 
 if __name__ == "__main__":

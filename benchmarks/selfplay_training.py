@@ -19,18 +19,20 @@ update's time per sample (``n_epochs`` passes of forward and backward) and the
 collection's forward pass per position, both read off SB3's ``collect_rollouts`` and
 ``train`` timers.
 
-    python benchmarks/selfplay_training.py                      # the five games
-    python benchmarks/selfplay_training.py --games tides_of_time --runs 1 --rollouts 1
+    python -m benchmarks.selfplay_training                      # the five games
+    python -m benchmarks.selfplay_training --games tides_of_time --runs 1 --rollouts 1
+    python -m benchmarks.selfplay_training --quick              # a smoke run: sticks, tiny rollouts
 """
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import statistics
 import tempfile
 import time
 from typing import Any
+
+from benchmarks.driver import header, interleaved, parser, row
 
 MIXES: dict[str, tuple[dict[str, Any], list[str], list[float]]] = {
     "goofspiel": ({"num_cards": 13}, ["random", "rudimentary", "self"], [1, 1, 1]),
@@ -129,37 +131,40 @@ def open_side(game: str, side: str, seed: int, root: str, workers: int, extra: d
     return s
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--games", nargs="+", default=list(MIXES), choices=sorted(MIXES))
-    parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--rollouts", type=int, default=1, help="timed rollouts per run (each side)")
-    parser.add_argument("--old-rollouts", type=int, default=2, help="timed rollouts per run of the old side (4096 steps each)")
-    parser.add_argument("--workers", type=int, default=0, help="opponent_workers of the new side")
-    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                        help="a setting of the new side, as parlour train's --set (e.g. torch_threads=1)")
-    parser.add_argument("--old-set", action="append", default=[], metavar="KEY=VALUE", help="a setting of the old side")
-    args = parser.parse_args()
+QUICK_SET = ["ppo.n_steps=8", "ppo.batch_size=32", "ppo.n_epochs=1", "torch_threads=1"]
+"""``--quick``: rollouts of 8 steps per game and one small pass of PPO on one torch thread, on both sides."""
+
+
+def main(argv: list[str] | None = None) -> None:
+    args_parser = parser(__doc__, runs=3)
+    args_parser.add_argument("--games", nargs="+", default=list(MIXES), choices=sorted(MIXES))
+    args_parser.add_argument("--rollouts", type=int, default=1, help="timed rollouts per run (each side)")
+    args_parser.add_argument("--old-rollouts", type=int, default=2, help="timed rollouts per run of the old side (4096 steps each)")
+    args_parser.add_argument("--workers", type=int, default=0, help="opponent_workers of the new side")
+    args_parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                             help="a setting of the new side, as parlour train's --set (e.g. torch_threads=1)")
+    args_parser.add_argument("--old-set", action="append", default=[], metavar="KEY=VALUE", help="a setting of the old side")
+    args = args_parser.parse_args(argv)
+    if args.quick:
+        args.games, args.runs, args.rollouts, args.old_rollouts = ["sticks"], 1, 1, 1
+        args.set, args.old_set = [*QUICK_SET, *args.set], [*QUICK_SET, *args.old_set]
     from parlour.training.config import parse_override
 
     extra = {"new": dict(parse_override(item) for item in args.set), "old": dict(parse_override(item) for item in args.old_set)}
     if args.set or args.old_set:
         print(f"settings: new {extra['new']}, old {extra['old']}")
     print(f"parlour train, env steps/s of the training segments; medians of {args.runs} interleaved runs\n")
-    print("| game | old: dummy x 4 | new: batched x 256 | new / old | collecting share (old, new) | "
-          "update per sample (new) | collection per position (new) |")
-    print("|---|---:|---:|---:|---:|---:|---:|")
+    header(["game", "old: dummy x 4", "new: batched x 256", "new / old", "collecting share (old, new)",
+            "update per sample (new)", "collection per position (new)"])
     with tempfile.TemporaryDirectory() as root:
         for game in args.games:
             sides = {name: open_side(game, name, 0, root, args.workers if name == "new" else 0, extra[name]) for name in SIDES}
-            results: dict[str, list[tuple[float, float, float, float]]] = {name: [] for name in sides}
-            for _ in range(args.runs):
-                for name, side in sides.items():
-                    results[name].append(side.run(args.rollouts if name == "new" else args.old_rollouts))
+            results = interleaved({name: lambda _run, name=name, side=side: side.run(args.rollouts if name == "new" else args.old_rollouts)
+                                   for name, side in sides.items()}, args.runs)
             med = {name: [statistics.median(r[i] for r in rows) for i in range(4)] for name, rows in results.items()}
             old, new = med["old"], med["new"]
-            print(f"| {game} | {old[0]:,.0f} | {new[0]:,.0f} | {new[0] / old[0]:.1f}x | {old[1]:.0%}, {new[1]:.0%} | "
-                  f"{new[2] * 1e6:.1f} us | {new[3] * 1e6:.1f} us |", flush=True)
+            row(game, f"{old[0]:,.0f}", f"{new[0]:,.0f}", f"{new[0] / old[0]:.1f}x", f"{old[1]:.0%}, {new[1]:.0%}",
+                f"{new[2] * 1e6:.1f} us", f"{new[3] * 1e6:.1f} us")
             for side in sides.values():
                 side.close()
 

@@ -4,7 +4,8 @@
 drawn before the timer; only ``env.step`` is timed.  A before/after check of the game
 loop the learner views share (run it with each checkout on ``PYTHONPATH``, in turn).
 
-    python benchmarks/single_agent_step.py
+    python -m benchmarks.single_agent_step
+    python -m benchmarks.single_agent_step --quick    # a smoke run
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import time
 
 import numpy as np
 
+from benchmarks.driver import parser, quick_or
 from parlour.games import load_game
 from parlour.training.opponents import OpponentPool, parse_opponents
 from parlour.training.single_agent import SingleAgentEnv
@@ -37,9 +39,10 @@ def steps_per_second(name: str, options: dict, steps: int) -> float:
     return steps / timed
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
+    args = parser(__doc__).parse_args(argv)
     for name, options, steps in GAMES:
-        print(f"{name} {steps_per_second(name, options, steps):,.0f} steps/s")
+        print(f"{name} {steps_per_second(name, options, quick_or(args.quick, 100, steps)):,.0f} steps/s")
 
 
 if __name__ == "__main__":

@@ -11,13 +11,12 @@
 
 Every figure is the median of ``--runs`` timed runs (deals for decisions).
 
-    python benchmarks/tides_of_time.py            # full run, markdown table on stdout
-    python benchmarks/tides_of_time.py --quick    # a smoke run
+    python -m benchmarks.tides_of_time            # full run, markdown table on stdout
+    python -m benchmarks.tides_of_time --quick    # a smoke run
 """
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import time
 import warnings
@@ -25,15 +24,15 @@ import warnings
 import numpy as np
 
 import parlour
+from benchmarks.driver import header, parser, quick_or, row
+from benchmarks.random_play import Uniform, aec_playouts, parallel_playouts
 import parlour.envs.tides_of_time_v0 as tides_v0
 from parlour.baselines import make
 from parlour.games.tides_of_time import TidesOfTimeGame
-from playouts import Uniform, parallel_playouts  # the same driver as benchmarks/playouts.py
-
-
-
 
 def rules_playouts(game, games: int, pick: Uniform) -> int:
+    """Random games on the rules layer, both seats picking every step (every step of
+    Tides of Time is simultaneous)."""
     steps = 0
     rng = np.random.default_rng(0)
     for _ in range(games):
@@ -45,18 +44,6 @@ def rules_playouts(game, games: int, pick: Uniform) -> int:
     return steps
 
 
-
-
-def aec_playouts(env, games: int, pick: Uniform) -> int:
-    steps = 0
-    for g in range(games):
-        env.reset(seed=g)
-        for _agent in env.agent_iter():
-            obs, _reward, term, trunc, _info = env.last()
-            action = None if term or trunc else int(pick(np.flatnonzero(obs["action_mask"])))
-            steps += action is not None
-            env.step(action)
-    return steps
 
 
 def rate(run, games: int, runs: int) -> tuple[float, float]:
@@ -86,16 +73,13 @@ def decision(spec: str, deals: int, **params) -> tuple[float, float, float]:
     return statistics.median(times), statistics.median(nodes), max(times)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--runs", type=int, default=7, help="timed runs per playout row (median reported)")
-    parser.add_argument("--deals", type=int, default=15, help="deals for the decision rows (median reported)")
-    parser.add_argument("--quick", action="store_true", help="few short runs, to check the script works")
-    args = parser.parse_args()
-    runs, scale, deals = (2, 20, 3) if args.quick else (args.runs, 1, args.deals)
+def main(argv: list[str] | None = None) -> None:
+    args_parser = parser(__doc__, runs=7, runs_help="timed runs per playout row (median reported)")
+    args_parser.add_argument("--deals", type=int, default=15, help="deals for the decision rows (median reported)")
+    args = args_parser.parse_args(argv)
+    runs, scale, deals = quick_or(args.quick, (1, 100, 1), (args.runs, 1, args.deals))
     print(f"parlour {parlour.__version__}, one core, median of {runs} runs / {deals} deals\n")
-    print("| measure | games/s | steps/s |")
-    print("|---|---:|---:|")
+    header(["measure", "games/s", "steps/s"])
     rows = [
         ("rules layer, rounds=1 (5 steps)", lambda n, p: rules_playouts(TidesOfTimeGame(rounds=1), n, p), 5000),
         ("rules layer, rounds=3 (19 steps)", lambda n, p: rules_playouts(TidesOfTimeGame(), n, p), 2000),
@@ -106,18 +90,19 @@ def main() -> None:
         warnings.simplefilter("ignore")
         for label, run, games in rows:
             g, s = rate(run, max(1, games // scale), runs)
-            print(f"| {label} | {g:,.0f} | {s:,.0f} |", flush=True)
+            row(label, f"{g:,.0f}", f"{s:,.0f}")
     print()
-    print("| first pick of round 1 (one core) | median s | max s | nodes per decision |")
-    print("|---|---:|---:|---:|")
+    header(["first pick of round 1 (one core)", "median s", "max s", "nodes per decision"])
     for label, spec, n, params in [
         ("original-alphabeta, 1287 hands, vectorised (default)", "original-alphabeta", deals, {}),
-        ("original-alphabeta, 1287 hands, one alpha-beta per hand", "original-alphabeta", max(1, deals // 5), {"first_solver": "alphabeta"}),
+        ("original-alphabeta, 1287 hands, one alpha-beta per hand", "original-alphabeta", 0 if args.quick else max(1, deals // 5), {"first_solver": "alphabeta"}),
         ("tides-equilibrium, 16 sampled hands", "tides-equilibrium", deals, {}),
     ]:
+        if not n:
+            continue  # --quick: not the seconds-long per-hand solver
         t, nodes, worst = decision(spec, n, **params)
         shown = f"{nodes:,.0f}" if nodes else "-"
-        print(f"| {label} | {t:.3f} | {worst:.3f} | {shown} |", flush=True)
+        row(label, f"{t:.3f}", f"{worst:.3f}", shown)
     print("\ntarget: original-alphabeta's first pick <= 1 s median")
 
 

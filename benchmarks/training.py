@@ -41,17 +41,18 @@ whichever seat is to act; ours is the learner's move plus the opponents' replies
 a 2-core machine shared with other jobs torch's default (one OpenMP thread per core)
 made runs erratic and often ~10x slower for this small network, for both sides.
 
-    python benchmarks/training.py            # full run (~5-10 min on 2 cores), markdown on stdout
-    python benchmarks/training.py --quick    # a smoke run
-    python benchmarks/training.py --games tides_of_time,tribolo,double_card --control
-    python benchmarks/training.py --games sticks,goofspiel6,goofspiel13,tides_of_time,tribolo,double_card --same-game
+    python -m benchmarks.training            # full run (~5-10 min on 2 cores), markdown on stdout
+    python -m benchmarks.training --quick    # a smoke run
+    python -m benchmarks.training --games tides_of_time,tribolo,double_card --control
+    python -m benchmarks.training --games sticks,goofspiel6,goofspiel13,tides_of_time,tribolo,double_card --same-game
+
+The reference needs pygame (the ``bench`` extra); without it the script says so and
+times parlour's envs alone.
 """
 
 from __future__ import annotations
 
-import argparse
 import functools
-import statistics
 import time
 import warnings
 from collections.abc import Callable
@@ -61,6 +62,7 @@ import gymnasium as gym
 import numpy as np
 
 import parlour
+from benchmarks.driver import header, interleaved, medians, parser, quick_or, row
 from parlour.training.backends.ppo import PPOSettings
 from parlour.training.single_agent import SingleAgentEnv
 
@@ -257,27 +259,33 @@ def ppo_rate(make: Callable[[], gym.Env], setup: str, steps: int, seed: int) -> 
         model.get_env().close()
 
 
-def interleaved(labels: list[str], runs: int, measure: Callable[[str, int], float]) -> dict[str, float]:
+def interleaved_medians(labels: list[str], runs: int, measure: Callable[[str, int], float]) -> dict[str, float]:
     """Median of ``runs`` per label, the labels taking turns within every run."""
-    samples: dict[str, list[float]] = {label: [] for label in labels}
-    for run in range(runs):
-        for label in labels:
-            samples[label].append(measure(label, run))
-    return {label: statistics.median(values) for label, values in samples.items()}
+    return medians(interleaved({label: functools.partial(measure, label) for label in labels}, runs))
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--runs", type=int, default=3, help="timed runs per env and setup (median reported)")
-    parser.add_argument("--steps", type=int, default=8192, help="total_timesteps per PPO run")
-    parser.add_argument("--pure-steps", type=int, default=20000, help="env steps per pure (no PPO) run")
-    parser.add_argument("--games", default="sticks,goofspiel6,goofspiel13", help=f"our envs, from {sorted(GAMES)}")
-    parser.add_argument("--torch-threads", type=int, default=1, help="torch.set_num_threads for the PPO process (0: torch's default)")
-    parser.add_argument("--control", action="store_true", help="also time a no-cost replay of each game (see ReplayEnv)")
-    parser.add_argument("--same-game", action="store_true", help="also time the tutorial wrapper on parlour's AEC env of each game")
-    parser.add_argument("--setups", default=",".join(SETUPS), help=f"PPO setups, from {list(SETUPS)}")
-    parser.add_argument("--quick", action="store_true", help="few short runs, to check the script works")
-    args = parser.parse_args()
+def has_reference() -> bool:
+    """Whether PettingZoo's ``tictactoe_v3`` loads (it needs pygame, the ``bench`` extra)."""
+    try:
+        tutorial_env()
+    except ImportError:
+        return False
+    return True
+
+
+def main(argv: list[str] | None = None) -> None:
+    args_parser = parser(__doc__, runs=3, runs_help="timed runs per env and setup (median reported)",
+                         quick_help="a smoke run: sticks, n_envs=1, a few hundred steps")
+    args_parser.add_argument("--steps", type=int, default=8192, help="total_timesteps per PPO run")
+    args_parser.add_argument("--pure-steps", type=int, default=20000, help="env steps per pure (no PPO) run")
+    args_parser.add_argument("--games", default="sticks,goofspiel6,goofspiel13", help=f"our envs, from {sorted(GAMES)}")
+    args_parser.add_argument("--torch-threads", type=int, default=1, help="torch.set_num_threads for the PPO process (0: torch's default)")
+    args_parser.add_argument("--control", action="store_true", help="also time a no-cost replay of each game (see ReplayEnv)")
+    args_parser.add_argument("--same-game", action="store_true", help="also time the tutorial wrapper on parlour's AEC env of each game")
+    args_parser.add_argument("--setups", default=",".join(SETUPS), help=f"PPO setups, from {list(SETUPS)}")
+    args = args_parser.parse_args(argv)
+    if args.quick:
+        args.games, args.setups = "sticks", "n_envs=1"
     games = [g.strip() for g in args.games.split(",") if g.strip()]
     unknown = [g for g in games if g not in GAMES]
     if unknown:
@@ -285,14 +293,17 @@ def main() -> None:
     setups = [s.strip() for s in args.setups.split(",") if s.strip()]
     if any(s not in SETUPS for s in setups):
         raise ValueError(f"unknown setup(s) {[s for s in setups if s not in SETUPS]}; choose from {list(SETUPS)}")
-    runs, steps, pure_steps = (1, 1024, 2000) if args.quick else (args.runs, args.steps, args.pure_steps)
+    runs, steps, pure_steps = quick_or(args.quick, (1, 128, 200), (args.runs, args.steps, args.pure_steps))
 
     import torch
 
     if args.torch_threads > 0:
         torch.set_num_threads(args.torch_threads)
     warnings.filterwarnings("ignore")
-    labels = [REFERENCE, *games]
+    reference = has_reference()
+    if not reference:
+        print("(the reference, PettingZoo's tictactoe_v3, needs pygame: pip install -e .[bench]; parlour's envs alone)\n")
+    labels = [REFERENCE, *games] if reference else list(games)
     if args.same_game:
         labels += [SAME + g for g in games]
     if args.control:
@@ -304,32 +315,32 @@ def main() -> None:
 
     # Warm-up (torch and import start-up costs) outside the timed runs.
     for label in labels:
-        ppo_rate(maker(label), "n_envs=1", 256, 0)
-        pure_rate(maker(label), 500, 0)
+        ppo_rate(maker(label), "n_envs=1", quick_or(args.quick, 64, 256), 0)
+        pure_rate(maker(label), quick_or(args.quick, 50, 500), 0)
 
     results: dict[str, dict[str, float]] = {label: {} for label in labels}
-    pure = interleaved(labels, runs, lambda label, run: pure_rate(maker(label), pure_steps, run))
+    pure = interleaved_medians(labels, runs, lambda label, run: pure_rate(maker(label), pure_steps, run))
     for label in labels:
         results[label]["pure"] = pure[label]
     for setup in setups:
-        rates = interleaved(labels, runs, lambda label, run, setup=setup: ppo_rate(maker(label), setup, steps, run))
+        rates = interleaved_medians(labels, runs, lambda label, run, setup=setup: ppo_rate(maker(label), setup, steps, run))
         for label in labels:
             results[label][setup] = rates[label]
 
     columns = ["pure", *setups]
     print("Env steps/s (median):\n")
-    print("| env | pure env (random masked actions) | " + " | ".join(f"MaskablePPO {s}" for s in setups) + " |")
-    print("|---|" + "---:|" * len(columns))
+    header(["env", "pure env (random masked actions)", *(f"MaskablePPO {s}" for s in setups)])
     for label in labels:
-        print(f"| {label} | " + " | ".join(f"{results[label][c]:,.0f}" for c in columns) + " |")
-    ref = results[REFERENCE]
-    print(f"\nRatio reference / ours (steps/s; target for PPO: <= {TARGET}):\n")
-    print("| ours | pure env | " + " | ".join(f"PPO {s}" for s in setups) + " | PPO within 1.2x |")
-    print("|---|" + "---:|" * len(columns) + "---|")
-    for label in games:
-        ratios = [ref[c] / results[label][c] for c in columns]
-        ok = all(r <= TARGET for r in ratios[1:])
-        print(f"| {label} | " + " | ".join(f"{r:.2f}x" for r in ratios) + f" | {'yes' if ok else 'NO'} |")
+        row(label, *(f"{results[label][c]:,.0f}" for c in columns))
+    if reference:
+        ref = results[REFERENCE]
+        print(f"\nRatio reference / ours (steps/s; target for PPO: <= {TARGET}):\n")
+        print("| ours | pure env | " + " | ".join(f"PPO {s}" for s in setups) + " | PPO within 1.2x |")
+        print("|---|" + "---:|" * len(columns) + "---|")
+        for label in games:
+            ratios = [ref[c] / results[label][c] for c in columns]
+            ok = all(r <= TARGET for r in ratios[1:])
+            print(f"| {label} | " + " | ".join(f"{r:.2f}x" for r in ratios) + f" | {'yes' if ok else 'NO'} |")
     if args.same_game:
         print(f"\nRatio same-game tutorial wrapper / ours (steps/s; target for PPO: <= {TARGET}):\n")
         print("| ours | pure env | " + " | ".join(f"PPO {s}" for s in setups) + " | PPO within 1.2x |")

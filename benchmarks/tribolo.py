@@ -8,33 +8,23 @@ middle games reached from them after 60 random plies.  Every figure is the media
 Targets: ``original-strategy``'s move (depth 2) under 100 ms median, paranoid depth 3
 under 1 s.
 
-    python benchmarks/tribolo.py            # full run, markdown tables on stdout
-    python benchmarks/tribolo.py --quick    # a smoke run
+    python -m benchmarks.tribolo            # full run, markdown tables on stdout
+    python -m benchmarks.tribolo --quick    # a smoke run
 """
 
 from __future__ import annotations
 
-import argparse
 import statistics
-import time
 
 import numpy as np
 
 import parlour
+from benchmarks.driver import header, median_seconds, parser, quick_or, row
 from parlour.baselines import make
 from parlour.envs import tribolo_v0
 from parlour.games.tribolo import TriboloGame
 
 MIDDLE_PLIES = 60
-
-
-def median_time(fn, runs: int) -> float:
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
 
 
 def rules_playouts(game: TriboloGame, count: int) -> int:
@@ -83,28 +73,26 @@ def positions(game: TriboloGame, count: int) -> dict[str, list]:
     return {"opening": openings, f"middle (after {MIDDLE_PLIES} random plies)": middles}
 
 
-def speed_table(game: TriboloGame, runs: int, playouts: int) -> None:
-    print("| measure | value |")
-    print("|---|---:|")
+def speed_table(game: TriboloGame, runs: int, playouts: int, positions_count: int = 10, calls: int = 200) -> None:
+    header(["measure", "value"])
     moves = rules_playouts(game, 1)
-    seconds = median_time(lambda: rules_playouts(game, playouts), runs)
+    seconds = median_seconds(lambda: rules_playouts(game, playouts), runs)
     moves = rules_playouts(game, playouts)
     print(f"| random playouts/s, rules layer | {playouts / seconds:,.0f} |")
     print(f"| moves/s, rules layer (apply + legal_actions + rng) | {moves / seconds:,.0f} |")
     env_games = max(1, playouts // 5)
     steps = env_playouts(env_games)
-    seconds = median_time(lambda: env_playouts(env_games), runs)
+    seconds = median_seconds(lambda: env_playouts(env_games), runs)
     print(f"| random playouts/s, AEC env (raw_env, masked actions) | {env_games / seconds:,.0f} |")
     print(f"| steps/s, AEC env | {steps / seconds:,.0f} |")
-    states = [s for group in positions(game, 10).values() for s in group]
-    calls = 200
+    states = [s for group in positions(game, positions_count).values() for s in group]
 
     def generate():
         for state in states:
             for _ in range(calls):
                 state.moves_of(state.to_move)
 
-    seconds = median_time(generate, runs)
+    seconds = median_seconds(generate, runs)
     print(f"| legal-move generations/s (bitboard of one seat) | {len(states) * calls / seconds:,.0f} |")
 
     def listing():
@@ -112,7 +100,7 @@ def speed_table(game: TriboloGame, runs: int, playouts: int) -> None:
             for _ in range(calls):
                 state.legal_actions(state.to_move)
 
-    seconds = median_time(listing, runs)
+    seconds = median_seconds(listing, runs)
     print(f"| legal_actions() lists/s (cached bitboard to list) | {len(states) * calls / seconds:,.0f} |")
 
     def clone_apply():
@@ -122,17 +110,17 @@ def speed_table(game: TriboloGame, runs: int, playouts: int) -> None:
                 child = state.clone()
                 child.apply(a)
 
-    seconds = median_time(clone_apply, runs)
+    seconds = median_seconds(clone_apply, runs)
     print(f"| clone + apply (next turn included)/s | {len(states) * calls / seconds:,.0f} |")
 
 
-def search_table(game: TriboloGame, runs: int, count: int, depths: range) -> None:
+def search_table(game: TriboloGame, runs: int, count: int, depths: range, quick: bool = False) -> None:
     cases = [("original-strategy", "original-strategy", {})]
-    cases += [(f"original-strategy depth {d}", "original-strategy", {"depth": d}) for d in (3,)]
+    cases += [(f"original-strategy depth {d}", "original-strategy", {"depth": d}) for d in (() if quick else (3,))]
     cases += [(f"paranoid depth {d}", "paranoid", {"depth": d}) for d in depths]
-    cases += [(f"minimax (max^n) depth {d}", "minimax", {"depth": d}) for d in (2, 3)]
-    print("\n| player | position | median time/move (ms) | max time/move (ms) | median nodes | nodes/s |")
-    print("|---|---|---:|---:|---:|---:|")
+    cases += [(f"minimax (max^n) depth {d}", "minimax", {"depth": d}) for d in ((2,) if quick else (2, 3))]
+    print()
+    header(["player", "position", "median time/move (ms)", "max time/move (ms)", "median nodes", "nodes/s"], numeric_from=2)
     for label, states in positions(game, count).items():
         for name, policy_name, params in cases:
             policy = make(policy_name, game, seed=0, **params)
@@ -145,27 +133,23 @@ def search_table(game: TriboloGame, runs: int, count: int, depths: range) -> Non
                     policy.reset(0)
                     policy.act(info)
 
-                times.append(median_time(run, runs))
+                times.append(median_seconds(run, runs))
                 nodes.append(policy.stats["nodes"])
             rate = sum(nodes) / sum(times)
-            print(
-                f"| {name} | {label} | {statistics.median(times) * 1000:.1f} | {max(times) * 1000:.1f} | "
-                f"{statistics.median(nodes):,.0f} | {rate:,.0f} |"
-            )
+            row(name, label, f"{statistics.median(times) * 1000:.1f}", f"{max(times) * 1000:.1f}",
+                f"{statistics.median(nodes):,.0f}", f"{rate:,.0f}")
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--runs", type=int, default=5, help="timed runs per figure (median reported)")
-    parser.add_argument("--positions", type=int, default=10, help="opening seeds (and middle games from them)")
-    parser.add_argument("--quick", action="store_true", help="a smoke run")
-    args = parser.parse_args()
-    runs = 1 if args.quick else args.runs
-    count = 2 if args.quick else args.positions
+def main(argv: list[str] | None = None) -> None:
+    args_parser = parser(__doc__, runs=5)
+    args_parser.add_argument("--positions", type=int, default=10, help="opening seeds (and middle games from them)")
+    args = args_parser.parse_args(argv)
+    runs = quick_or(args.quick, 1, args.runs)
+    count = quick_or(args.quick, 1, args.positions)
     game = TriboloGame()
     print(f"parlour {parlour.__version__}, tribolo 16 x 11, 12 walls, 12 cells each; median of {runs} runs\n")
-    speed_table(game, runs, 10 if args.quick else 100)
-    search_table(game, runs, count, range(2, 4) if args.quick else range(2, 5))
+    speed_table(game, runs, *quick_or(args.quick, (2, 2, 10), (100, 10, 200)))
+    search_table(game, runs, count, quick_or(args.quick, range(2, 3), range(2, 5)), args.quick)
 
 
 if __name__ == "__main__":

@@ -15,16 +15,17 @@ the two sides alternate run by run so that load from other jobs hits both alike,
 each figure is the median of ``--runs``.  The collection share is reported too (SB3's
 rollout time: what a faster env can change; the update is the same network either way).
 
-    python benchmarks/vector_training.py                       # goofspiel and sticks
-    python benchmarks/vector_training.py --games goofspiel sticks tides_of_time tribolo double_card
-    python benchmarks/vector_training.py --games goofspiel --runs 1   # a smoke run
+    python -m benchmarks.vector_training                       # goofspiel and sticks
+    python -m benchmarks.vector_training --games goofspiel sticks tides_of_time tribolo double_card
+    python -m benchmarks.vector_training --quick               # a smoke run: goofspiel, tiny updates
 """
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import time
+
+from benchmarks.driver import header, interleaved, parser, row
 
 GAMES = {"goofspiel": {"num_cards": 13}, "sticks": {}, "tides_of_time": {}, "tribolo": {}, "double_card": {}}
 NUM_ENVS = 64
@@ -76,32 +77,28 @@ def rate(model, updates: int) -> tuple[float, float]:
     return steps / elapsed, sum(collect) / elapsed
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--games", nargs="+", default=["goofspiel", "sticks"], choices=sorted(GAMES))
-    parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--updates", type=int, default=2, help="PPO updates per timed run")
-    parser.add_argument("--n-steps", type=int, default=64, help="steps per env per update")
-    parser.add_argument("--epochs", type=int, default=4)
-    args = parser.parse_args()
+def main(argv: list[str] | None = None) -> None:
+    args_parser = parser(__doc__, runs=3)
+    args_parser.add_argument("--games", nargs="+", default=["goofspiel", "sticks"], choices=sorted(GAMES))
+    args_parser.add_argument("--updates", type=int, default=2, help="PPO updates per timed run")
+    args_parser.add_argument("--n-steps", type=int, default=64, help="steps per env per update")
+    args_parser.add_argument("--epochs", type=int, default=4)
+    args = args_parser.parse_args(argv)
+    if args.quick:
+        args.games, args.runs, args.updates, args.n_steps, args.epochs = ["goofspiel"], 1, 1, 8, 1
     print(f"MaskablePPO, {NUM_ENVS} envs x {args.n_steps} steps per update, {args.epochs} epochs, "
           f"medians of {args.runs} runs of {args.updates} updates\n")
-    print("| game | DummyVecEnv of 64 SingleAgentEnv | BatchedSB3VecEnv(64) | batched / single | collecting share (single, batched) |")
-    print("|---|---:|---:|---:|---:|")
+    header(["game", "DummyVecEnv of 64 SingleAgentEnv", "BatchedSB3VecEnv(64)", "batched / single", "collecting share (single, batched)"])
     for game in args.games:
         models = {"single": make_model(single_envs(game, 0), args.n_steps, args.epochs, 0),
                   "batched": make_model(batched_env(game, 0), args.n_steps, args.epochs, 0)}
         for model in models.values():
             model.learn(model.n_steps * model.n_envs)  # warm-up
-        results: dict[str, list[tuple[float, float]]] = {name: [] for name in models}
-        for _ in range(args.runs):
-            for name, model in models.items():
-                results[name].append(rate(model, args.updates))
+        results = interleaved({name: lambda _run, model=model: rate(model, args.updates) for name, model in models.items()}, args.runs)
         single = statistics.median(r[0] for r in results["single"])
         batched = statistics.median(r[0] for r in results["batched"])
         shares = [statistics.median(r[1] for r in results[name]) for name in ("single", "batched")]
-        print(f"| {game} | {single:,.0f} | {batched:,.0f} | {batched / single:.1f}x | {shares[0]:.0%}, {shares[1]:.0%} |",
-              flush=True)
+        row(game, f"{single:,.0f}", f"{batched:,.0f}", f"{batched / single:.1f}x", f"{shares[0]:.0%}, {shares[1]:.0%}")
 
 
 if __name__ == "__main__":

@@ -11,8 +11,9 @@
   one move half of the time), the server's resident memory (``VmRSS``) read every 1,000
   games; the server keeps at most ``--max-games`` (default 500).
 
-    python benchmarks/web_load.py latency [--clients 50] [--move-seconds 1]
-    python benchmarks/web_load.py soak [--games 20000]
+    python -m benchmarks.web_load latency [--clients 50] [--move-seconds 1]
+    python -m benchmarks.web_load soak [--games 20000]
+    python -m benchmarks.web_load latency --quick    # a smoke run: 3 clients, 0.1 s a move, one run
 
 The test suite runs both (tests/web/test_load_limits.py), alone after the parallel
 tests, and checks the issue's bounds: a 95th percentile under 200 ms, memory flat once
@@ -21,7 +22,6 @@ the cap is reached.  Figures: benchmarks/RESULTS.md.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import os
 import socket
@@ -36,6 +36,7 @@ from typing import Any
 import httpx
 import numpy as np
 
+from benchmarks.driver import parser
 GAMES = [("sticks", {"num_sticks": 12}, 2), ("goofspiel", {"num_cards": 5}, 2), ("tribolo", {"width": 6, "height": 5, "walls": 2, "start_cells": 2}, 3),
          ("double_card", {}, 2), ("tides_of_time", {"rounds": 1}, 2)]
 
@@ -201,29 +202,32 @@ def soak(games: int = 20_000, max_games: int = 500, every: int = 1000, clients: 
     return sorted(samples)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("what", choices=["latency", "soak"])
-    parser.add_argument("--clients", type=int, default=50)
-    parser.add_argument("--move-seconds", type=float, default=1.0)
-    parser.add_argument("--games", type=int, default=20_000)
-    parser.add_argument("--runs", type=int, default=3, help="latency: runs, the median reported")
-    args = parser.parse_args()
+def main(argv: list[str] | None = None) -> None:
+    args_parser = parser(__doc__.split("\n\n")[0], runs=3, runs_help="latency: runs, the median reported",
+                         quick_help="a smoke run: 3 clients for 2 s, 0.1 s a move, one run; soak: 200 games")
+    args_parser.add_argument("what", choices=["latency", "soak"])
+    args_parser.add_argument("--clients", type=int, default=50)
+    args_parser.add_argument("--move-seconds", type=float, default=1.0)
+    args_parser.add_argument("--games", type=int, default=20_000)
+    args = args_parser.parse_args(argv)
+    seconds, every = 10.0, 1000
+    if args.quick:
+        args.clients, args.move_seconds, args.runs, args.games, seconds, every = 3, 0.1, 1, 200, 2.0, 100
     print(f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}")
     if args.what == "latency":
         for slow in (False, True):
-            results = [latency(args.clients, args.move_seconds, slow=slow) for _ in range(args.runs)]
+            results = [latency(args.clients, args.move_seconds, slow=slow, seconds=seconds) for _ in range(args.runs)]
             p95 = statistics.median(r["p95_ms"] for r in results)
             p50 = statistics.median(r["p50_ms"] for r in results)
             worst = statistics.median(r["max_ms"] for r in results)
-            what = "with the slow game" if slow else "alone (10 s)"
+            what = "with the slow game" if slow else f"alone ({seconds:g} s)"
             print(f"{args.clients} clients {what}: p50 {p50:.1f} ms, p95 {p95:.1f} ms, max {worst:.0f} ms "
                   f"(median of {args.runs} runs; {statistics.median(r['requests'] for r in results):.0f} requests a run)")
             if slow:
                 for r in results:
                     print(f"  slow game: {r['slow']}, errors {len(r['errors'])}")
     else:
-        for n, rss in soak(args.games):
+        for n, rss in soak(args.games, every=every):
             print(f"{n:>6} games: server RSS {rss:.0f} MB")
 
 

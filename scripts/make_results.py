@@ -1,7 +1,9 @@
 """Train one agent per game and write docs/results.md (learning curves and arena tables).
 
-Usage: ``python scripts/make_results.py [--games sticks goofspiel ...] [--runs runs/results]``;
-``--zoo`` plays only the shipped zoo agents' matches (``ZOO_MATCHES``).
+Usage: ``python -m scripts.make_results [--games sticks goofspiel ...] [--runs runs/results]``;
+``--zoo`` plays only the shipped zoo agents' matches (``ZOO_MATCHES``); ``--assemble`` only
+rebuilds docs/results.md from the sections in docs/results/, ``--check`` only checks that
+it is what they assemble to (exit 1 if not).
 Each game's run is exactly the ``parlour train`` command printed in docs/results.md (a
 budget under 30 minutes on 2 cores); its learning curve and final arena table are copied
 to docs/results/.  Games not given keep their previous section (read from
@@ -133,7 +135,7 @@ same opponent mix; see "Self-play on the batched engines" in [training.md](train
 for about the wall-clock of their earlier single-game runs (16.9, 11.6 and 15.2 minutes);
 the sticks and Goofspiel PPO runs, and the MLP comparisons, are from before, on four
 single-game envs (`--vec-env dummy --n-envs 4`, as their commands now say). These are the numbers as measured, losses included. Regenerate with
-`python scripts/make_results.py` (one run: `--games sticks`).
+`python -m scripts.make_results` (one run: `--games sticks`).
 
 The search-guided agents below were trained before self-play played its games in
 lockstep (see "Search-guided learning" in [training.md](training.md)). Since then the Tides of Time
@@ -144,7 +146,7 @@ The agents trained since (lockstep self-play, gated best, the Gumbel root, the n
 evaluations), with their training commands and their measurements against the untrained
 network and random, are in [zoo.md](zoo.md); the section below plays each of the zoo's
 agents against its game's strongest search at a similar time per move, from the shipped
-models (`python scripts/make_results.py --zoo`, 13 minutes on the 2-core machine).
+models (`python -m scripts.make_results --zoo`, 13 minutes on the 2-core machine).
 """
 
 
@@ -197,14 +199,29 @@ def zoo_section() -> str:
     return "\n".join(parts)
 
 
-def run(argv: list[str] | None = None) -> int:
+def assembled() -> str:
+    """docs/results.md: the introduction, then every section docs/results/ holds, in order."""
+    order = [part for game in RUNS for part in (game, f"{game}_mlp", f"{game}_az", f"{game}_az.matched")]
+    parts = [INTRO] + [(DOCS / f"{g}.md").read_text() for g in ["zoo", *order] if (DOCS / f"{g}.md").exists()]
+    return "\n".join(parts)
+
+
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", nargs="+", choices=[*RUNS, *EXTRA_RUNS], default=[*RUNS, *EXTRA_RUNS])
     parser.add_argument("--runs", default="runs/results", help="where the run directories go")
     parser.add_argument("--assemble", action="store_true", help="only rebuild docs/results.md from docs/results/*.md")
     parser.add_argument("--matched", action="store_true", help="only play the matched-time arenas of the runs already trained")
     parser.add_argument("--zoo", action="store_true", help="only play the zoo's agents against the strongest searches")
+    parser.add_argument("--check", action="store_true", help="only check that docs/results.md is what docs/results/*.md assemble to")
     args = parser.parse_args(argv)
+    page = ROOT / "docs" / "results.md"
+    if args.check:
+        if page.read_text() != assembled():
+            print(f"{page} is out of date: run python -m scripts.make_results --assemble", file=sys.stderr)
+            return 1
+        print(f"{page} is up to date")
+        return 0
     DOCS.mkdir(parents=True, exist_ok=True)
     if args.zoo:
         (DOCS / "zoo.md").write_text(zoo_section())
@@ -221,11 +238,9 @@ def run(argv: list[str] | None = None) -> int:
             print(f"{game}: done in {time.perf_counter() - start:.0f} s", file=sys.stderr)
         if game in MATCHED:
             (DOCS / f"{game}.matched.md").write_text(matched(game, out))
-    order = [part for game in RUNS for part in (game, f"{game}_mlp", f"{game}_az", f"{game}_az.matched")]
-    parts = [INTRO] + [(DOCS / f"{g}.md").read_text() for g in ["zoo", *order] if (DOCS / f"{g}.md").exists()]
-    (ROOT / "docs" / "results.md").write_text("\n".join(parts))
+    page.write_text(assembled())
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(run())
+    sys.exit(main())

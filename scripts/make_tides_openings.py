@@ -9,13 +9,15 @@ hands and both objectives (``own``, ``difference``), the book holds the card the
 single-game player's solver and vote choose, for the game's default scoring flags.
 About 15 minutes of one core; ``--workers`` spreads it.
 
-    python scripts/make_tides_openings.py --workers 2
+    python -m scripts.make_tides_openings --workers 2
+    python -m scripts.make_tides_openings --check 8    # re-solve 8 hands, compare with the book
 """
 
 from __future__ import annotations
 
 import argparse
 import multiprocessing
+import sys
 import time
 from pathlib import Path
 
@@ -38,11 +40,30 @@ def _picks(hands: list[int]) -> list[tuple[int, int]]:
     return out
 
 
-def main() -> None:
+def check(count: int, book: Path = OUT) -> int:
+    """Re-solve ``count`` hands spread over the book and compare: 0 if they agree, else 1."""
+    from parlour.baselines.players.tides_of_time_batched import OBJECTIVES, all_hands
+
+    hands = all_hands().tolist()
+    index = sorted({round(i * (len(hands) - 1) / max(count - 1, 1)) for i in range(count)})
+    saved = np.load(book)
+    wrong = [(hands[i], objective, int(saved[objective][i]), pick)
+             for i, picks in zip(index, _picks([hands[i] for i in index]))
+             for objective, pick in zip(OBJECTIVES, picks) if int(saved[objective][i]) != pick]
+    for hand, objective, stored, pick in wrong:
+        print(f"hand {hand:#x}, {objective}: the book says {stored}, the solver {pick}", file=sys.stderr)
+    print(f"{len(index)} hands re-solved: {'the book agrees' if not wrong else f'{len(wrong)} picks differ'}")
+    return 1 if wrong else 0
+
+
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--out", type=Path, default=OUT)
-    args = parser.parse_args()
+    parser.add_argument("--check", type=int, metavar="HANDS", help="only re-solve this many hands and compare them with the book")
+    args = parser.parse_args(argv)
+    if args.check:
+        return check(args.check, args.out)
     from parlour.baselines.players.tides_of_time_batched import OBJECTIVES, all_hands
 
     hands = all_hands().tolist()
@@ -54,7 +75,8 @@ def main() -> None:
     args.out.parent.mkdir(parents=True, exist_ok=True)
     np.savez_compressed(args.out, **{objective: table[:, i] for i, objective in enumerate(OBJECTIVES)})
     print(f"{len(hands)} hands in {time.perf_counter() - start:.0f} s -> {args.out}")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -2,7 +2,8 @@
 taken by Playwright in Debian's Chromium (the web and dev extras; ``apt-get install
 chromium``).
 
-    python scripts/make_web_screenshots.py            # writes docs/web/<game>.png
+    python -m scripts.make_web_screenshots            # writes docs/web/<game>.png
+    python -m scripts.make_web_screenshots --games sticks --out /tmp/shots   # one, elsewhere
 """
 
 from __future__ import annotations
@@ -27,10 +28,11 @@ GAMES = {  # seats 1.. and the moves the person makes before the picture
 }
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", default=str(ROOT / "docs" / "web"), help="folder for the PNG files")
-    args = parser.parse_args()
+    parser.add_argument("--games", nargs="+", choices=list(GAMES), default=list(GAMES), help="the games to picture (default: all)")
+    args = parser.parse_args(argv)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     server = BackgroundServer(create_app(None))
@@ -38,7 +40,7 @@ def main() -> None:
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path=shutil.which("chromium"), args=FLAGS)
             page = browser.new_page(viewport={"width": 1000, "height": 900})
-            for game, (seats, options, moves) in GAMES.items():
+            for game, (seats, options, moves) in ((game, GAMES[game]) for game in args.games):
                 page.goto(server.url + "/")
                 page.wait_for_selector("#game option", state="attached")
                 page.select_option("#game", game)

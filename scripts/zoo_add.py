@@ -1,6 +1,6 @@
 """Put a training run's best model into the model zoo (``parlour/zoo/models``).
 
-    python scripts/zoo_add.py runs/tides_az --command "parlour train ..." \
+    python -m scripts.zoo_add runs/tides_az --command "parlour train ..." \
         --play simulations=200 --bench bench/tides_of_time.json
 
 Copies RUN/best.zip (or ``--model``, another model file of the run such as last.zip) to
@@ -22,7 +22,8 @@ import parlour
 from parlour.baselines.learned.ppo import read_model_meta
 from parlour.baselines.policy import make_from_spec
 from parlour.games import load_game
-from parlour.zoo import KINDS, MODELS, card
+from parlour import zoo
+from parlour.zoo import KINDS, card
 
 
 def run_config(run: Path) -> dict[str, object]:
@@ -35,9 +36,11 @@ def run_config(run: Path) -> dict[str, object]:
 
 
 def add(run: Path, command: str, play: dict[str, object], bench: Path | None, notes: str = "", force: bool = False,
-        models: Path = MODELS, model_name: str = "best.zip") -> Path:
-    """Copy ``run``'s model ``model_name`` (its best by default) into ``models`` with its
-    card (which names the file, ``"run_model"``); the card's path."""
+        models: Path | None = None, model_name: str = "best.zip") -> Path:
+    """Copy ``run``'s model ``model_name`` (its best by default) into ``models`` (the
+    zoo's folder by default, read at the call) with its card (which names the file,
+    ``"run_model"``); the card's path."""
+    models = zoo.MODELS if models is None else models
     if Path(model_name).name != model_name or not model_name.endswith(".zip"):
         raise ValueError(f"--model {model_name!r}: a model file's name in the run directory, such as best.zip or last.zip")
     model = run / model_name
@@ -86,10 +89,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--notes", default="", help="what a user should know about it")
     parser.add_argument("--force", action="store_true", help="replace the game's agent")
     parser.add_argument("--model", default="best.zip", help="which model file of the run (default best.zip; last.zip: its last generation)")
+    parser.add_argument("--models", type=Path, default=None, help="the zoo folder to write to (default: parlour/zoo/models)")
     args = parser.parse_args(argv)
     play = {key: _value(value) for key, _, value in (item.partition("=") for item in args.play)}
-    path = add(args.run, args.command, play, args.bench, args.notes, args.force, model_name=args.model)
-    print(f"wrote {path}; zoo:{card(path.stem).game} plays it")
+    path = add(args.run, args.command, play, args.bench, args.notes, args.force, models=args.models, model_name=args.model)
+    print(f"wrote {path}" + ("" if args.models else f"; zoo:{card(path.stem).game} plays it"))
     return 0
 
 

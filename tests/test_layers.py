@@ -13,7 +13,7 @@ Layers, lowest first (docs/architecture.md draws them):
 5. ``evaluation``: the arena, ratings, reports, win rates; beside it ``table``, a person
    playing policies (sessions, thinking workers), which the web and the terminal drive;
 6. ``training``;
-7. the front ends: ``cli``, ``terminal``, ``web``, ``bench``, and the wiring that names every
+7. the front ends: ``cli``, ``terminal``, ``web``, ``ladder`` (``parlour bench``), and the wiring that names every
    layer's entry points for Gymnasium's and PettingZoo's registries (``registration``,
    loaded by the root package ``parlour``: its names are strings, so importing
    ``parlour`` still loads the rules alone).
@@ -58,7 +58,7 @@ LAYERS = {
     "parlour.training": 6,
     "parlour.terminal": 7,
     "parlour.web": 7,
-    "parlour.bench": 7,  # the benchmark: ladders and cards on top of the arena
+    "parlour.ladder": 7,  # the benchmark: ladders and cards on top of the arena
     "parlour.cli": 7,
     "parlour.registration": 7,  # names every layer's entry points (as strings) for the registries
     "parlour": 7,  # the root package itself only (it calls registration); no catch-all for its modules

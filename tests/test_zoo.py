@@ -2,7 +2,6 @@
 does, and a model made for another rules version is refused."""
 
 import json
-import runpy
 from pathlib import Path
 
 import numpy as np
@@ -19,6 +18,7 @@ from parlour.envs import sticks_v0
 from parlour.games import GAMES, load_game
 from parlour.evaluation.arena import play_match
 from parlour.table.specs import web_spec
+from scripts.zoo_add import main as zoo_add
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -62,7 +62,7 @@ def test_an_agent_plays_the_options_it_was_trained_with():
 
 @pytest.fixture
 def tiny_zoo(tmp_path, monkeypatch):
-    """A zoo with one sticks agent (an untrained network), made by scripts/zoo_add.py."""
+    """A zoo with one sticks agent (an untrained network), made by scripts/zoo_add.py (``python -m scripts.zoo_add``)."""
     game = load_game("sticks")
     torch.manual_seed(0)
     net = PolicyValueNet(game.observation_shape, game.num_actions, game.num_players, hidden=8)
@@ -73,11 +73,10 @@ def tiny_zoo(tmp_path, monkeypatch):
     (tmp_path / "bench.json").write_text(json.dumps({"game": "sticks", "rating": 12.0}))
     models = tmp_path / "models"
     monkeypatch.setattr(zoo, "MODELS", models)
-    add = runpy.run_path(str(ROOT / "scripts" / "zoo_add.py"))["main"]
-    assert add([str(run), "--command", "parlour train --game sticks --algo alphazero", "--play", "simulations=8",
+    assert zoo_add([str(run), "--command", "parlour train --game sticks --algo alphazero", "--play", "simulations=8",
                 "--bench", str(tmp_path / "bench.json")]) == 0
     with pytest.raises(FileExistsError, match="the zoo has an agent for sticks already"):
-        add([str(run), "--command", "parlour train", "--play", "simulations=8"])
+        zoo_add([str(run), "--command", "parlour train", "--play", "simulations=8"])
     return models
 
 
@@ -133,8 +132,7 @@ def test_an_ntuple_agent_searches_from_a_pettingzoo_observation(tmp_path, monkey
     settings = {"generations": 1, "games": 10, "depth": 2}
     (run / "summary.json").write_text(json.dumps({"game": "double_card", "options": game.config, "settings": settings}))
     monkeypatch.setattr(zoo, "MODELS", tmp_path / "models")
-    add = runpy.run_path(str(ROOT / "scripts" / "zoo_add.py"))["main"]
-    assert add([str(run), "--command", "parlour train-ntuple --games 10", "--play", "depth=2", "time_limit=none"]) == 0
+    assert zoo_add([str(run), "--command", "parlour train-ntuple --games 10", "--play", "depth=2", "time_limit=none"]) == 0
     entry = zoo.card("double_card")
     assert entry.kind == "ntuple" and entry.config["ntuple"] == settings and entry.game_options == game.config
     env = double_card_v0.env()
@@ -155,12 +153,12 @@ def test_an_ntuple_agent_searches_from_a_pettingzoo_observation(tmp_path, monkey
     # another model file of the run: its last generation, named on the card
     last = np.random.default_rng(1).normal(scale=0.1, size=ntuple_features(game).size)
     save_ntuple(last, run / "last.zip", game)
-    assert add([str(run), "--command", "parlour train-ntuple", "--model", "last.zip", "--play", "depth=2", "--force"]) == 0
+    assert zoo_add([str(run), "--command", "parlour train-ntuple", "--model", "last.zip", "--play", "depth=2", "--force"]) == 0
     assert zoo.card("double_card").run_model == "last.zip"
     assert np.array_equal(load_ntuple(tmp_path / "models" / "double_card.zip", game)[0], last)
     for bad, error in (("../best.zip", ValueError), ("best.pt", ValueError), ("gone.zip", FileNotFoundError)):
         with pytest.raises(error):
-            add([str(run), "--command", "x", "--model", bad, "--force"])
+            zoo_add([str(run), "--command", "x", "--model", bad, "--force"])
 
 
 def test_the_tides_agent_calls_its_network_in_numpy_unless_told_otherwise():

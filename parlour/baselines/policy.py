@@ -202,6 +202,16 @@ def lookup(name: str, game: Game) -> type[Policy]:
     return cls
 
 
+def variants(name: str) -> list[type[Policy]]:
+    """The classes registered as ``name``: each game's own, sorted by their games, where
+    games define the name separately (``greedy``), else the one class; ``ValueError``
+    for an unknown name."""
+    if name not in REGISTRY:
+        raise _unknown(name)
+    own = {cls for (n, _), cls in _PER_GAME.items() if n == name}
+    return sorted(own, key=lambda cls: cls.games) or [REGISTRY[name]]
+
+
 def playable(game: Game) -> list[str]:
     """The names of the policies that can play ``game``, sorted."""
     names = []

@@ -1,7 +1,7 @@
 """The ``parlour`` command: ``--version`` and a module per command that parses its
 arguments, calls the library and prints: :mod:`.games` (``list``, ``demo``,
 ``policies``), :mod:`.arena`, :mod:`.play`, :mod:`.serve`, :mod:`.train` (``train``,
-``train-ntuple``), and ``bench`` (:mod:`parlour.bench.cli`).
+``train-ntuple``), and ``bench`` (:mod:`parlour.ladder.cli`).
 
 Errors are one line on stderr, ``parlour COMMAND: error: ...``, with exit status 2 for
 bad command-line input (``UsageError``; argparse's own errors print the usage first) and
@@ -53,7 +53,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for command in (games, arena, play, serve, train):
         command.add_parser(sub, common)
-    from parlour.bench.cli import add_parser as add_bench_parser
+    from parlour.ladder.cli import add_parser as add_bench_parser
 
     add_bench_parser(sub, common)
     return parser

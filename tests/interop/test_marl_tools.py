@@ -5,9 +5,7 @@ PettingZoo's SB3 action-mask tutorial pattern under Gymnasium 1.x."""
 
 from __future__ import annotations
 
-import importlib.util
 import warnings
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -109,11 +107,10 @@ def test_supersuits_vector_env_path_into_stable_baselines3():
 def tutorial() -> Any:
     """benchmarks/training.py, which reproduces PettingZoo's SB3 action-mask tutorial
     wrapper (with ``gymnasium.Env`` as its second base) and builds it around parlour's
-    envs: loaded from its file, the benchmarks not being a package."""
-    spec = importlib.util.spec_from_file_location("training_benchmark", Path(__file__).resolve().parents[2] / "benchmarks" / "training.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    envs."""
+    from benchmarks import training
+
+    return training
 
 
 def test_the_sb3_action_mask_tutorial_pattern_needs_one_change_under_gymnasium_1():

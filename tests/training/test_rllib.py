@@ -19,7 +19,7 @@ from parlour.baselines import make_from_spec
 from parlour.baselines.learned.rllib import RLlibPolicy, checkpoint_dir
 from parlour.baselines.learned.rllib_module import MaskedPPOModule, model_settings
 from helpers import SMALL_GAMES
-from parlour.bench.run import bench
+from parlour.ladder.run import bench
 from parlour.cli import main
 from parlour.errors import DamagedFileError, IllegalActionError
 from parlour.games import load_game

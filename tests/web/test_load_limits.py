@@ -5,18 +5,14 @@ server's and not those of the tests running beside it."""
 
 from __future__ import annotations
 
-import importlib.util
 import sys
-from pathlib import Path
 
 import pytest
 
 pytest.importorskip("uvicorn", reason="needs the web extra")
 pytest.importorskip("httpx", reason="needs httpx (the dev extra)")
 
-spec = importlib.util.spec_from_file_location("web_load", Path(__file__).resolve().parents[2] / "benchmarks" / "web_load.py")
-web_load = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(web_load)
+from benchmarks import web_load  # noqa: E402  (after the skips: it imports httpx)
 
 pytestmark = [pytest.mark.serial, pytest.mark.slow, pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")]
 

@@ -2,8 +2,8 @@
 
 Every pair of rungs plays ``calibration_games`` games (in Tribolo, that many with each of
 the two as the lone player against two copies of the other), under the same match
-protocol as a candidate (:mod:`parlour.bench.matches`) but from its own master seed.
-The ratings are fitted jointly and anchored (:func:`parlour.bench.statistics.calibrate`);
+protocol as a candidate (:mod:`parlour.ladder.matches`) but from its own master seed.
+The ratings are fitted jointly and anchored (:func:`parlour.ladder.statistics.calibrate`);
 the file keeps every pair's result, so anyone can refit or check it.
 """
 
@@ -17,10 +17,10 @@ from pathlib import Path
 from typing import Any
 
 from parlour._version import __version__
-from parlour.bench.ladders import ANCHOR, LadderSpec, ladder_from_record
-from parlour.bench.machine import machine_info
-from parlour.bench.matches import CALIBRATION_SEED, Match, block_scores, both_ways, copies, match_schedule, match_specs
-from parlour.bench.statistics import calibrate
+from parlour.ladder.ladders import ANCHOR, LadderSpec, ladder_from_record
+from parlour.ladder.machine import machine_info
+from parlour.ladder.matches import CALIBRATION_SEED, Match, block_scores, both_ways, copies, match_schedule, match_specs
+from parlour.ladder.statistics import calibrate
 from parlour.atomic import write_atomic
 from parlour.registration import env_id
 from parlour.evaluation.arena import play_specs

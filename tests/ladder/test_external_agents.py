@@ -6,7 +6,7 @@ import pytest
 
 from parlour.baselines import make_from_spec
 from parlour.baselines.playout import play_out
-from parlour.bench.candidate import candidate_spec
+from parlour.ladder.candidate import candidate_spec
 from parlour.games import load_game
 from parlour.evaluation.arena import play_match
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from parlour.bench.statistics import Calibration, calibrate, expected_score, rate_candidate
+from parlour.ladder.statistics import Calibration, calibrate, expected_score, rate_candidate
 
 
 def simulated_pairs(ratings: np.ndarray, games: int, rng: np.random.Generator) -> list[tuple[int, int, float, float]]:

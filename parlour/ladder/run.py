@@ -3,9 +3,9 @@
 Protocol ``parlour-bench/v1``: the candidate plays ``games_per_rung`` games against every
 rung (each seat equally often; in Tribolo half of them alone against two copies of the
 rung and half as two copies against the rung, as the calibration plays), from the
-master seed :data:`parlour.bench.matches.BENCH_SEED`, with the ladder's openings; its
+master seed :data:`parlour.ladder.matches.BENCH_SEED`, with the ladder's openings; its
 rating is fitted with the rungs' calibrated ratings held fixed
-(:func:`parlour.bench.statistics.rate_candidate`).  The games depend only on their
+(:func:`parlour.ladder.statistics.rate_candidate`).  The games depend only on their
 numbers, so the card is the same for any number of workers apart from its ``timing``
 and ``machine`` fields.
 
@@ -24,11 +24,11 @@ from typing import Any
 
 import numpy as np
 
-from parlour.bench.candidate import candidate_spec
-from parlour.bench.ladders import PROTOCOL, Ladder, load_ladder
-from parlour.bench.machine import machine_info
-from parlour.bench.matches import BENCH_SEED, Match, block_scores, both_ways, candidate_scores, copies, match_schedule, match_specs
-from parlour.bench.statistics import rate_candidate
+from parlour.ladder.candidate import candidate_spec
+from parlour.ladder.ladders import PROTOCOL, Ladder, load_ladder
+from parlour.ladder.machine import machine_info
+from parlour.ladder.matches import BENCH_SEED, Match, block_scores, both_ways, candidate_scores, copies, match_schedule, match_specs
+from parlour.ladder.statistics import rate_candidate
 from parlour.evaluation.arena import build_agents, play_specs
 from parlour.evaluation.ratings import wilson_interval
 

@@ -3,7 +3,7 @@
 A ladder is fixed and versioned: its game options, its rungs (player specs with fixed
 node budgets: simulations or depth, never a time limit, so a rung plays the same moves on
 every machine), its opening rule and its calibrated ratings.  The definitions live here;
-the calibrated ratings are package data (``parlour/bench/data/<game>.json``) written by
+the calibrated ratings are package data (``parlour/ladder/data/<game>.json``) written by
 ``parlour bench --calibrate`` and read by :func:`load_ladder`.  Changing a definition
 means a new ladder version: the calibration file records the definition it was made for,
 and a mismatch is an error rather than a silently wrong scale.
@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from parlour.bench.statistics import Calibration
+from parlour.ladder.statistics import Calibration
 from parlour.games import load_game
 from parlour.games.base import Game
 
@@ -43,7 +43,7 @@ class LadderSpec:
     rungs: tuple[str, ...]
     games_per_rung: int
     """A candidate's games against each rung (whole seat rotations; in games of more than
-    two seats, half in each format, see ``parlour.bench.matches.both_ways``)."""
+    two seats, half in each format, see ``parlour.ladder.matches.both_ways``)."""
     calibration_games: int
     """Games per pair of rungs in the calibration (per direction in three-seat games)."""
     opening: int = 0

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-import parlour.bench.cli
-from parlour.bench import LADDERS
+import parlour.ladder.cli
+from parlour.ladder import LADDERS
 from parlour.cli import main
 
 
@@ -54,10 +54,10 @@ def test_all_games_rates_on_every_ladder_with_the_game_in_the_agent(tmp_path, ca
         calls.append((game, agent))
         return {"fake": game}
 
-    import parlour.bench.run
+    import parlour.ladder.run
 
-    monkeypatch.setattr(parlour.bench.run, "bench", fake_bench)
-    monkeypatch.setattr(parlour.bench.run, "card_text", lambda card: f"card {card['fake']}")
+    monkeypatch.setattr(parlour.ladder.run, "bench", fake_bench)
+    monkeypatch.setattr(parlour.ladder.run, "card_text", lambda card: f"card {card['fake']}")
     code, text, _ = run(capsys, ["--all-games", "--agent", "ppo:runs/{game}/best.zip", "--out", str(tmp_path)])
     assert code == 0
     assert [game for game, _ in calls] == sorted(LADDERS)
@@ -78,7 +78,7 @@ def test_calibrate_writes_a_new_file_and_never_the_shipped_one_without_force(tmp
     code, text, _ = run(capsys, ["--game", "sticks", "--calibrate", "--calibration-file", str(target), "--workers", "2", "--quiet"])
     assert code == 0 and "sticks/v1" in text
     fresh = json.loads(target.read_text())
-    shipped = json.loads(parlour.bench.cli.data_path("sticks").read_text())
+    shipped = json.loads(parlour.ladder.cli.data_path("sticks").read_text())
     assert fresh["pairs"] == [{**p, "score_interval": p["score_interval"]} for p in shipped["pairs"]]  # the same games
     code, _, err = run(capsys, ["--game", "sticks", "--calibrate", "--quiet"])
     assert code == 2 and "exists; pass --force" in err

@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from parlour.bench.ladders import LADDERS, data_path, ladder_spec, load_ladder
+from parlour.ladder.ladders import LADDERS, data_path, ladder_spec, load_ladder
 
 
 def add_parser(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
@@ -57,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("give the agent to rate: --agent SPEC")
     if not args.target > 0:
         raise UsageError(f"--target must be a positive number of Elo, got {args.target}")
-    from parlour.bench.run import bench, card_text, write_card
+    from parlour.ladder.run import bench, card_text, write_card
 
     paths = {game: Path(args.out) / f"{game}.json" for game in games}
     for path in paths.values():
@@ -78,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _calibrate(args: argparse.Namespace, games: list[str]) -> int:
-    from parlour.bench.calibrate import calibrate_ladder, write_calibration
+    from parlour.ladder.calibrate import calibrate_ladder, write_calibration
     from parlour.errors import UsageError
 
     if len(games) > 1 and args.calibration_file:

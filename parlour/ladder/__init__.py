@@ -4,6 +4,6 @@
 See docs/benchmark.md for the protocol, the ladders and the leaderboard.
 """
 
-from parlour.bench.ladders import LADDERS, PROTOCOL, Ladder, LadderSpec, ladder_spec, load_ladder
+from parlour.ladder.ladders import LADDERS, PROTOCOL, Ladder, LadderSpec, ladder_spec, load_ladder
 
 __all__ = ["LADDERS", "PROTOCOL", "Ladder", "LadderSpec", "ladder_spec", "load_ladder"]

@@ -1,5 +1,5 @@
 """Markdown for docs/benchmark.md: every ladder's calibrated ratings, and a leaderboard of
-published cards.  ``python scripts/make_leaderboard.py`` rewrites the marked sections of
+published cards.  ``python -m scripts.make_leaderboard`` rewrites the marked sections of
 the page from the package's calibration files and the cards in docs/benchmark/; a test
 checks that the page is up to date with them.
 """
@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from parlour.bench.ladders import LADDERS, load_ladder
+from parlour.ladder.ladders import LADDERS, load_ladder
 from parlour.games import load_game
 
 SECTIONS = ("ladders", "leaderboard")

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from parlour.bench.leaderboard import leaderboard_markdown, render_page, replace_section
+from parlour.ladder.leaderboard import leaderboard_markdown, render_page, replace_section
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_the_benchmark_page_is_up_to_date_with_the_calibrations_and_cards():
     page = ROOT / "docs" / "benchmark.md"
     text = page.read_text()
-    assert render_page(text, ROOT / "docs" / "benchmark") == text, "run python scripts/make_leaderboard.py"
+    assert render_page(text, ROOT / "docs" / "benchmark") == text, "run python -m scripts.make_leaderboard"
 
 
 def test_every_published_card_is_a_protocol_card_of_a_known_ladder():
