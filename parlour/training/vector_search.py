@@ -34,7 +34,7 @@ from parlour.baselines.engines.gumbel import Gumbel, GumbelRoot
 from parlour.baselines.learned.az_model import SEARCH_BATCH, PolicyValueNet, run_network
 from parlour.errors import EndlessGame
 from parlour.games.base import Game
-from parlour.vector.base import BatchedEngine, legal_at
+from parlour.games.engine import BatchedEngine, legal_at
 
 def applies(game: Game) -> bool:
     """Whether ``game``'s self-play can run on its batched engine with this search: an

@@ -32,7 +32,6 @@ from typing import Any, ClassVar
 import numpy as np
 
 from parlour.errors import IllegalActionError
-from parlour.games import load_game
 from parlour.games.base import Game
 
 
@@ -65,7 +64,10 @@ class BatchedEngine(abc.ABC):
     selection) live here so every engine rejects bad input with the same messages.
     """
 
+    game_class: ClassVar[type[Game]]
+    """The game's ``Game`` class (the rules this engine is proven equal to)."""
     game_name: ClassVar[str]
+    """The game's name (``game_class.name``, set for each subclass)."""
     STATE: ClassVar[tuple[str, ...]] = ()
     """The attributes that hold the games' state, each an array with a leading batch axis
     (what :meth:`copy_rows` copies; an engine that names none cannot be copied from)."""
@@ -82,6 +84,11 @@ class BatchedEngine(abc.ABC):
     COMPACT: ClassVar[bool] = False
     """Whether the engine has compact observations (``compact=True``, see :meth:`decode`)."""
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "game_class" in cls.__dict__:
+            cls.game_name = cls.game_class.name
+
     def __init__(self, num_envs: int, seed: int | np.random.Generator | None = None, *, autoreset: bool = True,
                  compact: bool = False, **options: Any) -> None:
         if isinstance(num_envs, (bool, np.bool_)) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
@@ -92,7 +99,7 @@ class BatchedEngine(abc.ABC):
         """Observations as ``uint8`` codes (where the engine has them: ``COMPACT``), else float32."""
         self.observation_dtype = np.dtype(np.uint8 if self.compact else np.float32)
         self.num_envs = int(num_envs)
-        self.game: Game = load_game(self.game_name, **options)
+        self.game: Game = self.game_class(**options)
         self.autoreset = bool(autoreset)
         self.rng = np.random.default_rng(seed) if not isinstance(seed, np.random.Generator) else seed
         self._rows = np.arange(self.num_envs)
