@@ -10,7 +10,8 @@ The package splits what a reader looks for, as ``parlour.games.double_card`` doe
 
 ========================  ==================================================================
 :mod:`.rules`             ``GoofspielGame`` and ``GoofspielState``: options, the bid, the
-                          returns, the observation tensor
+                          returns
+:mod:`.observation`       the observation vector, built once and updated after each round
 :mod:`.information`       ``GoofspielInfoState``: what a seat knows, and states sampled from it
 :mod:`.scoring`           who takes a round, what it settles, a finished game's returns
 :mod:`.notation`          the text form of a position read back
