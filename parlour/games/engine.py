@@ -71,10 +71,6 @@ class BatchedEngine(abc.ABC):
     STATE: ClassVar[tuple[str, ...]] = ()
     """The attributes that hold the games' state, each an array with a leading batch axis
     (what :meth:`copy_rows` copies; an engine that names none cannot be copied from)."""
-    SEARCH_ON_ENGINE: ClassVar[bool] = True
-    """Whether self-play searches on this engine by default (``self_play.play_games``
-    with ``search="auto"``), where it can: False where measured slower than the tree
-    searches."""
     opponents: ClassVar[tuple[str, ...]] = ("random",)
     """The batched players ``opponent_actions`` knows (parlour's policy names)."""
     simultaneous: ClassVar[bool]
@@ -308,6 +304,52 @@ class BatchedEngine(abc.ABC):
                 action=actions,
             )
         return array
+
+
+class SearchableEngine(BatchedEngine):
+    """An engine the vectorised search can run on (``parlour.baselines.engines.vector_puct``:
+    PUCT for many games at once, as array operations on working copies of the positions).
+
+    What the search needs beyond every engine's contract:
+
+    - ``STATE`` names every array of the games' state, so :meth:`copy_rows` copies a
+      root into the working rows at the start of every simulation;
+    - :meth:`deal` starts games with the chance the single game draws, each from its own
+      generator, so a self-play game does not depend on the row it plays in;
+    - where the game hides information, the engine is a :class:`DeterminizingEngine`;
+    - at a simultaneous step, two seats (the search keys a node's children by the joint
+      action of both; the search checks this against the game's options).
+
+    ``parlour.baselines.engines.vector_puct.search_refusal`` checks an engine class by
+    these types and says what is missing: self-play (which deals its games on the
+    engine) needs all of it and falls back to the tree search with a warning where
+    something is missing; a search from positions copied into an engine needs ``STATE``
+    (and the determinization) only.
+    """
+
+    SEARCH_ON_ENGINE: ClassVar[bool] = True
+    """Whether self-play searches on this engine by default (``self_play.play_games``
+    with ``search="auto"``): False where measured slower than the tree searches."""
+
+    @abc.abstractmethod
+    def deal(self, rows: np.ndarray, rngs: list[np.random.Generator]) -> None:
+        """Start the games ``rows`` with the deal ``game.new_initial_state(rngs[i])``
+        draws: the single game's chance, each game from its own generator."""
+
+
+class DeterminizingEngine(SearchableEngine):
+    """A searchable engine of a game that hides information: the search starts every
+    simulation from a fresh determinization of the searching seat's information."""
+
+    DETERMINIZE_DRAWS: ClassVar[int]
+    """The uniform floats one determinization of one game uses."""
+
+    @abc.abstractmethod
+    def determinize(self, rows: np.ndarray, seats: np.ndarray, draws: np.ndarray | list[np.random.Generator]) -> None:
+        """Redraw in games ``rows`` what seat ``seats[i]`` cannot see, uniformly among the
+        positions consistent with what it saw (as the rules' ``info_state(seat).sample``),
+        in place; ``draws``: each row's own ``DETERMINIZE_DRAWS`` uniform floats in
+        [0, 1) (``[k, DETERMINIZE_DRAWS]``), or its own generator to draw them from."""
 
 
 class OutputBuffers:

@@ -70,7 +70,7 @@ from parlour.games.double_card.board import (
     SEG_OTHER,
 )
 from parlour.games.double_card.rules import NUM_PLANES, DoubleCardGame, DoubleCardState
-from parlour.games.engine import BatchedEngine, BatchStep, OutputBuffers
+from parlour.games.engine import BatchStep, OutputBuffers, SearchableEngine
 
 if sys.byteorder != "little":  # pragma: no cover - the lanes are read as the words' bytes
     raise ImportError("parlour.games.double_card.engine needs a little-endian machine")
@@ -225,7 +225,7 @@ class _LazyFinalStep(BatchStep):
         self._final, self._pending = value, None
 
 
-class DoubleCardBatch(BatchedEngine):
+class DoubleCardBatch(SearchableEngine):
     """B Double Card games (options of ``DoubleCardGame``: ``max_moves``,
     ``recycle_rule``, ``first_player``; all supported).  ``step(actions)`` takes the
     movers' actions, shape ``(B,)``: placement ``(p - 1) * 96 + anchor``, or

@@ -44,7 +44,7 @@ import numpy as np
 
 from parlour.errors import IllegalActionError
 from parlour.games.bitmask import bits_list
-from parlour.games.engine import BatchedEngine, BatchStep
+from parlour.games.engine import BatchStep, DeterminizingEngine
 from parlour.games.tides_of_time.cards import (
     ALL_CARDS,
     DISCARD,
@@ -169,7 +169,7 @@ def _ascending_cards(masks: np.ndarray, count: int) -> np.ndarray:
     return np.argsort(-bits, axis=1, kind="stable")[:, :count] + 1
 
 
-class TidesOfTimeBatch(BatchedEngine):
+class TidesOfTimeBatch(DeterminizingEngine):
     """B Tides of Time games (every option of ``TidesOfTimeGame``: ``rounds`` 1 or 3,
     ``returns`` win_loss / score_difference, ``zero_ties_win``, ``maze_counts_sets``).
 

@@ -77,7 +77,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from parlour.errors import IllegalActionError
-from parlour.games.engine import BatchedEngine, BatchStep, OutputBuffers
+from parlour.games.engine import BatchedEngine, BatchStep, OutputBuffers, SearchableEngine
 from parlour.games.tribolo.board import EMPTY, NUM_PLAYERS, SYMBOLS, WALL
 from parlour.games.tribolo.rules import SETUP_ATTEMPTS, TriboloGame, TriboloState
 
@@ -290,7 +290,7 @@ class _Lanes:
         return plan
 
 
-class TriboloBatch(BatchedEngine):
+class TriboloBatch(SearchableEngine):
     """B Tribolo games (every option of ``TriboloGame``: ``width``, ``height``,
     ``walls``, ``start_cells``, ``returns``).  ``step(actions)`` takes the movers'
     cells, shape ``(B,)`` (action ``y * width + x``)."""
