@@ -52,7 +52,11 @@ import parlour
 from benchmarks.driver import header, medians, parser, quick_or, row, spread
 from benchmarks.random_play import Uniform, aec_playouts, parallel_playouts
 from parlour.envs import double_card_v0, goofspiel_v0, sticks_v0, tides_of_time_v0, tribolo_v0
-from parlour.vector import DoubleCardBatch, GoofspielBatch, SticksBatch, TidesOfTimeBatch, TriboloBatch
+from parlour.games.double_card import DoubleCardBatch
+from parlour.games.goofspiel import GoofspielBatch
+from parlour.games.sticks import SticksBatch
+from parlour.games.tides_of_time import TidesOfTimeBatch
+from parlour.games.tribolo import TriboloBatch
 
 G13 = dict(num_cards=13, prize_order="descending", tie_rule="discard")
 PGX = "REF pgx connect_four B=8192 (JAX, CPU)"

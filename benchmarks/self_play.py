@@ -6,7 +6,7 @@ interleaved in this process.
   of one row (what ``parlour train --algo alphazero`` did before issue 29: the searches
   are the same code, driven one position at a time);
 - **new**: ``self_play.play_games``: the games in lockstep: on the game's batched engine
-  with the vectorised search (``vector_search``, where the game has such an engine:
+  with the vectorised search (``vector_puct``, where the game has such an engine:
   Tides of Time and Double Card; a finished game's place taken by the next, so
   that the batch stays full), else the tree searches of all the games with every round
   of their simulations evaluated by one call of the network (padded to 16 rows).
@@ -39,7 +39,7 @@ from parlour.games import load_game
 from parlour.training import self_play
 from parlour.training.backends.alphazero import AlphaZeroSettings
 from parlour.training.config import choose_network
-from parlour.training.vector_search import applies
+from parlour.baselines.engines.vector_puct import applies
 from parlour.vector import ENGINES
 
 CASES = {

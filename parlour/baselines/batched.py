@@ -21,7 +21,7 @@ from collections.abc import Callable
 import numpy as np
 
 from parlour.baselines.policy import Policy
-from parlour.vector.base import BatchedEngine
+from parlour.games.engine import BatchedEngine
 
 
 class BatchedPolicy(abc.ABC):

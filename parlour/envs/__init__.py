@@ -2,15 +2,17 @@
 
 ``from parlour.envs import goofspiel_v0, sticks_v0``; each module has ``env``,
 ``raw_env`` and, for simultaneous games, ``parallel_env`` and ``raw_parallel_env``.
+Every registered game (``parlour.games.GAMES``) has its module ``<game>_v0`` here,
+imported with this package.
 """
 
-from parlour.envs import (
-    double_card_v0,
-    goofspiel_v0,
-    sticks_v0,
-    tides_of_time_v0,
-    tribolo_v0,
-)
-from parlour.envs.adapter import ParlourAECEnv, ParlourParallelEnv
+from importlib import import_module
 
-__all__ = ["ParlourAECEnv", "ParlourParallelEnv", "double_card_v0", "goofspiel_v0", "sticks_v0", "tides_of_time_v0", "tribolo_v0"]
+from parlour.envs.adapter import ParlourAECEnv, ParlourParallelEnv
+from parlour.games import GAMES
+
+ENV_MODULES = {name: import_module(f"{__name__}.{name}_v0") for name in GAMES}
+"""Each game's env module by the game's name (the module is also this package's
+attribute ``<game>_v0``)."""
+
+__all__ = ["ENV_MODULES", "ParlourAECEnv", "ParlourParallelEnv", *(f"{name}_v0" for name in GAMES)]

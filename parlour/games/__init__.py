@@ -1,29 +1,31 @@
-"""The games layer: pure rules, numpy only (the protocol is in ``base``).
+"""The games layer: pure rules, numpy only (the protocol is in ``base``, the batched
+engines' contract in ``engine``).
 
-``GAMES`` maps each game's name to its ``Game`` class; ``load_game(name, **config)``
-builds one.  See ``docs/games_protocol.md``.
+Each game is a package ``parlour/games/<game>/`` that declares its one registration,
+``ENTRY`` (a :class:`~parlour.games.entry.GameEntry`); ``GAME_PACKAGES`` lists those
+packages, the one list of games in the house.  ``ENTRIES`` and ``GAMES`` (each game's
+name to its ``Game`` class) are derived from it; ``load_game(name, **config)`` builds
+one.  See ``docs/games_protocol.md``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from importlib import import_module
 from importlib.metadata import entry_points
 from typing import Any
 
 from parlour.games.base import Game, GameInfo, Option, PerfectInfoState, State
-from parlour.games.double_card import DoubleCardGame
-from parlour.games.goofspiel import GoofspielGame
-from parlour.games.sticks import SticksGame
-from parlour.games.tides_of_time import TidesOfTimeGame
-from parlour.games.tribolo import TriboloGame
+from parlour.games.entry import GameEntry
 
-GAMES: dict[str, type[Game]] = {
-    DoubleCardGame.name: DoubleCardGame,
-    GoofspielGame.name: GoofspielGame,
-    SticksGame.name: SticksGame,
-    TidesOfTimeGame.name: TidesOfTimeGame,
-    TriboloGame.name: TriboloGame,
-}
+GAME_PACKAGES = ("double_card", "goofspiel", "sticks", "tides_of_time", "tribolo")
+"""The game packages (``parlour.games.<name>``), each declaring its ``ENTRY``: a new game
+is its folder and its name here."""
+
+ENTRIES: dict[str, GameEntry] = {entry.name: entry for entry in (import_module(f"{__name__}.{package}").ENTRY for package in GAME_PACKAGES)}
+"""Each game's registration by its name."""
+
+GAMES: dict[str, type[Game]] = {name: entry.game for name, entry in ENTRIES.items()}
 
 OPENSPIEL_PREFIX = "openspiel:"
 """Game names with this prefix are OpenSpiel games (``openspiel:connect_four``)."""
@@ -61,4 +63,4 @@ def load_game(name: str, /, **config: Any) -> Game:
     return cls(**config)
 
 
-__all__ = ["GAMES", "GAME_SOURCES", "OPENSPIEL_PREFIX", "Game", "GameInfo", "Option", "PerfectInfoState", "State", "load_game"]
+__all__ = ["ENTRIES", "GAMES", "GAME_PACKAGES", "GAME_SOURCES", "GameEntry", "OPENSPIEL_PREFIX", "Game", "GameInfo", "Option", "PerfectInfoState", "State", "load_game"]

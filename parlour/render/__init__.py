@@ -6,14 +6,19 @@ own hand face up, hidden cards face down), ``None`` everything (a spectator's vi
 the text form); ``last`` is the last move where the state does not keep it itself,
 ``(seat, action)`` or, for a simultaneous step, ``{seat: action}``.  Each game's module
 registers its drawing with :func:`register`, and with :func:`register_targets` which
-shapes choose which move (``move_targets``: the web page's clicks); this package imports
+shapes choose which move (``move_targets``: the web page's clicks); the module of each
+registered game (``parlour.games.GAMES``) is loaded when a picture is asked for.  This package imports
 the games only (and Pillow when a picture is rasterised).
 """
 
 from __future__ import annotations
 
+import functools
+import importlib
+import importlib.util
 from typing import Any
 
+from parlour.games import GAMES
 from parlour.games.base import State
 from parlour.render.drawing import Drawing
 from parlour.render.registry import PAINTERS, TARGETS, register, register_targets
@@ -43,9 +48,13 @@ def picture(state: State, seat: int | None = None, last: Any = None) -> Drawing:
     return painter(state, seat, last)
 
 
+@functools.cache
 def _load() -> None:
-    """Import the games' drawings (they register themselves)."""
-    from parlour.render import double_card, goofspiel, sticks, tides_of_time, tribolo  # noqa: F401
+    """Import the games' drawings, ``parlour.render.<game>`` for each registered game
+    that has one (they register themselves)."""
+    for name in GAMES:
+        if importlib.util.find_spec(f"{__name__}.{name}") is not None:
+            importlib.import_module(f"{__name__}.{name}")
 
 
 __all__ = ["Drawing", "has_picture", "move_targets", "picture", "register", "register_targets"]

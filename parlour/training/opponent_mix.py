@@ -38,7 +38,7 @@ from parlour.baselines.batched import BatchedPolicy, batched_policy
 from parlour.games.base import State
 from parlour.training.opponents import LEAGUE, SELF, Entry, describe_entries
 from parlour.training.policy_workers import PolicyJob, PolicyTable, PolicyWorkers
-from parlour.vector.base import BatchedEngine, uniform_legal
+from parlour.games.engine import BatchedEngine, uniform_legal
 from parlour.vector.seat_players import SeatPlayers
 
 LEARNER = -1

@@ -18,6 +18,7 @@ all comes from its seed, so a game is the same in any worker process.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -33,6 +34,7 @@ from parlour.baselines.learned.az_model import (
     NetworkEvaluator,
     PolicyValueNet,
     evaluate_together,
+    network_leaves,
     relative_values,
 )
 from parlour.errors import EndlessGame
@@ -66,26 +68,36 @@ class Examples:
 SEARCHES = ("auto", "tree", "vector")
 
 
+class TreeSearchFallback(UserWarning):
+    """Self-play with ``search="auto"`` plays with the tree search because the game's
+    batched engine lacks what the vectorised search needs (the warning says what)."""
+
+
 def play_games(game: Game, net: PolicyValueNet, settings: dict[str, Any], seeds: list[int],
                search: str = "auto", lockstep: int | None = None) -> list[tuple[Examples, np.ndarray]]:
     """Self-play games, one from each seed, with the network's search at every seat, all
     played at once: on a batched engine with the vectorised search where the game has
-    one that can (``vector_search.applies``), else with the tree search, every round of
+    one that can (``vector_puct.search_refusal``), else with the tree search (with a
+    ``TreeSearchFallback`` warning naming what the engine lacks), every round of
     the searches' simulations evaluating the positions they wait for in one call of the
     network (``puct.drive``).  Each game is the game its seed plays alone (``play_game``),
     whatever the other seeds; its examples and returns.  ``search``: ``"tree"`` or
     ``"vector"`` chooses (the two play different games from a seed: the same search,
     its random draws made in another order); ``lockstep``: at most this many games at once
     on the vectorised search (a finished game's place taken by the next)."""
-    from parlour.training.vector_search import applies
+    from parlour.baselines.engines.vector_puct import search_refusal
     from parlour.vector import ENGINES
 
     if search not in SEARCHES:
         raise ValueError(f"search must be one of {list(SEARCHES)}, got {search!r}")
-    if search == "vector" and not applies(game):
-        raise ValueError(f"{game.name}: no batched engine the vectorised search can run on")
+    engine = ENGINES.get(game.name)
+    refusal = search_refusal(engine, game) if search != "tree" else None
+    if search == "vector" and refusal is not None:
+        raise ValueError(f"{game.name}: no batched engine the vectorised search can run on: {refusal}")
+    if search == "auto" and refusal is not None:
+        warnings.warn(f"{game.name}'s self-play searches with the tree search: {refusal}", TreeSearchFallback, stacklevel=2)
     net = inference_network(net, settings.get("inference", "float32"))  # type: ignore[assignment]
-    if search == "vector" or (search == "auto" and applies(game) and ENGINES[game.name].SEARCH_ON_ENGINE):
+    if search == "vector" or (search == "auto" and refusal is None and engine.SEARCH_ON_ENGINE):  # type: ignore[union-attr]
         return _vector_games(game, net, settings, seeds, lockstep)
     return drive([_self_play(game, net, settings, seed) for seed in seeds], evaluate_together)
 
@@ -98,7 +110,7 @@ def _vector_games(game: Game, net: PolicyValueNet, settings: dict[str, Any], see
     (``VectorPUCT``).  The rest is ``_record_game``'s (the same examples, forced moves
     and opening temperature), each game drawing from its own generator only, so a game
     does not depend on which row it plays in or beside which others."""
-    from parlour.training.vector_search import VectorPUCT, network_leaves
+    from parlour.baselines.engines.vector_puct import VectorPUCT
     from parlour.vector import make_engine
 
     G, P, A = len(seeds), game.num_players, game.num_actions

@@ -3,7 +3,10 @@
 ``make_engine(name, num_envs, seed, **options)`` builds the engine of a game;
 ``parlour.vector.gym_env`` and ``parlour.vector.sb3_env`` turn one into a
 single-agent vector env for learners.  Observations, masks and returns are exactly
-the single-game engines' (tests/vector).
+the single-game engines' (tests/vector).  The engines themselves and their contract
+(``BatchedEngine``, ``parlour.games.engine``) live in the games layer, each in its
+game's package (``parlour.games.<game>.engine``); ``ENGINES`` is read from the games'
+registrations.
 """
 
 from __future__ import annotations
@@ -12,20 +15,11 @@ from typing import Any
 
 import numpy as np
 
-from parlour.vector.base import BatchedEngine, BatchStep, uniform_legal
-from parlour.vector.double_card import DoubleCardBatch
-from parlour.vector.goofspiel import GoofspielBatch
-from parlour.vector.sticks import SticksBatch
-from parlour.vector.tides_of_time import TidesOfTimeBatch
-from parlour.vector.tribolo import TriboloBatch
+from parlour.games import ENTRIES
+from parlour.games.engine import BatchedEngine, BatchStep, uniform_legal
 
-ENGINES: dict[str, type[BatchedEngine]] = {
-    DoubleCardBatch.game_name: DoubleCardBatch,
-    GoofspielBatch.game_name: GoofspielBatch,
-    SticksBatch.game_name: SticksBatch,
-    TidesOfTimeBatch.game_name: TidesOfTimeBatch,
-    TriboloBatch.game_name: TriboloBatch,
-}
+ENGINES: dict[str, type[BatchedEngine]] = {name: entry.engine for name, entry in ENTRIES.items() if entry.engine is not None}
+"""Each game's batched engine class, by the game's name."""
 
 
 def make_engine(name: str, num_envs: int, seed: int | np.random.Generator | None = None, *, autoreset: bool = True, **options: Any) -> BatchedEngine:
@@ -37,5 +31,4 @@ def make_engine(name: str, num_envs: int, seed: int | np.random.Generator | None
     return cls(num_envs, seed, autoreset=autoreset, **options)
 
 
-__all__ = ["ENGINES", "BatchStep", "BatchedEngine", "DoubleCardBatch", "GoofspielBatch", "SticksBatch", "TidesOfTimeBatch",
-           "TriboloBatch", "make_engine", "uniform_legal"]
+__all__ = ["ENGINES", "BatchStep", "BatchedEngine", "make_engine", "uniform_legal"]

@@ -38,7 +38,7 @@ from gymnasium.vector.utils import batch_space
 
 from parlour.errors import IllegalActionError, illegal_mode
 from parlour.vector import make_engine
-from parlour.vector.base import BatchedEngine
+from parlour.games.engine import BatchedEngine
 from parlour.vector.seat_players import EnginePlayer, SeatPlayers
 
 MAX_REDEALS = 1000

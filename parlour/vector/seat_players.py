@@ -18,7 +18,7 @@ import abc
 
 import numpy as np
 
-from parlour.vector.base import BatchedEngine
+from parlour.games.engine import BatchedEngine
 
 
 class SeatPlayers(abc.ABC):

@@ -1,4 +1,4 @@
-"""The vectorised PUCT (``parlour.training.vector_search``) is ``PUCT``: with the same
+"""The vectorised PUCT (``parlour.baselines.engines.vector_puct``) is ``PUCT``: with the same
 evaluation of every position and no noise, its searches of a perfect-information game
 find exactly the visit counts of the tree search (turn-based: sticks; simultaneous:
 Goofspiel with public bids and a fixed prize order); with hidden information (Tides of
@@ -17,7 +17,8 @@ from parlour.baselines.engines.puct import PUCT  # noqa: E402
 from parlour.baselines.learned.az_model import PolicyValueNet  # noqa: E402
 from parlour.errors import EndlessGame
 from parlour.games import load_game  # noqa: E402
-from parlour.training.vector_search import VectorPUCT, network_leaves, random_playouts  # noqa: E402
+from parlour.baselines.engines.vector_puct import VectorPUCT, random_playouts  # noqa: E402
+from parlour.baselines.learned.az_model import network_leaves  # noqa: E402
 from parlour.vector import make_engine  # noqa: E402
 
 

@@ -1,4 +1,4 @@
-"""The differential harness of the engine contract (``parlour.vector.base.BatchedEngine``),
+"""The differential harness of the engine contract (``parlour.games.engine.BatchedEngine``),
 shared by the conformance tests (``test_engine_contract*.py``) and the engine-specific
 tests of each game: the configurations and option strategies of every engine, a
 :class:`Lockstep` that steps an engine and one single-game rules state per game with

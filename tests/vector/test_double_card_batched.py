@@ -19,7 +19,8 @@ from helpers import DOUBLE_CARD_SETUP_24
 from parlour.errors import IllegalActionError
 from parlour.games import load_game
 from parlour.games.double_card import PICK_BASE
-from parlour.vector import DoubleCardBatch, make_engine
+from parlour.games.double_card import DoubleCardBatch
+from parlour.vector import make_engine
 
 # from tests/games/test_double_card_rules.py: after the 24th move (D12-E12) every other card
 # has a card resting on it, so the next player cannot take any card: a draw
@@ -113,7 +114,7 @@ def test_bad_options() -> None:
 
 
 def test_row_shift_matches_slices() -> None:
-    from parlour.vector.double_card import _row_shift
+    from parlour.games.double_card.engine import _row_shift
 
     rows = np.random.default_rng(0).integers(0, 256, (5, 12), dtype=np.uint8)
     for by, fill in ((1, 0xFF), (-1, 0), (-2, 0), (2, 7)):

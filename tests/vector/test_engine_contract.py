@@ -1,4 +1,4 @@
-"""The contract every batched engine keeps (``parlour.vector.base.BatchedEngine``), one
+"""The contract every batched engine keeps (``parlour.games.engine.BatchedEngine``), one
 differential suite over ``ENGINES`` (this file and ``test_engine_contract_batch.py``,
 on the harness in ``conformance.py``): each engine, under several configurations of
 its game and under any options (hypothesis), steps games in lockstep with the

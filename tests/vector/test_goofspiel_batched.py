@@ -13,7 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from parlour.errors import IllegalActionError
-from parlour.vector import GoofspielBatch, make_engine
+from parlour.games.goofspiel import GoofspielBatch
+from parlour.vector import make_engine
 
 
 @pytest.mark.parametrize(

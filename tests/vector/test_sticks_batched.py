@@ -10,7 +10,8 @@ import pytest
 from conformance import assert_refused
 
 from parlour.errors import IllegalActionError
-from parlour.vector import SticksBatch, make_engine
+from parlour.games.sticks import SticksBatch
+from parlour.vector import make_engine
 
 
 @pytest.mark.parametrize(

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from parlour.vector.tides_of_time import TidesOfTimeBatch
+from parlour.games.tides_of_time.engine import TidesOfTimeBatch
 
 B = 48
 

@@ -23,8 +23,9 @@ from parlour.games.tides_of_time import (
     score_kingdoms,
     score_masks,
 )
-from parlour.vector import TidesOfTimeBatch, make_engine
-from parlour.vector.tides_of_time import card_points
+from parlour.games.tides_of_time import TidesOfTimeBatch
+from parlour.vector import make_engine
+from parlour.games.tides_of_time.engine import card_points
 
 
 @pytest.mark.parametrize(("zero_ties_win", "maze_counts_sets"), [(True, False), (False, True)])

@@ -15,7 +15,8 @@ from conformance import Lockstep, assert_refused, random_play
 
 from parlour.baselines.players.tribolo import GreedyCells
 from parlour.errors import IllegalActionError
-from parlour.vector import TriboloBatch, make_engine
+from parlour.games.tribolo import TriboloBatch
+from parlour.vector import make_engine
 
 
 def play_in_lockstep(opts: dict, num_envs: int, seed: int, steps: int, few_games: int | None = None, load: bool = False) -> int:

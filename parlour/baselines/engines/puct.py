@@ -42,6 +42,14 @@ What this adds to textbook AlphaZero, and why:
 
 Deterministic: the same evaluator, root and generator give the same visit counts.
 
+**One search, two forms.**  ``vector_puct.VectorPUCT`` is this search over arrays, many
+games at once on a batched engine.  What the two share is here and used by both: the
+default exploration (:data:`EXPLORATION`), the settings' checks
+(:func:`check_settings`), the root noise (:func:`mix_noise`), the temperature
+(:func:`sharpen`) and the final choice (:func:`most_visited`); the selection formula
+above is written twice, over Python floats here (the tree's inner loop, where a numpy
+call per action would cost more than the arithmetic) and over arrays there.
+
 **Many searches, one evaluator call.**  The search is written as a generator
 (:meth:`PUCT.searching`) that *yields* each position it needs evaluated, a
 :data:`Request`, and is sent the :data:`Evaluation` back; :meth:`PUCT.search` drives it
@@ -77,6 +85,48 @@ to move)``; the position is left as it is until the evaluation is sent back."""
 Searching = Generator[Request, Evaluation, Any]
 """A search in progress (:meth:`PUCT.searching`), or anything built on searches (a
 self-play game): it yields requests, is sent their evaluations, and returns its result."""
+
+
+EXPLORATION = 1.5
+"""The default exploration constant ``c`` of both forms of the search."""
+
+
+def check_settings(c: float, noise: tuple[float, float] | None, gumbel: Gumbel | None) -> None:
+    """``ValueError`` for settings the search refuses: a negative ``c``, noise outside
+    ``(alpha_total > 0, fraction in [0, 1])``, or noise and a Gumbel root together."""
+    if c < 0:
+        raise ValueError(f"PUCT exploration constant c must be >= 0, got {c}")
+    if noise is not None and not (noise[0] > 0 and 0 <= noise[1] <= 1):
+        raise ValueError(f"PUCT noise must be (alpha_total > 0, fraction in [0, 1]), got {noise}")
+    if noise is not None and gumbel is not None:
+        raise ValueError("PUCT takes Dirichlet noise or a Gumbel root, not both (the Gumbel draws are its exploration)")
+
+
+def mix_noise(prior: np.ndarray, total: float, alpha_total: float, fraction: float, rng: np.random.Generator) -> np.ndarray:
+    """The root's priors of the legal actions (``prior``, summing to ``total``) mixed with
+    Dirichlet noise: ``(1 - fraction) * prior / total + fraction * eta``, ``eta`` drawn
+    with ``alpha_total / len(prior)`` per action (AlphaZero's alpha scaled to the legal
+    moves)."""
+    eta = rng.dirichlet([alpha_total / len(prior)] * len(prior))
+    return (1 - fraction) * prior / total + fraction * eta
+
+
+def sharpen(counts: np.ndarray, temperature: float) -> np.ndarray:
+    """Visit counts (or improved policies) raised to ``1 / temperature`` and normalised
+    along the last axis: the search policy at a temperature above 0 (uniform where the
+    raised counts are all 0)."""
+    counts = counts ** (1.0 / temperature)
+    total = counts.sum(axis=-1, keepdims=True)
+    if (total == 0).any():
+        counts = np.where(total == 0, 1.0, counts)
+        total = counts.sum(axis=-1, keepdims=True)
+    return counts / total
+
+
+def most_visited(legal: Sequence[int], visits: Any, prior: Any) -> int:
+    """The root's move: the legal action with the most visits, ties to the higher prior,
+    then the lower action (``visits[a]``, ``prior[a]``)."""
+    return max(legal, key=lambda a: (visits[a], prior[a], -a))
 
 
 def drive(tasks: Sequence[Searching], evaluate_many: Callable[[list[Request]], list[Evaluation]]) -> list[Any]:
@@ -157,10 +207,7 @@ class SearchResult:
             return pi
         weights = self.improved if self.improved is not None else self.visits
         actions = list(weights)
-        counts = np.array([weights[a] for a in actions], dtype=np.float64) ** (1.0 / temperature)
-        if counts.sum() == 0:
-            counts[:] = 1.0
-        pi[actions] = counts / counts.sum()
+        pi[actions] = sharpen(np.array([weights[a] for a in actions], dtype=np.float64), temperature)
         return pi
 
 
@@ -172,14 +219,9 @@ class PUCT:
     sampling and sequential halving instead (``engines.gumbel``; then no Dirichlet noise:
     the Gumbel draws are its exploration)."""
 
-    def __init__(self, evaluator: Evaluator, num_actions: int, c: float = 1.5, noise: tuple[float, float] | None = None,
+    def __init__(self, evaluator: Evaluator, num_actions: int, c: float = EXPLORATION, noise: tuple[float, float] | None = None,
                  gumbel: Gumbel | None = None) -> None:
-        if c < 0:
-            raise ValueError(f"PUCT exploration constant c must be >= 0, got {c}")
-        if noise is not None and not (noise[0] > 0 and 0 <= noise[1] <= 1):
-            raise ValueError(f"PUCT noise must be (alpha_total > 0, fraction in [0, 1]), got {noise}")
-        if noise is not None and gumbel is not None:
-            raise ValueError("PUCT takes Dirichlet noise or a Gumbel root, not both (the Gumbel draws are its exploration)")
+        check_settings(c, noise, gumbel)
         self.evaluator = evaluator
         self.num_actions = num_actions
         self.c = c
@@ -220,7 +262,7 @@ class PUCT:
         edges = root.edges
         visits = {a: (edges[base + a][0] if base + a in edges else 0) for a in legal}
         prior = root.priors[player]
-        action = max(legal, key=lambda a: (visits[a], prior[a], -a))
+        action = most_visited(legal, visits, prior)
         edge = edges.get(base + action)
         value = edge[1] / edge[0] if edge and edge[0] else root.value[player]
         return SearchResult(visits, action, value, simulations)
@@ -248,10 +290,10 @@ class PUCT:
         alpha_total, fraction = self.noise
         legal = state.legal_actions(player)
         prior = root.priors[player]
-        total = sum(prior[a] for a in legal) or 1.0
-        noise = rng.dirichlet([alpha_total / len(legal)] * len(legal))
-        for a, eta in zip(legal, noise.tolist()):
-            prior[a] = (1 - fraction) * prior[a] / total + fraction * eta
+        total = sum(prior[a] for a in legal) or 1.0  # (Python's sum, as this search has always made it)
+        mixed = mix_noise(np.array([prior[a] for a in legal], dtype=np.float64), total, alpha_total, fraction, rng)
+        for a, value in zip(legal, mixed.tolist()):
+            prior[a] = value
 
     def _gumbel_root(self, first: State, sample: Callable[[], State], root: Node, player: int, legal: list[int],
                      simulations: int, rng: np.random.Generator) -> Generator[Request, Evaluation, SearchResult]:

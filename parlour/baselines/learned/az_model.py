@@ -33,12 +33,14 @@ from torch import nn
 
 from parlour.atomic import replace_atomic
 from parlour.baselines.engines.puct import random_rollout
+from parlour.baselines.engines.vector_puct import Leaves, random_playouts
 from parlour.baselines.learned.board_layers import board_trunk, cell_value_layers
 from parlour.baselines.learned.networks import BoardCNN
 from parlour.baselines.learned.numpy_mlp import NumpyMLP
 from parlour.baselines.learned.ppo import META_ENTRY, check_model_game, model_meta, read_model_meta
 from parlour.errors import DamagedFileError
 from parlour.games.base import Game, State
+from parlour.games.engine import BatchedEngine
 
 WEIGHTS_ENTRY = "weights.pt"
 KIND = "alphazero"
@@ -180,6 +182,36 @@ def run_network(net: PolicyValueNet, observations: np.ndarray | list[np.ndarray]
         logits, values = net(torch.from_numpy(batch).to(device_of(net)))
         probs = torch.softmax(logits.double(), dim=1).cpu().numpy()
     return probs[:count], values.double().cpu().numpy()[:count]
+
+
+def network_leaves(net: PolicyValueNet, rollout_mix: float = 0.0, max_steps: int = 0) -> Leaves:
+    """Leaf evaluations by ``net``: each mover's observation gives its priors and values
+    relative to it (made absolute, and averaged over the movers at a simultaneous step,
+    as ``NetworkEvaluator`` does); ``rollout_mix`` mixes in one random playout per leaf
+    (of at most ``max_steps`` steps: the game's ``max_game_length``).  The vectorised
+    search's (``vector_puct``) counterpart of :class:`NetworkEvaluator`."""
+
+    def evaluate(engine: BatchedEngine, rows: np.ndarray, movers: np.ndarray, draws: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        k, M = movers.shape
+        P = engine.num_players
+        observations = engine.observations_of(rows)  # [k, P, *shape]
+        batch = observations[np.arange(k)[:, None], movers].reshape(k * M, *observations.shape[2:])
+        probs, relative = run_network(net, batch, SEARCH_BATCH)
+        relative = relative.reshape(k, M, P)
+        # absolute[..., j] = relative[..., (j - observer) % P]
+        index = (np.arange(P)[None, None, :] - movers[:, :, None]) % P
+        absolute = np.take_along_axis(relative, index, axis=2)
+        values = absolute[:, 0] if M == 1 else absolute.sum(axis=1) / M
+        if rollout_mix:
+            values = (1 - rollout_mix) * values + rollout_mix * random_playouts(engine, rows, draws.reshape(k, max_steps, -1))
+        return probs.reshape(k, M, -1), values
+
+    evaluate.leaf_draws = 0  # type: ignore[attr-defined]
+    if rollout_mix:
+        if max_steps < 1:
+            raise ValueError("a playout needs max_steps, the game's longest")
+        evaluate.leaf_draws = max_steps * 2  # type: ignore[attr-defined]  (a float per mover and step; two seats at most)
+    return evaluate
 
 
 class InferenceCopy(nn.Module):

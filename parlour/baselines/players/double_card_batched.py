@@ -23,7 +23,7 @@ from parlour.baselines.batched import BatchedPolicy, register_batched
 from parlour.baselines.players.double_card import H1_SCAN, REPORT_WEIGHTS, SQUASH
 from parlour.baselines.policy import Policy
 from parlour.games.double_card import CELLS, COLS, ROWS
-from parlour.vector.double_card import DoubleCardBatch
+from parlour.games.double_card.engine import DoubleCardBatch
 
 WEIGHTS = {"h1": REPORT_WEIGHTS, "h1-w1": (5.0, 0.2, -5.0, -0.2), "h1-w3": (5.0, 0.2, -15.0, -0.2)}
 """The h1 evaluations this form plays, by name: the weights of ``_per_seat``."""

@@ -12,12 +12,15 @@ The package splits what a reader looks for:
                           wins, returns, the observation tensor
 :mod:`.notation`          the move notation (``0 5 A 2``, ``F 2 F 3 3 A 2``) and the text form
                           of a position, with its parser
+:mod:`.engine`            ``DoubleCardBatch``, B games at once in numpy
 ========================  ==================================================================
 
 Every public name is re-exported here: ``from parlour.games.double_card import
 DoubleCardGame, DoubleCardState, LINES, ...``.
 """
 
+from parlour.games.entry import GameEntry
+from parlour.games.double_card.engine import DoubleCardBatch
 from parlour.games.double_card.board import (
     CARDS,
     CELLS,
@@ -56,7 +59,12 @@ from parlour.games.double_card.board import (
 from parlour.games.double_card.notation import parse_notation
 from parlour.games.double_card.rules import NUM_PLANES, DoubleCardGame, DoubleCardState
 
+ENTRY = GameEntry(DoubleCardGame, DoubleCardBatch)
+"""The game's registration (``parlour.games.entry``)."""
+
 __all__ = [
+    "ENTRY",
+    "DoubleCardBatch",
     "CARDS",
     "CELLS",
     "COLS",

@@ -10,16 +10,20 @@ The package splits what a reader looks for, as ``parlour.games.double_card`` doe
 
 ========================  ==================================================================
 :mod:`.rules`             ``GoofspielGame`` and ``GoofspielState``: options, the bid, the
-                          returns, the observation tensor
+                          returns
+:mod:`.observation`       the observation vector, built once and updated after each round
 :mod:`.information`       ``GoofspielInfoState``: what a seat knows, and states sampled from it
 :mod:`.scoring`           who takes a round, what it settles, a finished game's returns
 :mod:`.notation`          the text form of a position read back
+:mod:`.engine`            ``GoofspielBatch``, B games at once in numpy
 ========================  ==================================================================
 
 Every public name is re-exported here: ``from parlour.games.goofspiel import
 GoofspielGame, GoofspielState, GoofspielInfoState, settle_round, ...``.
 """
 
+from parlour.games.entry import GameEntry
+from parlour.games.goofspiel.engine import GoofspielBatch
 from parlour.games.goofspiel.information import GoofspielInfoState
 from parlour.games.goofspiel.rules import (
     MAX_CARD,
@@ -36,7 +40,12 @@ from parlour.games.goofspiel.scoring import (
     settle_round,
 )
 
+ENTRY = GameEntry(GoofspielGame, GoofspielBatch)
+"""The game's registration (``parlour.games.entry``)."""
+
 __all__ = [
+    "ENTRY",
+    "GoofspielBatch",
     "MAX_CARD",
     "MAX_PLAYERS",
     "PRIZE_ORDERS",

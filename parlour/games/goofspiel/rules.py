@@ -1,7 +1,7 @@
 """Goofspiel's rules: the game and its options, a position, the simultaneous bid, the
-returns and the observation (docs/goofspiel.md).  The information state is in
-:mod:`.information`, the scoring shared with it in :mod:`.scoring`, the text form's
-parser in :mod:`.notation`.
+returns (docs/goofspiel.md).  The information state is in :mod:`.information`, the
+scoring shared with it in :mod:`.scoring`, the observation's encoding in
+:mod:`.observation`, the text form's parser in :mod:`.notation`.
 
 The hot path keeps each hand as an int bitmask (bit ``a`` = card ``a + 1``) and
 allocates nothing per step beyond the history tuple, because every playout, search
@@ -36,6 +36,7 @@ from parlour.games.bitmask import (  # SET_BITS_MEMO: read directly on the hot p
 )
 from parlour.games.goofspiel import notation
 from parlour.games.goofspiel.information import GoofspielInfoState
+from parlour.games.goofspiel.observation import bit_vector, build_observation, update_observations
 from parlour.games.goofspiel.scoring import points_to_returns
 
 PRIZE_ORDERS = ("random", "descending", "ascending")
@@ -47,42 +48,6 @@ MAX_CARD = 1000
 200).  The observation, the picture and a game's time grow with players x cards: at
 10 x 1000, 34,012 floats, a 2.4 MB picture and a random game in under a second; at the
 former limit of 64 players, 196,066 floats, a 15 MB picture and 6 s (docs/goofspiel.md)."""
-
-
-_VECTORS: dict[tuple[int, int, type], np.ndarray] = {}
-_PRIZE_VECTORS: dict[tuple[tuple[int, ...], int], np.ndarray] = {}
-
-
-def _bit_vector(mask: int, length: int, dtype: type) -> np.ndarray:
-    """Read-only 0/1 vector of the bits of ``mask`` (memoised; copy before changing)."""
-    key = (mask, length, dtype)
-    vector = _VECTORS.get(key)
-    if vector is None:
-        vector = np.zeros(length, dtype=dtype)
-        vector[list(set_bits(mask))] = 1
-        vector.flags.writeable = False
-        if len(_VECTORS) > 200_000:
-            _VECTORS.clear()
-        _VECTORS[key] = vector
-    return vector
-
-
-def _prize_vector(prizes: tuple[int, ...], round_: int) -> np.ndarray:
-    """One-hot of the current prize, then 0/1 of the prizes still to come (memoised)."""
-    key = (prizes, round_)
-    vector = _PRIZE_VECTORS.get(key)
-    if vector is None:
-        n = len(prizes)
-        vector = np.zeros(2 * n, dtype=np.float32)
-        if round_ < n:
-            vector[prizes[round_] - 1] = 1.0
-            for prize in prizes[round_ + 1 :]:
-                vector[n + prize - 1] = 1.0
-        vector.flags.writeable = False
-        if len(_PRIZE_VECTORS) > 100_000:
-            _PRIZE_VECTORS.clear()
-        _PRIZE_VECTORS[key] = vector
-    return vector
 
 
 class GoofspielGame(Game):
@@ -334,7 +299,7 @@ class GoofspielState(State):
             mask = self.hands[player]
             vector = self.game._masks.get(mask)
             if vector is None:
-                vector = _bit_vector(mask, self.game.info.num_actions, np.int8)
+                vector = bit_vector(mask, self.game.info.num_actions, np.int8)
                 if len(self.game._masks) < 1 << 16:
                     self.game._masks[mask] = vector
             return vector.copy()
@@ -502,80 +467,14 @@ class GoofspielState(State):
     def _build_observation(self, player: int) -> np.ndarray:
         """The observation of ``player`` built from scratch (``observation_tensor``'s layout)."""
         game = self.game
-        players, a, n = game.num_players, game.num_actions, game.num_cards
-        scale = 1.0 / game.total_prize
-        hands = self.hands
-        parts = [_bit_vector(hands[player], a, np.float32)]
-        hidden = game.config["imperfect_info"]
-        if hidden:
-            parts.append(np.zeros((players - 1) * a, dtype=np.float32))
-        else:
-            parts.extend(_bit_vector(hands[(player + k) % players], a, np.float32) for k in range(1, players))
-        parts.append(_prize_vector(self.prizes, self.round))
-        points = self.points
-        parts.append(
-            np.array(
-                [self.pot * scale]
-                + [points[(player + k) % players] * scale for k in range(players)]
-                + [self.round / n]
-                + self._history_features(player, hidden),
-                dtype=np.float32,
-            )
-        )
-        return np.concatenate(parts)
+        return build_observation(player, self.hands, self.prizes, self.round, self.pot, self.points, self.bids, self.winners,
+                                 game.num_actions, game.total_prize, game.config["imperfect_info"])
 
     def _update_observations(self, r: int, bids: tuple[int, ...], winner: int) -> None:
-        """Bring every built observation up to date after round ``r`` (``bids``, ``winner``):
-        the same values ``_build_observation`` computes, written into the few entries the
-        round changed (tests compare with fresh builds).
-
-        The writes go through a memoryview of each vector, one float32 at a time: for the
-        dozen entries a round changes that is about twice as fast as one numpy fancy
-        assignment (which first turns its index and value lists into arrays), and the
-        float64 -> float32 rounding is the same C cast."""
+        """Bring every built observation up to date after round ``r`` (``bids``, ``winner``)."""
         game = self.game
-        players, a, n = len(self.hands), game.info.num_actions, len(self.prizes)
-        scale = 1.0 / game.total_prize
-        seen = 1 if game.config["imperfect_info"] else players
-        prizes, points = self.prizes, self.points
-        prize_at = players * a  # current prize one-hot, then the prizes to come
-        pot_at = prize_at + 2 * n
-        base = pot_at + 2 + players + r * (2 * players + 2)  # round r's history block
-        prize, following = prizes[r], (prizes[r + 1] if r + 1 < n else 0)
-        pot, done, prize_value = self.pot * scale, self.round / n, prize / n
-        values = [points[seat] * scale for seat in range(players)]
-        for player, (_, view) in self._obs.items():
-            view[prize_at + prize - 1] = 0.0
-            view[pot_at] = pot
-            view[pot_at + 1 + players] = done
-            view[base + players] = prize_value
-            view[base + players + 1 + (0 if winner < 0 else 1 + (winner - player) % players)] = 1.0
-            if following:
-                view[prize_at + following - 1] = 1.0
-                view[prize_at + n + following - 1] = 0.0
-            for k in range(players):
-                seat = player + k if player + k < players else player + k - players
-                view[pot_at + 1 + k] = values[seat]
-                if k < seen:
-                    bid = bids[seat]
-                    view[k * a + bid] = 0.0
-                    view[base + k] = (bid + 1) / a
-
-    def _history_features(self, player: int, hidden: bool) -> list[float]:
-        """Per round (N blocks of 2P + 2): the bids as card / num_actions, own first
-        (0 when hidden or not yet played); the prize / N; the winner one-hot
-        (tie, own, next seat, ...)."""
-        players, n, a = len(self.hands), len(self.prizes), self.game.info.num_actions
-        width = 2 * players + 2
-        values = [0.0] * (n * width)
-        for r, bids in enumerate(self.bids):
-            base = r * width
-            for k in range(1 if hidden else players):
-                values[base + k] = (bids[(player + k) % players] + 1) / a
-            values[base + players] = self.prizes[r] / n
-            winner = self.winners[r]
-            values[base + players + 1 + (0 if winner < 0 else 1 + (winner - player) % players)] = 1.0
-        return values
+        update_observations(self._obs, r, bids, winner, self.hands, self.prizes, self.round, self.pot, self.points,
+                            game.info.num_actions, game.total_prize, game.config["imperfect_info"])
 
     def action_to_text(self, action: int) -> str:
         if not 0 <= action < self.game.num_actions:

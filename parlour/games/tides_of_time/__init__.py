@@ -22,10 +22,13 @@ memoised on the two kingdoms, the only thing they depend on.
 The package splits what a reader looks for, as ``parlour.games.double_card`` does:
 :mod:`.cards` (cards, suits, scoring tables, phases), :mod:`.scoring`, :mod:`.rules`
 (``TidesOfTimeGame``, ``TidesOfTimeState``), :mod:`.information` (``TidesInfoState``,
-the observation layout) and :mod:`.notation` (the text form).  Every public name is
-re-exported here.
+the observation layout), :mod:`.notation` (the text form) and :mod:`.engine`
+(``TidesOfTimeBatch``, B games at once in numpy).  Every public name is re-exported
+here, with the game's registration ``ENTRY``.
 """
 
+from parlour.games.entry import GameEntry
+from parlour.games.tides_of_time.engine import TidesOfTimeBatch
 from parlour.games.tides_of_time.cards import (
     ALL_CARDS,
     CARDS,
@@ -79,4 +82,7 @@ from parlour.games.tides_of_time.scoring import (
     score_round,
 )
 
-__all__ = ['ALL_CARDS', 'CARDS', 'Card', 'DISCARD', 'DRAFT', 'EYE', 'G', 'HAND_SIZE', 'L', 'MAJORITY_SCORING', 'MAZE', 'MOLEHILL', 'NEST', 'NUM_CARDS', 'OBS_LAYOUT', 'OBS_SIZE', 'OVER', 'P', 'PHASES', 'PLANES', 'PORT', 'RELIC', 'RETURN_TYPES', 'ROOF', 'S', 'SCORE_SCALE', 'SET_SCORING', 'SUITS', 'SUIT_OF', 'T', 'TidesInfoState', 'TidesOfTimeGame', 'TidesOfTimeState', 'card_label', 'cards_text', 'check_deck', 'info_state_of', 'named_cards', 'score_breakdown', 'score_kingdoms', 'score_many', 'score_masks', 'score_round', 'text_to_action']
+ENTRY = GameEntry(TidesOfTimeGame, TidesOfTimeBatch)
+"""The game's registration (``parlour.games.entry``)."""
+
+__all__ = ['ENTRY', 'TidesOfTimeBatch', 'ALL_CARDS', 'CARDS', 'Card', 'DISCARD', 'DRAFT', 'EYE', 'G', 'HAND_SIZE', 'L', 'MAJORITY_SCORING', 'MAZE', 'MOLEHILL', 'NEST', 'NUM_CARDS', 'OBS_LAYOUT', 'OBS_SIZE', 'OVER', 'P', 'PHASES', 'PLANES', 'PORT', 'RELIC', 'RETURN_TYPES', 'ROOF', 'S', 'SCORE_SCALE', 'SET_SCORING', 'SUITS', 'SUIT_OF', 'T', 'TidesInfoState', 'TidesOfTimeGame', 'TidesOfTimeState', 'card_label', 'cards_text', 'check_deck', 'info_state_of', 'named_cards', 'score_breakdown', 'score_kingdoms', 'score_many', 'score_masks', 'score_round', 'text_to_action']

@@ -25,12 +25,15 @@ The package splits what a reader looks for, as ``parlour.games.double_card`` doe
 :mod:`.symmetry`          the board's mirror images and rotations
 :mod:`.notation`          cell names, the text form of a position and its parser, the
                           terminal view
+:mod:`.engine`            ``TriboloBatch``, B games at once in numpy
 ========================  ==================================================================
 
 Every public name is re-exported here: ``from parlour.games.tribolo import
 TriboloGame, TriboloState, Geometry, SYMBOLS, ...``.
 """
 
+from parlour.games.entry import GameEntry
+from parlour.games.tribolo.engine import TriboloBatch
 from parlour.games.tribolo.board import (
     DIRECTIONS,
     EMPTY,
@@ -56,7 +59,12 @@ from parlour.games.tribolo.rules import SETUP_ATTEMPTS, TriboloGame, TriboloStat
 from parlour.games.tribolo.scoring import RETURN_TYPES, counts_to_returns
 from parlour.games.tribolo.symmetry import board_symmetries
 
+ENTRY = GameEntry(TriboloGame, TriboloBatch)
+"""The game's registration (``parlour.games.entry``)."""
+
 __all__ = [
+    "ENTRY",
+    "TriboloBatch",
     "DIRECTIONS",
     "EMPTY",
     "MAX_CELLS",

@@ -1,4 +1,5 @@
-"""Pick-up sticks: a single-pile subtraction game (rules: docs/sticks.md).
+"""Pick-up sticks' rules: ``SticksGame`` (options, the start) and ``SticksState`` (the
+move, the winner, the returns); rules in docs/sticks.md.
 
 Two players alternate taking 1..``max_take`` sticks from one pile; under ``misere``
 (the default, the rule of the 2007 minimax tutorial the game comes from) whoever
@@ -12,7 +13,6 @@ perfect play exactly when ``sticks % (max_take + 1) == 1`` (misère) or ``== 0``
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import numpy as np
@@ -25,8 +25,9 @@ from parlour.games.base import (
     PerfectInfoState,
     State,
     check_int,
-    shown,
 )
+from parlour.games.sticks.notation import action_text, check_written, parse_position, position_text, text_action
+from parlour.games.sticks.observation import observation_vector
 
 
 MAX_STICKS = 1000
@@ -101,37 +102,10 @@ class SticksGame(Game):
         return SticksState(self, sticks, 0)
 
     def state_from_text(self, text: str) -> SticksState:
-        match = _TEXT.fullmatch(text.strip())
-        if not match:
-            raise ValueError(
-                f"malformed sticks position {shown(text)}; expected e.g. "
-                f"'7 sticks | player_1 to move', '1 stick | player_0 to move' or "
-                f"'0 sticks | player_0 took the last stick'"
-            )
-        sticks, seat, verb = int(match["sticks"]), int(match["seat"]), match["verb"]
-        if sticks > self.num_sticks or seat > 1:
-            raise ValueError(
-                f"position {shown(text)} does not fit this game: at most {self.num_sticks} "
-                f"sticks and seats player_0, player_1"
-            )
-        if (sticks == 0) != (verb == "took the last stick"):
-            raise ValueError(
-                f"malformed sticks position {shown(text)}: 'to move' needs sticks left, "
-                f"'took the last stick' needs 0 sticks"
-            )
-        to_move = seat if sticks else 1 - seat
+        sticks, to_move = parse_position(text, self.num_sticks)
         state = SticksState(self, sticks, to_move)
-        if state.to_text() not in (text.strip(), _OLD_ONE.sub("1 stick ", text.strip())):
-            raise ValueError(f"malformed sticks position {shown(text)}; did you mean {state.to_text()!r}?")
+        check_written(text, state.to_text())
         return state
-
-
-_TEXT = re.compile(
-    r"(?P<sticks>\d+) sticks? \| player_(?P<seat>\d) (?P<verb>to move|took the last stick)"
-    r"(?: \| player_\d wins)?"
-)
-_OLD_ONE = re.compile(r"^1 sticks ")
-"""One stick left was once written ``1 sticks``; ``state_from_text`` still reads that form."""
 
 
 def losing_position(sticks: int, max_take: int, misere: bool) -> bool:
@@ -198,29 +172,13 @@ class SticksState(State):
 
     def observation_tensor(self, player: int) -> np.ndarray:
         """[sticks left, max_take, one-hot of sticks left (length num_sticks + 1)]."""
-        obs = np.zeros(self.game.observation_shape, dtype=np.float32)
-        obs[0] = self.sticks
-        obs[1] = self.game.max_take
-        obs[2 + self.sticks] = 1.0
-        return obs
+        return observation_vector(self.sticks, self.game.max_take, self.game.observation_shape)
 
     def action_to_text(self, action: int) -> str:
-        if not 0 <= action < self.game.max_take:
-            raise ValueError(f"sticks action must be 0..{self.game.max_take - 1}, got {action!r}")
-        return str(action + 1)
+        return action_text(action, self.game.max_take)
 
     def text_to_action(self, text: str) -> int:
-        text = text.strip()
-        if not text.isdigit() or not 1 <= int(text) <= self.game.max_take:
-            raise ValueError(
-                f"a sticks move is how many to take, 1..{self.game.max_take}; got {shown(text)}"
-            )
-        return int(text) - 1
+        return text_action(text, self.game.max_take)
 
     def to_text(self) -> str:
-        if self.sticks:
-            return f"{self.sticks} stick{'s' if self.sticks != 1 else ''} | player_{self.to_move} to move"
-        return (
-            f"0 sticks | player_{1 - self.to_move} took the last stick | "
-            f"player_{self.winner()} wins"
-        )
+        return position_text(self.sticks, self.to_move, self.winner())

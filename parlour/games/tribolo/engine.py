@@ -77,8 +77,9 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from parlour.errors import IllegalActionError
-from parlour.games.tribolo import EMPTY, NUM_PLAYERS, SETUP_ATTEMPTS, SYMBOLS, WALL, TriboloGame, TriboloState
-from parlour.vector.base import BatchedEngine, BatchStep, OutputBuffers
+from parlour.games.engine import BatchedEngine, BatchStep, OutputBuffers, SearchableEngine
+from parlour.games.tribolo.board import EMPTY, NUM_PLAYERS, SYMBOLS, WALL
+from parlour.games.tribolo.rules import SETUP_ATTEMPTS, TriboloGame, TriboloState
 
 _DIRECTIONS = ((1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1), (0, -1), (1, -1))
 """Directions ``i`` and ``i + 4`` are opposite; the first four are the base directions
@@ -289,12 +290,12 @@ class _Lanes:
         return plan
 
 
-class TriboloBatch(BatchedEngine):
+class TriboloBatch(SearchableEngine):
     """B Tribolo games (every option of ``TriboloGame``: ``width``, ``height``,
     ``walls``, ``start_cells``, ``returns``).  ``step(actions)`` takes the movers'
     cells, shape ``(B,)`` (action ``y * width + x``)."""
 
-    game_name = "tribolo"
+    game_class = TriboloGame
     simultaneous = False
     opponents = ("random", "greedy")
     COMPACT = True

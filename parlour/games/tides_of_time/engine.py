@@ -44,31 +44,28 @@ import numpy as np
 
 from parlour.errors import IllegalActionError
 from parlour.games.bitmask import bits_list
-from parlour.games.tides_of_time import (
-    MAJORITY_SCORING,
-    SET_SCORING,
+from parlour.games.engine import BatchStep, DeterminizingEngine
+from parlour.games.tides_of_time.cards import (
     ALL_CARDS,
     DISCARD,
     DRAFT,
     EYE,
     HAND_SIZE,
+    MAJORITY_SCORING,
     MAZE,
     MOLEHILL,
     NEST,
     NUM_CARDS,
-    OBS_SIZE,
     OVER,
-    PLANES,
     PORT,
     RELIC,
     ROOF,
     SCORE_SCALE,
+    SET_SCORING,
     SUIT_OF,
-    TidesOfTimeGame,
-    TidesOfTimeState,
-    check_deck,
 )
-from parlour.vector.base import BatchedEngine, BatchStep
+from parlour.games.tides_of_time.information import OBS_SIZE, PLANES
+from parlour.games.tides_of_time.rules import TidesOfTimeGame, TidesOfTimeState, check_deck
 
 ONE = np.int64(1)
 SUIT_MASKS = np.array([sum(1 << i for i in range(NUM_CARDS) if SUIT_OF[i] == s) for s in range(5)], dtype=np.int64)
@@ -172,7 +169,7 @@ def _ascending_cards(masks: np.ndarray, count: int) -> np.ndarray:
     return np.argsort(-bits, axis=1, kind="stable")[:, :count] + 1
 
 
-class TidesOfTimeBatch(BatchedEngine):
+class TidesOfTimeBatch(DeterminizingEngine):
     """B Tides of Time games (every option of ``TidesOfTimeGame``: ``rounds`` 1 or 3,
     ``returns`` win_loss / score_difference, ``zero_ties_win``, ``maze_counts_sets``).
 
@@ -182,7 +179,7 @@ class TidesOfTimeBatch(BatchedEngine):
     among equally good picks broken uniformly with the engine's generator).
     """
 
-    game_name = "tides_of_time"
+    game_class = TidesOfTimeGame
     STATE = ("decks", "draws", "hands", "drafted", "relics", "discards", "last_draw", "pending", "phase", "round", "pick",
              "scores", "moves", "num_moves")
     simultaneous = True

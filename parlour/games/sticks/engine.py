@@ -3,7 +3,7 @@
 The whole state of a game is two integers (sticks left, seat to move), so the batch is
 two arrays of shape (B,).  Observations and masks depend only on the sticks left and
 are read from lookup tables built once from the single game itself (row ``s`` is
-``observation_tensor`` / ``legal_mask`` of a pile of ``s``), so they are the single
+the observation (``observation.py``) / ``legal_mask`` of a pile of ``s``), so they are the single
 game's values by construction.  No chance: the generator only serves
 :meth:`random_actions` (random opponents).
 """
@@ -16,8 +16,9 @@ from typing import Any
 import numpy as np
 
 from parlour.errors import IllegalActionError
-from parlour.games.sticks import SticksGame, SticksState
-from parlour.vector.base import BatchedEngine, BatchStep
+from parlour.games.engine import BatchedEngine, BatchStep
+from parlour.games.sticks.observation import observation_vector
+from parlour.games.sticks.rules import SticksGame, SticksState
 
 
 class SticksBatch(BatchedEngine):
@@ -25,7 +26,7 @@ class SticksBatch(BatchedEngine):
     ``misere``).  ``step(actions)`` takes the movers' actions, shape ``(B,)`` (action
     ``a`` takes ``a + 1`` sticks)."""
 
-    game_name = "sticks"
+    game_class = SticksGame
     STATE = ("sticks", "to_move")
     simultaneous = False
 
@@ -36,7 +37,7 @@ class SticksBatch(BatchedEngine):
         self.misere = game.misere
         self.max_take = game.max_take
         # row s: the single game's tensors with s sticks left
-        self.obs_table = np.stack([SticksState(game, s, 0).observation_tensor(0) for s in range(n + 1)])
+        self.obs_table = np.stack([observation_vector(s, game.max_take, game.observation_shape) for s in range(n + 1)])
         self.mask_table = np.stack([SticksState(game, s, 0).legal_mask(0) for s in range(n + 1)])
         self.take_limit = np.minimum(np.arange(n + 1), self.max_take)  # legal actions: 0..limit-1
         self.sticks = np.zeros(self.num_envs, dtype=np.int64)

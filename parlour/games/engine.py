@@ -32,7 +32,6 @@ from typing import Any, ClassVar
 import numpy as np
 
 from parlour.errors import IllegalActionError
-from parlour.games import load_game
 from parlour.games.base import Game
 
 
@@ -65,14 +64,13 @@ class BatchedEngine(abc.ABC):
     selection) live here so every engine rejects bad input with the same messages.
     """
 
+    game_class: ClassVar[type[Game]]
+    """The game's ``Game`` class (the rules this engine is proven equal to)."""
     game_name: ClassVar[str]
+    """The game's name (``game_class.name``, set for each subclass)."""
     STATE: ClassVar[tuple[str, ...]] = ()
     """The attributes that hold the games' state, each an array with a leading batch axis
     (what :meth:`copy_rows` copies; an engine that names none cannot be copied from)."""
-    SEARCH_ON_ENGINE: ClassVar[bool] = True
-    """Whether self-play searches on this engine by default (``self_play.play_games``
-    with ``search="auto"``), where it can: False where measured slower than the tree
-    searches."""
     opponents: ClassVar[tuple[str, ...]] = ("random",)
     """The batched players ``opponent_actions`` knows (parlour's policy names)."""
     simultaneous: ClassVar[bool]
@@ -81,6 +79,11 @@ class BatchedEngine(abc.ABC):
 
     COMPACT: ClassVar[bool] = False
     """Whether the engine has compact observations (``compact=True``, see :meth:`decode`)."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "game_class" in cls.__dict__:
+            cls.game_name = cls.game_class.name
 
     def __init__(self, num_envs: int, seed: int | np.random.Generator | None = None, *, autoreset: bool = True,
                  compact: bool = False, **options: Any) -> None:
@@ -92,7 +95,7 @@ class BatchedEngine(abc.ABC):
         """Observations as ``uint8`` codes (where the engine has them: ``COMPACT``), else float32."""
         self.observation_dtype = np.dtype(np.uint8 if self.compact else np.float32)
         self.num_envs = int(num_envs)
-        self.game: Game = load_game(self.game_name, **options)
+        self.game: Game = self.game_class(**options)
         self.autoreset = bool(autoreset)
         self.rng = np.random.default_rng(seed) if not isinstance(seed, np.random.Generator) else seed
         self._rows = np.arange(self.num_envs)
@@ -301,6 +304,52 @@ class BatchedEngine(abc.ABC):
                 action=actions,
             )
         return array
+
+
+class SearchableEngine(BatchedEngine):
+    """An engine the vectorised search can run on (``parlour.baselines.engines.vector_puct``:
+    PUCT for many games at once, as array operations on working copies of the positions).
+
+    What the search needs beyond every engine's contract:
+
+    - ``STATE`` names every array of the games' state, so :meth:`copy_rows` copies a
+      root into the working rows at the start of every simulation;
+    - :meth:`deal` starts games with the chance the single game draws, each from its own
+      generator, so a self-play game does not depend on the row it plays in;
+    - where the game hides information, the engine is a :class:`DeterminizingEngine`;
+    - at a simultaneous step, two seats (the search keys a node's children by the joint
+      action of both; the search checks this against the game's options).
+
+    ``parlour.baselines.engines.vector_puct.search_refusal`` checks an engine class by
+    these types and says what is missing: self-play (which deals its games on the
+    engine) needs all of it and falls back to the tree search with a warning where
+    something is missing; a search from positions copied into an engine needs ``STATE``
+    (and the determinization) only.
+    """
+
+    SEARCH_ON_ENGINE: ClassVar[bool] = True
+    """Whether self-play searches on this engine by default (``self_play.play_games``
+    with ``search="auto"``): False where measured slower than the tree searches."""
+
+    @abc.abstractmethod
+    def deal(self, rows: np.ndarray, rngs: list[np.random.Generator]) -> None:
+        """Start the games ``rows`` with the deal ``game.new_initial_state(rngs[i])``
+        draws: the single game's chance, each game from its own generator."""
+
+
+class DeterminizingEngine(SearchableEngine):
+    """A searchable engine of a game that hides information: the search starts every
+    simulation from a fresh determinization of the searching seat's information."""
+
+    DETERMINIZE_DRAWS: ClassVar[int]
+    """The uniform floats one determinization of one game uses."""
+
+    @abc.abstractmethod
+    def determinize(self, rows: np.ndarray, seats: np.ndarray, draws: np.ndarray | list[np.random.Generator]) -> None:
+        """Redraw in games ``rows`` what seat ``seats[i]`` cannot see, uniformly among the
+        positions consistent with what it saw (as the rules' ``info_state(seat).sample``),
+        in place; ``draws``: each row's own ``DETERMINIZE_DRAWS`` uniform floats in
+        [0, 1) (``[k, DETERMINIZE_DRAWS]``), or its own generator to draw them from."""
 
 
 class OutputBuffers:

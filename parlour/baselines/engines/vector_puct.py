@@ -6,10 +6,18 @@ batched across games, is a small part: benchmarks/RESULTS.md).  Here the S searc
 a round of self-play (every game's seats to decide) run their simulations together:
 each simulation is a handful of numpy operations over all S trees, whose statistics
 are arrays (``[S, nodes, slots, actions]``), on working copies of the positions in a
-batched engine of ``parlour.vector`` (the same observations, masks and returns as the
-single game, bit for bit), as mctx runs a batch of searches in JAX.
+batched engine (the same observations, masks and returns as the single game, bit for
+bit), as mctx runs a batch of searches in JAX.
 
-The search is ``PUCT``'s, rule for rule: max^n values (one per seat) backed up along the
+Self-play on an engine takes a ``SearchableEngine`` (``parlour.games.engine``: its state
+arrays named, games dealt from their own generators), and a ``DeterminizingEngine``
+where the game hides information; a search from positions copied into an engine needs
+the state arrays (and the determinization) only.  :func:`search_refusal` says what an
+engine lacks.
+
+The search is ``PUCT``'s, rule for rule (what the two share, the settings' checks, the
+root noise, the temperature and the final choice, is ``puct``'s and used from there;
+the selection is the formula of ``puct``'s docstring, written over arrays here): max^n values (one per seat) backed up along the
 path, decoupled selection at a simultaneous step (each seat from its own statistics
 and priors; the children are keyed by the joint action), a fresh determinization of the
 searching seat's information for every simulation where information is hidden
@@ -31,23 +39,38 @@ from dataclasses import dataclass
 import numpy as np
 
 from parlour.baselines.engines.gumbel import Gumbel, GumbelRoot
-from parlour.baselines.learned.az_model import SEARCH_BATCH, PolicyValueNet, run_network
+from parlour.baselines.engines.puct import EXPLORATION, check_settings, mix_noise, most_visited, sharpen
 from parlour.errors import EndlessGame
 from parlour.games.base import Game
-from parlour.vector.base import BatchedEngine, legal_at
+from parlour.games.engine import BatchedEngine, DeterminizingEngine, SearchableEngine, legal_at
+from parlour.vector import ENGINES
+
+
+def search_refusal(engine: type[BatchedEngine] | None, game: Game, *, deals: bool = True) -> str | None:
+    """Why the vectorised search cannot run on ``engine`` (an engine class of ``game``,
+    ``None`` for a game without one), naming the missing interface; ``None`` if it can.
+    ``deals``: the games are also dealt on the engine (self-play), which takes a
+    ``SearchableEngine``; searches from positions copied in need its state arrays only,
+    and a determinization where information is hidden."""
+    if engine is None:
+        return f"{game.name} has no batched engine"
+    if deals and not issubclass(engine, SearchableEngine):
+        return (f"{game.name}'s engine {engine.__name__} is not a SearchableEngine (parlour.games.engine: "
+                f"STATE naming its state arrays, deal(rows, rngs))")
+    if not engine.STATE:
+        return f"{game.name}'s engine {engine.__name__} names no state arrays (STATE) to copy a root from"
+    if engine.simultaneous and game.num_players != 2:
+        return f"the vectorised search keys a simultaneous step's children by two seats' actions, and {game.name} has {game.num_players}"
+    if not game.info.perfect_information and not issubclass(engine, DeterminizingEngine):
+        return (f"{game.name} hides information and its engine {engine.__name__} is not a DeterminizingEngine "
+                f"(parlour.games.engine: determinize(rows, seats, draws), DETERMINIZE_DRAWS)")
+    return None
+
 
 def applies(game: Game) -> bool:
-    """Whether ``game``'s self-play can run on its batched engine with this search: an
-    engine that copies its games and deals them from per-game generators, two seats at a
-    simultaneous step or one mover, and a determinization where information is hidden."""
-    from parlour.vector import ENGINES
-
-    engine = ENGINES.get(game.name)
-    if engine is None or not engine.STATE or not hasattr(engine, "deal"):
-        return False
-    if engine.simultaneous and game.num_players != 2:
-        return False
-    return game.info.perfect_information or hasattr(engine, "determinize")
+    """Whether ``game``'s self-play can run on its batched engine with this search
+    (:func:`search_refusal` says why not)."""
+    return search_refusal(ENGINES.get(game.name), game) is None
 
 
 Leaves = Callable[[BatchedEngine, np.ndarray, np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]
@@ -79,8 +102,7 @@ class VectorResult:
             out = np.zeros_like(counts)
             out[np.arange(len(counts)), self.actions] = 1.0
             return out
-        counts = counts ** (1.0 / temperature)
-        return counts / counts.sum(axis=1, keepdims=True)
+        return sharpen(counts, temperature)
 
 
 class VectorPUCT:
@@ -88,10 +110,12 @@ class VectorPUCT:
     ``c`` and Dirichlet ``noise`` ``(alpha_total, fraction)`` or ``None``, or a ``gumbel``
     root (as ``PUCT``'s: ``engines.gumbel``)."""
 
-    def __init__(self, engine: BatchedEngine, c: float = 1.5, noise: tuple[float, float] | None = None,
+    def __init__(self, engine: BatchedEngine, c: float = EXPLORATION, noise: tuple[float, float] | None = None,
                  gumbel: Gumbel | None = None) -> None:
-        if noise is not None and gumbel is not None:
-            raise ValueError("PUCT takes Dirichlet noise or a Gumbel root, not both (the Gumbel draws are its exploration)")
+        check_settings(c, noise, gumbel)
+        refusal = search_refusal(type(engine), engine.game, deals=False)
+        if refusal is not None:
+            raise ValueError(refusal)
         self.engine_type = type(engine)
         self.options = engine.game.config
         self.game = engine.game
@@ -99,11 +123,7 @@ class VectorPUCT:
         self.players = engine.num_players
         self.actions = engine.num_actions
         self.slots = self.players if self.simultaneous else 1
-        if self.simultaneous and self.players != 2:
-            raise ValueError("the vectorised search keys a simultaneous step's children by two seats' actions")
         self.hidden = not self.game.info.perfect_information
-        if self.hidden and not hasattr(engine, "determinize"):
-            raise ValueError(f"{self.game.name} hides information and its engine cannot determinize")
         self.c, self.noise, self.gumbel = c, noise, gumbel
         self._work: dict[int, BatchedEngine] = {}
         self._trees: dict[tuple[int, int], dict[str, np.ndarray]] = {}
@@ -126,7 +146,7 @@ class VectorPUCT:
         everything = np.arange(len(root_rows))
         work.copy_rows(roots, root_rows, everything)
         if self.hidden:
-            work.determinize(everything, seats, draws)
+            work.determinize(everything, seats, draws)  # type: ignore[attr-defined]  (a DeterminizingEngine: checked at construction)
 
     def _arrays(self, S: int, N: int) -> dict[str, np.ndarray]:
         """The trees' arrays for S searches of N nodes, reused from the last search of
@@ -305,9 +325,8 @@ class VectorPUCT:
         for s, rng in enumerate(rngs):
             actions = np.flatnonzero(legal[s])
             p = prior[s, 0, slot[s]]
-            total = p[actions].sum() or 1.0
-            eta = rng.dirichlet([alpha_total / len(actions)] * len(actions))
-            p[actions] = (1 - fraction) * p[actions] / total + fraction * eta
+            total = p[actions].sum() or 1.0  # (numpy's sum, as this search has always made it)
+            p[actions] = mix_noise(p[actions], total, alpha_total, fraction, rng)
 
     @staticmethod
     def _result(prior: np.ndarray, edge_n: np.ndarray, edge_w: np.ndarray, value: np.ndarray, slot: np.ndarray,
@@ -320,7 +339,7 @@ class VectorPUCT:
         values = np.zeros(S)
         for s in range(S):
             candidates = np.flatnonzero(legal[s])
-            best = max(candidates.tolist(), key=lambda a: (counts[s, a], root_prior[s, a], -a))
+            best = most_visited(candidates.tolist(), counts[s], root_prior[s])
             actions[s] = best
             n = edge_n[s, 0, slot[s], best]
             values[s] = edge_w[s, 0, slot[s], best] / n if n else value[s, 0, seats[s]]
@@ -346,38 +365,6 @@ def _gumbel_root(settings: Gumbel, s: int, prior: np.ndarray, edge_n: np.ndarray
         return q, n, float(root)
 
     return actions, GumbelRoot(settings, prior[s, 0, at, actions], rng, simulations, statistics)
-
-
-# --- leaves valued by a network ------------------------------------------------------------------
-
-
-def network_leaves(net: PolicyValueNet, rollout_mix: float = 0.0, max_steps: int = 0) -> Leaves:
-    """Leaf evaluations by ``net``: each mover's observation gives its priors and values
-    relative to it (made absolute, and averaged over the movers at a simultaneous step,
-    as ``NetworkEvaluator`` does); ``rollout_mix`` mixes in one random playout per leaf
-    (of at most ``max_steps`` steps: the game's ``max_game_length``)."""
-
-    def evaluate(engine: BatchedEngine, rows: np.ndarray, movers: np.ndarray, draws: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        k, M = movers.shape
-        P = engine.num_players
-        observations = engine.observations_of(rows)  # [k, P, *shape]
-        batch = observations[np.arange(k)[:, None], movers].reshape(k * M, *observations.shape[2:])
-        probs, relative = run_network(net, batch, SEARCH_BATCH)
-        relative = relative.reshape(k, M, P)
-        # absolute[..., j] = relative[..., (j - observer) % P]
-        index = (np.arange(P)[None, None, :] - movers[:, :, None]) % P
-        absolute = np.take_along_axis(relative, index, axis=2)
-        values = absolute[:, 0] if M == 1 else absolute.sum(axis=1) / M
-        if rollout_mix:
-            values = (1 - rollout_mix) * values + rollout_mix * random_playouts(engine, rows, draws.reshape(k, max_steps, -1))
-        return probs.reshape(k, M, -1), values
-
-    evaluate.leaf_draws = 0  # type: ignore[attr-defined]
-    if rollout_mix:
-        if max_steps < 1:
-            raise ValueError("a playout needs max_steps, the game's longest")
-        evaluate.leaf_draws = max_steps * 2  # type: ignore[attr-defined]  (a float per mover and step; two seats at most)
-    return evaluate
 
 
 def random_playouts(engine: BatchedEngine, rows: np.ndarray, draws: np.ndarray) -> np.ndarray:

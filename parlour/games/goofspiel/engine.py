@@ -35,8 +35,8 @@ from typing import Any
 import numpy as np
 
 from parlour.errors import IllegalActionError
-from parlour.games.goofspiel import GoofspielGame, GoofspielState
-from parlour.vector.base import BatchedEngine, BatchStep, OutputBuffers
+from parlour.games.engine import BatchedEngine, BatchStep, OutputBuffers
+from parlour.games.goofspiel.rules import GoofspielGame, GoofspielState
 
 
 _TABLE_ACTIONS = 16
@@ -52,7 +52,7 @@ class GoofspielBatch(BatchedEngine):
     the engine is the batched multi-agent interface of the simultaneous game.
     """
 
-    game_name = "goofspiel"
+    game_class = GoofspielGame
     STATE = ("prizes", "round", "pot", "points", "_hands", "bits", "O")
     simultaneous = True
     opponents = ("random", "rudimentary")

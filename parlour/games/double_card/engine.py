@@ -57,25 +57,23 @@ from typing import Any
 import numpy as np
 
 from parlour.errors import IllegalActionError
-from parlour.games.double_card import (
+from parlour.games.double_card.board import (
     CARDS,
     CELLS,
     COLS,
     HORIZONTAL,
-    NUM_PLANES,
     PICK_BASE,
     PLACEMENT_OF,
     REGULAR_ACTIONS,
     ROWS,
     SEG_ANCHOR,
     SEG_OTHER,
-    DoubleCardGame,
-    DoubleCardState,
 )
-from parlour.vector.base import BatchedEngine, BatchStep, OutputBuffers
+from parlour.games.double_card.rules import NUM_PLANES, DoubleCardGame, DoubleCardState
+from parlour.games.engine import BatchStep, OutputBuffers, SearchableEngine
 
 if sys.byteorder != "little":  # pragma: no cover - the lanes are read as the words' bytes
-    raise ImportError("parlour.vector.double_card needs a little-endian machine")
+    raise ImportError("parlour.games.double_card.engine needs a little-endian machine")
 
 RED, WHITE, FILLED, RING, HANCH, VANCH, LAST, TAKEN = range(8)
 """The lanes (bytes) of a row word; lane L is observation plane L."""
@@ -227,14 +225,14 @@ class _LazyFinalStep(BatchStep):
         self._final, self._pending = value, None
 
 
-class DoubleCardBatch(BatchedEngine):
+class DoubleCardBatch(SearchableEngine):
     """B Double Card games (options of ``DoubleCardGame``: ``max_moves``,
     ``recycle_rule``, ``first_player``; all supported).  ``step(actions)`` takes the
     movers' actions, shape ``(B,)``: placement ``(p - 1) * 96 + anchor``, or
     ``768 + anchor`` to take a card (first sub-step of a recycling move, after which
     the same seat moves again)."""
 
-    game_name = "double_card"
+    game_class = DoubleCardGame
     STATE = ("board", "moves", "to_move", "last", "taken_anchor", "taken_p", "winner")
     simultaneous = False
 
