@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from benchmarks.driver import parser, quick_or
+
 ZOO = Path(__file__).resolve().parents[1] / "parlour" / "zoo" / "models"
 """The zoo's models: the default model and card are Tides of Time's."""
 FIELDS = ("observations", "masks", "policies", "values", "seats", "full")

@@ -25,10 +25,10 @@ import torch
 from benchmarks.driver import interleaved, medians, parser, quick_or, ratio, timed
 from parlour.baselines.learned.alphazero import inference_network
 from parlour.baselines.learned.az_model import load_az_net, run_network
-from parlour.baselines.policy import make_from_spec
-from parlour.baselines.playout import play_out
-from parlour.games import load_game
 from parlour.baselines.learned.ppo import read_model_meta
+from parlour.baselines.playout import play_out
+from parlour.baselines.policy import make_from_spec
+from parlour.games import load_game
 from parlour.zoo import card
 
 

@@ -133,7 +133,7 @@ def nodes(games: int, depths: list[int], estimate: bool, seed: int) -> None:
     eval_seconds = (time.perf_counter() - start) / 2000
     rows: dict[tuple[int, str], list[tuple[float, float]]] = {}
     exactness = {}
-    for g in range(games):
+    for _g in range(games):
         state = game.new_initial_state(int(rng.integers(2**31)))
         # the driver as in earlier runs (no killer moves), so the games stay the same
         driver = make("alphabeta", game, seed=0, depth=2, evaluation="h1", killers=False)

@@ -34,12 +34,12 @@ import time
 import torch
 
 from benchmarks.driver import header, parser, quick_or, row
+from parlour.baselines.engines.vector_puct import applies
 from parlour.baselines.learned.az_model import PolicyValueNet
 from parlour.games import load_game
 from parlour.training import self_play
 from parlour.training.backends.alphazero import AlphaZeroSettings
 from parlour.training.config import choose_network
-from parlour.baselines.engines.vector_puct import applies
 from parlour.vector import ENGINES
 
 CASES = {

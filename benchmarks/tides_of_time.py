@@ -24,11 +24,12 @@ import warnings
 import numpy as np
 
 import parlour
+import parlour.envs.tides_of_time_v0 as tides_v0
 from benchmarks.driver import header, parser, quick_or, row
 from benchmarks.random_play import Uniform, aec_playouts, parallel_playouts
-import parlour.envs.tides_of_time_v0 as tides_v0
 from parlour.baselines import make
 from parlour.games.tides_of_time import TidesOfTimeGame
+
 
 def rules_playouts(game, games: int, pick: Uniform) -> int:
     """Random games on the rules layer, both seats picking every step (every step of

@@ -60,13 +60,12 @@ from typing import Any
 
 import gymnasium as gym
 import numpy as np
+import pettingzoo.utils
 
 import parlour
 from benchmarks.driver import header, interleaved, medians, parser, quick_or, row
 from parlour.training.backends.ppo import PPOSettings
 from parlour.training.single_agent import SingleAgentEnv
-
-import pettingzoo.utils
 
 GAMES: dict[str, tuple[str, dict[str, Any]]] = {
     "sticks": ("sticks", {}),

@@ -47,7 +47,7 @@ def env_playouts(count: int) -> int:
     steps = 0
     for g in range(count):
         env.reset(seed=g)
-        for agent in env.agent_iter():
+        for _agent in env.agent_iter():
             obs, _, term, trunc, _ = env.last()
             if term or trunc:
                 env.step(None)

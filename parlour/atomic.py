@@ -11,8 +11,8 @@ import os
 import shutil
 import tempfile
 from collections.abc import Callable
-from typing import Any
 from pathlib import Path
+from typing import Any
 
 
 def public_mode(path: str | os.PathLike) -> None:

@@ -15,14 +15,15 @@ import argparse
 import json
 import shutil
 import sys
-import tomllib
 from pathlib import Path
 
+import tomllib
+
 import parlour
+from parlour import zoo
 from parlour.baselines.learned.ppo import read_model_meta
 from parlour.baselines.policy import make_from_spec
 from parlour.games import load_game
-from parlour import zoo
 from parlour.zoo import KINDS, card
 
 

@@ -14,7 +14,6 @@ from hypothesis import strategies as st
 
 from parlour.games.base import Game, State
 
-
 SMALL_GAMES: dict[str, dict] = {
     "sticks": {},
     "goofspiel": {"num_cards": 4},
@@ -92,7 +91,7 @@ def random_game(game: Game, seed: int) -> Iterator[State]:
 
 def play_random(game: Game, seed: int) -> State:
     """The final state of ``random_game(game, seed)``."""
-    for state in random_game(game, seed):
+    for state in random_game(game, seed):  # noqa: B007 (the last one is returned)
         pass
     return state
 

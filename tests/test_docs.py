@@ -220,6 +220,7 @@ def test_citations_name_what_a_reader_has():
 def test_readme_names_the_two_commands():
     text = README.read_text()
     assert 'pip install -e ".[train]" && parlour train' in text
-    assert 'pip install -e ".[dev,train,rllib]" && pytest -n 2' in text
+    test_command = 'pip install -e ".[dev,train,rllib]" && ruff check && mypy && pytest -n 2 -m "not serial" && pytest -m serial'
+    assert test_command in text
     ci = (ROOT / ".ci" / "run").read_text()
-    assert 'pip install -e ".[dev,train,rllib]" && pytest -n 2' in ci
+    assert test_command in ci  # CI runs exactly the README's test command

@@ -15,8 +15,8 @@ from parlour.baselines.learned.az_model import PolicyValueNet, save_az_model
 from parlour.baselines.learned.ntuple import ntuple_features
 from parlour.baselines.policy import playable
 from parlour.envs import sticks_v0
-from parlour.games import GAMES, load_game
 from parlour.evaluation.arena import play_match
+from parlour.games import GAMES, load_game
 from parlour.table.specs import web_spec
 from scripts.zoo_add import main as zoo_add
 

@@ -22,6 +22,7 @@ registered; torch and Stable-Baselines3 are only imported when a model is loaded
 """
 
 from parlour.baselines import engines, external, learned, players  # noqa: F401  (registers every policy)
+from parlour.baselines.learned.zoo_player import zoo_agent
 from parlour.baselines.policy import (
     REGISTRY,
     Param,
@@ -33,7 +34,6 @@ from parlour.baselines.policy import (
     parse_spec,
     register,
 )
-from parlour.baselines.learned.zoo_player import zoo_agent
 from parlour.baselines.references import References, references
 
 __all__ = [

@@ -129,7 +129,7 @@ def fit_ratings(
     r = np.zeros(num_agents)
     value = objective(r)
     iterations = 0
-    for iterations in range(1, max_iter + 1):
+    for iterations in range(1, max_iter + 1):  # noqa: B007 (the count is read after the loop)
         g, h = gradient_hessian(r)
         step = np.linalg.solve(-h, g)
         scale = 1.0

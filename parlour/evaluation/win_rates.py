@@ -13,10 +13,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from parlour.baselines import Policy, make_from_spec, references
-from parlour.games.base import Game
 from parlour.evaluation.arena import play_match
 from parlour.evaluation.ratings import wilson_interval
 from parlour.evaluation.report import summarize
+from parlour.games.base import Game
 
 
 def rates_deterministic(game: Game) -> bool:

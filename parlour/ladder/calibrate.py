@@ -17,14 +17,14 @@ from pathlib import Path
 from typing import Any
 
 from parlour._version import __version__
+from parlour.atomic import write_atomic
+from parlour.evaluation.arena import play_specs
+from parlour.evaluation.ratings import wilson_interval
 from parlour.ladder.ladders import ANCHOR, LadderSpec, ladder_from_record
 from parlour.ladder.machine import machine_info
 from parlour.ladder.matches import CALIBRATION_SEED, Match, block_scores, both_ways, copies, match_schedule, match_specs
 from parlour.ladder.statistics import calibrate
-from parlour.atomic import write_atomic
 from parlour.registration import env_id
-from parlour.evaluation.arena import play_specs
-from parlour.evaluation.ratings import wilson_interval
 
 
 def pair_matches(spec: LadderSpec, num_seats: int, pairs: Sequence[tuple[int, int]] | None = None) -> tuple[list[str], list[Match], list[tuple[int, int]]]:

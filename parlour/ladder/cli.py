@@ -78,8 +78,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _calibrate(args: argparse.Namespace, games: list[str]) -> int:
-    from parlour.ladder.calibrate import calibrate_ladder, write_calibration
     from parlour.errors import UsageError
+    from parlour.ladder.calibrate import calibrate_ladder, write_calibration
 
     if len(games) > 1 and args.calibration_file:
         raise UsageError("--calibration-file names one file: give one --game")

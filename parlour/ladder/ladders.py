@@ -23,9 +23,9 @@ from typing import Any
 
 import numpy as np
 
-from parlour.ladder.statistics import Calibration
 from parlour.games import load_game
 from parlour.games.base import Game
+from parlour.ladder.statistics import Calibration
 
 PROTOCOL = "parlour-bench/v1"
 """The protocol version every card and calibration file names."""

@@ -12,8 +12,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from parlour.ladder.ladders import LADDERS, load_ladder
 from parlour.games import load_game
+from parlour.ladder.ladders import LADDERS, load_ladder
 
 SECTIONS = ("ladders", "leaderboard")
 

@@ -24,13 +24,13 @@ from typing import Any
 
 import numpy as np
 
+from parlour.evaluation.arena import build_agents, play_specs
+from parlour.evaluation.ratings import wilson_interval
 from parlour.ladder.candidate import candidate_spec
 from parlour.ladder.ladders import PROTOCOL, Ladder, load_ladder
 from parlour.ladder.machine import machine_info
 from parlour.ladder.matches import BENCH_SEED, Match, block_scores, both_ways, candidate_scores, copies, match_schedule, match_specs
 from parlour.ladder.statistics import rate_candidate
-from parlour.evaluation.arena import build_agents, play_specs
-from parlour.evaluation.ratings import wilson_interval
 
 ROUNDS = 5
 """Rounds of the adaptive mode (each a fifth of the games, in whole seat rotations)."""
@@ -64,7 +64,8 @@ def bench(
     per_rung = spec.games_per_rung if games_per_rung is None else games_per_rung
     schedule = match_schedule(seats, per_rung // 2 if both else per_rung, BENCH_SEED)
     size = schedule.num_games
-    matches, flipped = [], []
+    matches: list[Match] = []
+    flipped: list[bool] = []
     for k in range(len(spec.rungs)):
         theirs = tuple(len(mine) + k * n_copies + c for c in range(n_copies))
         matches.append(Match(block=len(matches), hero=mine[0], opponents=theirs))
@@ -74,7 +75,8 @@ def bench(
             flipped.append(True)
     rotation = len(schedule.seatings)
     step = max(rotation, math.ceil(size / ROUNDS / rotation) * rotation) if adaptive else size
-    records, seconds, moves_timing = [], 0.0, [0.0] * len(agents)
+    records: list[Any] = []
+    seconds, moves_timing = 0.0, [0.0] * len(agents)
     played = 0
     rating = None
     while played < size:

@@ -23,6 +23,7 @@ from parlour.games.base import State
 from parlour.render.drawing import Drawing
 from parlour.render.registry import PAINTERS, TARGETS, register, register_targets
 
+
 def move_targets(state: State, seat: int) -> dict[int, list[str]]:
     """Each legal action of ``seat`` and the picture's shapes that choose it (a page
     plays the move when one shape names it alone, or offers the moves a shape names)."""

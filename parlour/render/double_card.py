@@ -9,8 +9,8 @@ from typing import Any
 
 from parlour.games.double_card.board import CARDS, CELLS, COLS, EMPTY, HORIZONTAL, PICK_BASE, R_DOT, R_RING, ROWS, W_DOT, other_cell
 from parlour.games.double_card.notation import status_text
-from parlour.render.registry import register, register_targets
 from parlour.render.drawing import Drawing
+from parlour.render.registry import register, register_targets
 from parlour.render.style import HIGHLIGHT, INK, MUTED, TABLE, seat_colour
 
 CELL = 40

@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from parlour.games.bitmask import set_bits
-from parlour.render.registry import register, register_targets
 from parlour.render.drawing import Drawing
+from parlour.render.registry import register, register_targets
 from parlour.render.style import CARD_H, CARD_W, HIGHLIGHT, INK, MUTED, TABLE, card, seat_colour
 
 ROW = CARD_H + 34

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from parlour.render.registry import register, register_targets
 from parlour.render.drawing import Drawing
+from parlour.render.registry import register, register_targets
 from parlour.render.style import HIGHLIGHT, INK, MUTED, TABLE, seat_colour
 
 WOOD, TAKEN = (150, 100, 50), (205, 200, 190)

@@ -9,8 +9,8 @@ from typing import Any
 
 from parlour.games.bitmask import set_bits
 from parlour.games.tides_of_time import CARDS, PHASES
-from parlour.render.registry import register, register_targets
 from parlour.render.drawing import Drawing
+from parlour.render.registry import register, register_targets
 from parlour.render.style import HIGHLIGHT, INK, MUTED, TABLE, card, seat_colour
 
 SUIT_COLOURS = {"Palace": (170, 120, 20), "Library": (40, 90, 170), "Garden": (40, 140, 60), "Temple": (150, 60, 150),

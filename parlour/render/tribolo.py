@@ -9,8 +9,8 @@ from typing import Any
 
 from parlour.games.bitmask import iter_bits
 from parlour.games.tribolo import EMPTY, SYMBOLS, WALL
-from parlour.render.registry import register, register_targets
 from parlour.render.drawing import Drawing
+from parlour.render.registry import register, register_targets
 from parlour.render.style import HIGHLIGHT, INK, MUTED, TABLE, seat_colour
 
 BOARD, GRID, WALL_COLOUR = (226, 214, 180), (150, 140, 110), (70, 70, 75)

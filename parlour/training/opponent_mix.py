@@ -36,9 +36,9 @@ import numpy as np
 from parlour.baselines import Policy, make_from_spec
 from parlour.baselines.batched import BatchedPolicy, batched_policy
 from parlour.games.base import State
+from parlour.games.engine import BatchedEngine, uniform_legal
 from parlour.training.opponents import LEAGUE, SELF, Entry, describe_entries
 from parlour.training.policy_workers import PolicyJob, PolicyTable, PolicyWorkers
-from parlour.games.engine import BatchedEngine, uniform_legal
 from parlour.vector.seat_players import SeatPlayers
 
 LEARNER = -1

@@ -96,7 +96,7 @@ def play_games(game: Game, net: PolicyValueNet, settings: dict[str, Any], seeds:
         raise ValueError(f"{game.name}: no batched engine the vectorised search can run on: {refusal}")
     if search == "auto" and refusal is not None:
         warnings.warn(f"{game.name}'s self-play searches with the tree search: {refusal}", TreeSearchFallback, stacklevel=2)
-    net = inference_network(net, settings.get("inference", "float32"))  # type: ignore[assignment]
+    net = inference_network(net, settings.get("inference", "float32"))
     if search == "vector" or (search == "auto" and refusal is None and engine.SEARCH_ON_ENGINE):  # type: ignore[union-attr]
         return _vector_games(game, net, settings, seeds, lockstep)
     return drive([_self_play(game, net, settings, seed) for seed in seeds], evaluate_together)

@@ -35,15 +35,16 @@ from typing import Any
 import numpy as np
 
 from parlour.baselines import make_from_spec
+from parlour.evaluation.win_rates import quick_opponents, win_rates
 from parlour.games import load_game
 from parlour.games.base import Game
 from parlour.locks import LOCK_FILE, DirectoryLock
 from parlour.training.backend import Backend, BestSoFar, RunContext
-from parlour.training.registry import address_setting, address_settings, backend_class
 from parlour.training.config import TrainConfig, choose_network, make_config, saved_config
 from parlour.training.devices import resolve_device
 from parlour.training.learning_curve import plot_learning_curve, run_title
 from parlour.training.opponents import OpponentPool, parse_opponents
+from parlour.training.registry import address_setting, address_settings, backend_class
 from parlour.training.run_files import (
     Checkpoint,
     DamagedRun,
@@ -58,7 +59,6 @@ from parlour.training.run_files import (
 )
 from parlour.training.seeds import segment_seed
 from parlour.training.settings import SettingsGiven, resume_changes
-from parlour.evaluation.win_rates import quick_opponents, win_rates
 
 
 @dataclass

@@ -37,8 +37,8 @@ from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
 from parlour.errors import IllegalActionError, illegal_mode
-from parlour.vector import make_engine
 from parlour.games.engine import BatchedEngine
+from parlour.vector import make_engine
 from parlour.vector.seat_players import EnginePlayer, SeatPlayers
 
 MAX_REDEALS = 1000

@@ -16,13 +16,13 @@ from toy_games import MultiplierGame
 
 from parlour.baselines import make
 from parlour.baselines.engines.equilibrium import GameSolver, game_value
+from parlour.baselines.engines.matrix_game import solve_zero_sum
 from parlour.baselines.players.goofspiel_solver import (
     GoofspielSolver,
     compress,
     goofspiel_exploitability,
     swap_seats,
 )
-from parlour.baselines.engines.matrix_game import solve_zero_sum
 from parlour.games.goofspiel import GoofspielGame
 from parlour.games.sticks import SticksGame, losing_position
 

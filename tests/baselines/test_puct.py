@@ -156,7 +156,8 @@ def test_a_finished_position_is_refused():
 
 # --- the Gumbel root ----------------------------------------------------------------------
 
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from parlour.baselines.engines.gumbel import Gumbel, completed_q, halve, improved_policy, logits_of, phases, visits_per_action
 

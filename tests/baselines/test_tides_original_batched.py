@@ -19,7 +19,7 @@ def positions(game, games, seed):
     """Every (info state, seed) met in ``games`` random games, both seats."""
     rng = np.random.default_rng(seed)
     out = []
-    for g in range(games):
+    for _g in range(games):
         state = game.new_initial_state(int(rng.integers(2**31)))
         while not state.is_terminal():
             for p in state.current_players():

@@ -15,8 +15,6 @@ import pytest
 
 from parlour.baselines import Policy, make
 from parlour.cli import DEFAULT_ARENA, UsageError, main, parse_option_value
-from parlour.games import load_game
-from parlour.games.goofspiel import GoofspielInfoState
 from parlour.evaluation.arena import (
     GameFailed,
     build_agents,
@@ -25,6 +23,8 @@ from parlour.evaluation.arena import (
     play_match,
 )
 from parlour.evaluation.report import FILES, summarize, to_markdown, write_heatmap
+from parlour.games import load_game
+from parlour.games.goofspiel import GoofspielInfoState
 
 STICKS = load_game("sticks", num_sticks=9, max_take=3)
 WEAK = "minimax:depth=2,evaluation=zero"

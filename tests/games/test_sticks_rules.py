@@ -1,6 +1,6 @@
 """Pick-up sticks rules: the rules file's facts, an exhaustive minimax, bad input."""
 
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 import pytest
@@ -12,7 +12,7 @@ from parlour.games.sticks import SticksGame, losing_position
 def minimax_value(sticks: int, max_take: int, misere: bool) -> int:
     """Value (+1 win / -1 loss) for the player to move, by exhaustive minimax with memo."""
 
-    @lru_cache(maxsize=None)
+    @cache
     def value(n: int) -> int:
         best = -1
         for take in range(1, min(max_take, n) + 1):

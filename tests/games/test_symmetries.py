@@ -4,7 +4,8 @@ and returns.  Checked on random positions of several board shapes."""
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from parlour.games import GAMES, load_game
 

@@ -82,7 +82,7 @@ def test_the_deal_is_explicit_chance_and_the_state_is_parlours():
         assert np.array_equal(state.observation_tensor(player), parlour_state(state).observation_tensor(player))
         assert state.information_state_string(player) == repr(parlour_state(state).info_state(player))
         assert state.observation_string(player) == parlour_state(state).view_text(player)
-    with pytest.raises(Exception):  # an outcome that was dealt already
+    with pytest.raises(Exception):  # noqa: B017 (pyspiel raises its own SpielError) an outcome that was dealt already
         replay = game.new_initial_state()
         replay.apply_action(0)
         replay.apply_action(0)

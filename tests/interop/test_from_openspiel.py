@@ -18,9 +18,9 @@ from parlour import IllegalActionError  # noqa: E402
 from parlour.baselines import make_from_spec  # noqa: E402
 from parlour.cli import main  # noqa: E402
 from parlour.envs import openspiel_v0  # noqa: E402
+from parlour.evaluation.arena import play_match  # noqa: E402
 from parlour.games import load_game  # noqa: E402
 from parlour.interop.openspiel import OpenSpielGame  # noqa: E402
-from parlour.evaluation.arena import play_match  # noqa: E402
 
 GAMES = ["tic_tac_toe", "connect_four", "othello", "leduc_poker", "kuhn_poker(players=3)", "goofspiel(num_cards=4)", "oshi_zumo"]
 

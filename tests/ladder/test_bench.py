@@ -8,12 +8,12 @@ import json
 import numpy as np
 import pytest
 
+from parlour.evaluation.ratings import Z95
 from parlour.ladder import LADDERS, load_ladder
 from parlour.ladder.calibrate import fit_pairs, play_pairs
 from parlour.ladder.ladders import data_path, ladder_from_record, ladder_spec
 from parlour.ladder.run import TIMING_FIELDS, bench, card_text
 from parlour.ladder.statistics import expected_score
-from parlour.evaluation.ratings import Z95
 
 QUICK = ["sticks", "goofspiel"]
 
@@ -121,8 +121,8 @@ def test_bad_benchmark_input_is_named():
 
 
 def test_a_three_seat_game_scores_the_mean_of_the_heros_comparisons_once():
-    from parlour.ladder.matches import Match, block_scores, hero_score
     from parlour.evaluation.arena import GameRecord
+    from parlour.ladder.matches import Match, block_scores, hero_score
 
     def record(index, agents, returns):
         return GameRecord(index=index, agents=agents, returns=returns, length=1, game_seed=0)

@@ -7,8 +7,8 @@ import json
 import pytest
 
 import parlour.ladder.cli
-from parlour.ladder import LADDERS
 from parlour.cli import main
+from parlour.ladder import LADDERS
 
 
 def run(capsys, argv):
@@ -68,7 +68,7 @@ def test_all_games_rates_on_every_ladder_with_the_game_in_the_agent(tmp_path, ca
 def test_ladders_lists_every_calibrated_ladder(capsys):
     code, text, _ = run(capsys, ["--ladders"])
     assert code == 0
-    for game, spec in LADDERS.items():
+    for _game, spec in LADDERS.items():
         assert spec.version in text
         assert spec.rungs[-1] in text
 

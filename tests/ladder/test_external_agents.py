@@ -6,9 +6,9 @@ import pytest
 
 from parlour.baselines import make_from_spec
 from parlour.baselines.playout import play_out
-from parlour.ladder.candidate import candidate_spec
-from parlour.games import load_game
 from parlour.evaluation.arena import play_match
+from parlour.games import load_game
+from parlour.ladder.candidate import candidate_spec
 
 STICKS = load_game("sticks")
 

@@ -12,8 +12,8 @@ import pytest
 
 from parlour.games import GAMES, load_game
 from parlour.render import Drawing, has_picture, picture
-from parlour.render.style import HIGHLIGHT
 from parlour.render.drawing import hex_colour
+from parlour.render.style import HIGHLIGHT
 
 pytest.importorskip("PIL", reason="rasterising needs Pillow (the render extra)")
 

@@ -10,22 +10,23 @@ import pytest
 torch = pytest.importorskip("torch", reason="needs the train extra")
 pytest.importorskip("sb3_contrib", reason="needs the train extra")
 
+from helpers import SMALL_GAMES
+
 from parlour.baselines import make_from_spec
 from parlour.baselines.engines.puct import PUCT
 from parlour.baselines.learned.alphazero import inference_network, search_from
 from parlour.baselines.learned.az_model import NetworkEvaluator, PolicyValueNet, read_az_net, run_network, save_az_model
-from helpers import SMALL_GAMES
 from parlour.cli import main
 from parlour.errors import EndlessGame
+from parlour.evaluation.arena import play_match
+from parlour.evaluation.report import summarize
+from parlour.evaluation.win_rates import win_rates
 from parlour.games import load_game
 from parlour.training.backends.alphazero import AlphaZeroBackend, AlphaZeroSettings
-from parlour.evaluation.arena import play_match
 from parlour.training.config import TrainConfig, make_config
-from parlour.evaluation.report import summarize
 from parlour.training.run_files import RunFiles, read_evaluations
 from parlour.training.self_play import FIELDS, SEARCH_BATCH, Examples, ReplayBuffer, play_game, play_games, play_teacher_game
 from parlour.training.trainer import Trainer
-from parlour.evaluation.win_rates import win_rates
 
 AZ_DEFAULTS = AlphaZeroSettings.defaults()
 SETTINGS = {**AZ_DEFAULTS, "simulations": 12, "temperature_moves": 2}
@@ -618,7 +619,7 @@ def test_a_cell_policy_scores_each_move_from_its_own_cell(tmp_path):
     piece = empty.clone()
     piece[0, 0, 2, 3] = 1
     with torch.no_grad():
-        (a, va), (b, vb) = net(empty), net(piece)
+        (a, va), (b, _vb) = net(empty), net(piece)
     changed = (a != b).view(rows, columns)
     near = torch.zeros(rows, columns, dtype=torch.bool)
     near[1:4, 2:5] = True

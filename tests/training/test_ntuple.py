@@ -15,9 +15,9 @@ from parlour.cli import main
 from parlour.errors import DamagedFileError
 from parlour.games import load_game
 from parlour.games.double_card import COLS, ROWS
+from parlour.training.backends.ntuple import NTupleBackend, NTupleSettings, record_game, td_fit, td_targets
 from parlour.training.config import TrainConfig
 from parlour.training.gating import gating_match
-from parlour.training.backends.ntuple import NTupleBackend, NTupleSettings, record_game, td_fit, td_targets
 from parlour.training.run_files import RunFiles
 from parlour.training.trainer import Trainer
 

@@ -10,10 +10,10 @@ import ray
 from ray.cluster_utils import Cluster
 
 from parlour.cli import main
-from parlour.games import load_game
 from parlour.evaluation.arena import play_match
-from parlour.ray_cluster import loopback_only
 from parlour.evaluation.report import summarize, to_markdown
+from parlour.games import load_game
+from parlour.ray_cluster import loopback_only
 from parlour.training.run_files import RunFiles, read_evaluations
 
 
@@ -102,9 +102,9 @@ def test_alphazero_self_play_on_ray_actors_is_the_local_run(two_nodes, tmp_path)
     assert read_evaluations(remote) == read_evaluations(local)
     assert remote.gating.read_text() == local.gating.read_text()
     assert (tmp_path / "ray" / "last.zip").read_bytes() != b""
-    from parlour.baselines.learned.az_model import read_az_net
-
     import torch
+
+    from parlour.baselines.learned.az_model import read_az_net
 
     (a, _), (b, _) = read_az_net(tmp_path / "local" / "last.zip"), read_az_net(tmp_path / "ray" / "last.zip")
     assert all(torch.equal(x, y) for x, y in zip(a.state_dict().values(), b.state_dict().values()))

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import json
 import re
-import tomllib
 from pathlib import Path
 
 import pytest
+import tomllib
 
 from parlour.training import registry
 from parlour.training.backends.alphazero import AlphaZeroBackend, AlphaZeroSettings

@@ -14,20 +14,20 @@ torch = pytest.importorskip("torch", reason="needs the rllib extra")
 
 import ray
 from gymnasium import spaces
+from helpers import SMALL_GAMES
 
 from parlour.baselines import make_from_spec
 from parlour.baselines.learned.rllib import RLlibPolicy, checkpoint_dir
 from parlour.baselines.learned.rllib_module import MaskedPPOModule, model_settings
-from helpers import SMALL_GAMES
-from parlour.ladder.run import bench
 from parlour.cli import main
 from parlour.errors import DamagedFileError, IllegalActionError
-from parlour.games import load_game
-from parlour.terminal import play
 from parlour.evaluation.arena import play_match
-from parlour.training.config import TrainConfig
+from parlour.games import load_game
+from parlour.ladder.run import bench
 from parlour.ray_cluster import loopback_only
+from parlour.terminal import play
 from parlour.training.backends.rllib import ParlourMultiAgentEnv, ppo_config
+from parlour.training.config import TrainConfig
 from parlour.training.run_files import RunFiles, read_evaluations
 from parlour.training.trainer import Trainer
 

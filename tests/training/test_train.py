@@ -9,11 +9,11 @@ import signal
 import subprocess
 import sys
 import time
-import tomllib
 import zipfile
 
 import numpy as np
 import pytest
+import tomllib
 
 torch = pytest.importorskip("torch", reason="needs the train extra")
 pytest.importorskip("sb3_contrib", reason="needs the train extra")
@@ -21,9 +21,9 @@ pytest.importorskip("sb3_contrib", reason="needs the train extra")
 from parlour.baselines import make_from_spec
 from parlour.cli import main
 from parlour.errors import DamagedFileError
+from parlour.evaluation.arena import play_match
 from parlour.games import load_game
 from parlour.locks import LOCK_FILE
-from parlour.evaluation.arena import play_match
 from parlour.training.config import (
     BATCHED_CNN_BATCH,
     BATCHED_MINIBATCHES,

@@ -14,11 +14,13 @@ torch = pytest.importorskip("torch", reason="needs the train extra")
 
 from parlour.baselines.engines.gumbel import Gumbel
 from parlour.baselines.engines.puct import PUCT  # noqa: E402
-from parlour.baselines.learned.az_model import PolicyValueNet  # noqa: E402
+from parlour.baselines.engines.vector_puct import VectorPUCT, random_playouts  # noqa: E402
+from parlour.baselines.learned.az_model import (
+    PolicyValueNet,  # noqa: E402
+    network_leaves,  # noqa: E402
+)
 from parlour.errors import EndlessGame
 from parlour.games import load_game  # noqa: E402
-from parlour.baselines.engines.vector_puct import VectorPUCT, random_playouts  # noqa: E402
-from parlour.baselines.learned.az_model import network_leaves  # noqa: E402
 from parlour.vector import make_engine  # noqa: E402
 
 

@@ -18,8 +18,7 @@ from helpers import DOUBLE_CARD_SETUP_24
 
 from parlour.errors import IllegalActionError
 from parlour.games import load_game
-from parlour.games.double_card import PICK_BASE
-from parlour.games.double_card import DoubleCardBatch
+from parlour.games.double_card import PICK_BASE, DoubleCardBatch
 from parlour.vector import make_engine
 
 # from tests/games/test_double_card_rules.py: after the 24th move (D12-E12) every other card

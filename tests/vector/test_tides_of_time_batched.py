@@ -20,12 +20,12 @@ from parlour.games.tides_of_time import (
     DISCARD,
     DRAFT,
     RELIC,
+    TidesOfTimeBatch,
     score_kingdoms,
     score_masks,
 )
-from parlour.games.tides_of_time import TidesOfTimeBatch
-from parlour.vector import make_engine
 from parlour.games.tides_of_time.engine import card_points
+from parlour.vector import make_engine
 
 
 @pytest.mark.parametrize(("zero_ties_win", "maze_counts_sets"), [(True, False), (False, True)])

@@ -11,8 +11,8 @@ pytest.importorskip("starlette", reason="needs the web extra")
 from helpers import sticks_without_end
 from starlette.testclient import TestClient  # noqa: E402
 
-from parlour.web.app import create_app  # noqa: E402
 from parlour.table.thinking import LocalThinker  # noqa: E402
+from parlour.web.app import create_app  # noqa: E402
 
 
 @pytest.fixture
@@ -164,9 +164,9 @@ def test_models_load_only_from_the_runs_directory(tmp_path):
 def test_an_arena_game_replays_move_by_move(client, tmp_path):
     import json
 
-    from parlour.games import load_game
     from parlour.evaluation.arena import play_match
     from parlour.evaluation.report import summarize, write_report
+    from parlour.games import load_game
 
     game = load_game("goofspiel", num_cards=4)
     result = play_match(game, ["random", "rudimentary"], 2, seed=5, progress=False)

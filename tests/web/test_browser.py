@@ -8,7 +8,6 @@ from __future__ import annotations
 import re
 
 
-
 def start(page, game: str, seats: dict[int, str] | None = None, options: dict[str, str] | None = None, seed: int = 0) -> None:
     page.select_option("#game", game)
     for name, value in (options or {}).items():

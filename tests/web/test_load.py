@@ -61,7 +61,7 @@ def test_parlour_serve_listens_on_loopback_only(tmp_path):
                 break
             except httpx.TransportError:
                 if time.time() > deadline or process.poll() is not None:
-                    raise AssertionError(f"parlour serve did not answer: {process.stdout.read() if process.poll() is not None else ''}")
+                    raise AssertionError(f"parlour serve did not answer: {process.stdout.read() if process.poll() is not None else ''}") from None
                 time.sleep(0.2)
         assert response.status_code == 200 and len(response.json()["games"]) == 5
         listening = subprocess.run(["ss", "-ltnH", f"sport = :{port}"], capture_output=True, text=True).stdout

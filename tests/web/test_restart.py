@@ -19,8 +19,8 @@ httpx = pytest.importorskip("httpx", reason="needs httpx (the dev extra)")
 from starlette.testclient import TestClient  # noqa: E402
 
 from parlour.games import load_game  # noqa: E402
-from parlour.web.app import create_app  # noqa: E402
 from parlour.table.session import GameSession  # noqa: E402
+from parlour.web.app import create_app  # noqa: E402
 from parlour.web.store import Sessions  # noqa: E402
 
 

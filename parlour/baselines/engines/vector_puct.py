@@ -146,7 +146,7 @@ class VectorPUCT:
         everything = np.arange(len(root_rows))
         work.copy_rows(roots, root_rows, everything)
         if self.hidden:
-            work.determinize(everything, seats, draws)  # type: ignore[attr-defined]  (a DeterminizingEngine: checked at construction)
+            work.determinize(everything, seats, draws)  # type: ignore[attr-defined]  # a DeterminizingEngine: checked at construction
 
     def _arrays(self, S: int, N: int) -> dict[str, np.ndarray]:
         """The trees' arrays for S searches of N nodes, reused from the last search of

@@ -210,7 +210,7 @@ def network_leaves(net: PolicyValueNet, rollout_mix: float = 0.0, max_steps: int
     if rollout_mix:
         if max_steps < 1:
             raise ValueError("a playout needs max_steps, the game's longest")
-        evaluate.leaf_draws = max_steps * 2  # type: ignore[attr-defined]  (a float per mover and step; two seats at most)
+        evaluate.leaf_draws = max_steps * 2  # type: ignore[attr-defined]  # a float per mover and step; two seats at most
     return evaluate
 
 

@@ -31,7 +31,6 @@ from torch import nn
 
 from parlour.baselines.learned.board_layers import board_trunk, cell_value_layers, check_board_shape
 
-
 PRECISIONS = ("float32", "bfloat16")
 
 

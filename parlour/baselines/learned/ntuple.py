@@ -41,11 +41,11 @@ from typing import Any
 import numpy as np
 
 from parlour.atomic import replace_atomic
+from parlour.baselines.engines.alphabeta import AlphaBetaSearch, optional_seconds
 from parlour.baselines.learned.ppo import META_ENTRY, check_model_game, model_meta, read_model_meta
 from parlour.baselines.players.double_card import WINDOW_FEATURES, window_features
 from parlour.baselines.players.double_card_ntuple import REACH_FEATURES, ReachLogit, reach_indices
 from parlour.baselines.players.tribolo_ntuple import TRIBOLO_FEATURES, tribolo_seats, tribolo_window_indices
-from parlour.baselines.engines.alphabeta import AlphaBetaSearch, optional_seconds
 from parlour.baselines.policy import Param, Policy, lookup, register
 from parlour.errors import DamagedFileError
 from parlour.games.base import Game, State

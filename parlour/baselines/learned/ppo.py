@@ -34,8 +34,8 @@ from typing import Any
 import numpy as np
 
 from parlour.atomic import replace_atomic
-from parlour.errors import DamagedFileError
 from parlour.baselines.policy import Param, Policy, register
+from parlour.errors import DamagedFileError
 from parlour.games import load_game
 from parlour.games.base import Game
 

@@ -22,7 +22,6 @@ from __future__ import annotations
 from typing import Any, cast
 
 import gymnasium
-
 import torch
 from ray.rllib.core.columns import Columns
 from ray.rllib.core.rl_module.apis.value_function_api import ValueFunctionAPI

@@ -33,7 +33,6 @@ from typing import Any
 import numpy as np
 
 from parlour.baselines.batched import BatchedPolicy, register_batched
-from parlour.baselines.policy import Policy
 from parlour.baselines.players.tides_of_time import (
     back_up,
     best_keep,
@@ -44,6 +43,7 @@ from parlour.baselines.players.tides_of_time import (
     opponent_hands,
     solve_hands,
 )
+from parlour.baselines.policy import Policy
 from parlour.games.bitmask import set_bits as bits
 from parlour.games.tides_of_time import DRAFT, HAND_SIZE, NUM_CARDS, RELIC, TidesInfoState, TidesOfTimeGame
 

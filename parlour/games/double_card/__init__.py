@@ -19,8 +19,6 @@ Every public name is re-exported here: ``from parlour.games.double_card import
 DoubleCardGame, DoubleCardState, LINES, ...``.
 """
 
-from parlour.games.entry import GameEntry
-from parlour.games.double_card.engine import DoubleCardBatch
 from parlour.games.double_card.board import (
     CARDS,
     CELLS,
@@ -56,8 +54,10 @@ from parlour.games.double_card.board import (
     cell_name,
     other_cell,
 )
+from parlour.games.double_card.engine import DoubleCardBatch
 from parlour.games.double_card.notation import parse_notation
 from parlour.games.double_card.rules import NUM_PLANES, DoubleCardGame, DoubleCardState
+from parlour.games.entry import GameEntry
 
 ENTRY = GameEntry(DoubleCardGame, DoubleCardBatch)
 """The game's registration (``parlour.games.entry``)."""

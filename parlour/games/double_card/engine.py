@@ -213,7 +213,7 @@ class _LazyFinalStep(BatchStep):
         self._final: np.ndarray | None = None
         self._pending: tuple[Any, ...] | None = (build, done, snapshot)
 
-    @property  # type: ignore[override]
+    @property
     def final_observations(self) -> np.ndarray | None:
         if self._pending is not None:
             build, done, snapshot = self._pending
@@ -232,13 +232,15 @@ class DoubleCardBatch(SearchableEngine):
     ``768 + anchor`` to take a card (first sub-step of a recycling move, after which
     the same seat moves again)."""
 
+    game: DoubleCardGame
+
     game_class = DoubleCardGame
     STATE = ("board", "moves", "to_move", "last", "taken_anchor", "taken_p", "winner")
     simultaneous = False
 
     def __init__(self, num_envs: int, seed: int | np.random.Generator | None = None, *, autoreset: bool = True, **options: Any) -> None:
         super().__init__(num_envs, seed, autoreset=autoreset, **options)
-        game: DoubleCardGame = self.game  # type: ignore[assignment]
+        game: DoubleCardGame = self.game
         self.max_moves = game.max_moves
         self.recycle_rule = game.recycle_rule
         self.colors_seat = game.colors_seat

@@ -38,7 +38,6 @@ from parlour.errors import IllegalActionError
 from parlour.games.engine import BatchedEngine, BatchStep, OutputBuffers
 from parlour.games.goofspiel.rules import GoofspielGame, GoofspielState
 
-
 _TABLE_ACTIONS = 16
 """Hands of at most this many cards are also kept as bitmasks, for table-driven draws."""
 
@@ -452,7 +451,7 @@ class GoofspielBatch(BatchedEngine):
         """The observation writes of a step of all games at round ``r``: the columns
         that are the same in every game are written as columns of ``O``, in each view;
         the bid cards and the winner slot (a column per game) by a scatter."""
-        O, Of, pos, P = self.O, self.O.reshape(-1), self.pos, self.P
+        O, Of, pos, P = self.O, self.O.reshape(-1), self.pos, self.P  # noqa: E741 (the docstring's names)
         base = self.off_hist + r * self.W
         nr = r + 1
         bids, points = self.tab_bid[acts], self.tab_scaled[self.points]

@@ -17,7 +17,6 @@ from parlour.games.base import State, make_rng
 from parlour.games.bitmask import cards_of, set_bits
 from parlour.games.goofspiel.scoring import round_winner, settle_round
 
-
 _State_co = TypeVar("_State_co", bound=State, covariant=True)
 
 

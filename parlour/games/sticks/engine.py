@@ -26,13 +26,15 @@ class SticksBatch(BatchedEngine):
     ``misere``).  ``step(actions)`` takes the movers' actions, shape ``(B,)`` (action
     ``a`` takes ``a + 1`` sticks)."""
 
+    game: SticksGame
+
     game_class = SticksGame
     STATE = ("sticks", "to_move")
     simultaneous = False
 
     def __init__(self, num_envs: int, seed: int | np.random.Generator | None = None, *, autoreset: bool = True, **options: Any) -> None:
         super().__init__(num_envs, seed, autoreset=autoreset, **options)
-        game: SticksGame = self.game  # type: ignore[assignment]
+        game: SticksGame = self.game
         n = game.num_sticks
         self.misere = game.misere
         self.max_take = game.max_take
@@ -53,7 +55,7 @@ class SticksBatch(BatchedEngine):
         return self.sticks == 0
 
     def game_state(self, b: int) -> SticksState:
-        return SticksState(self.game, int(self.sticks[b]), int(self.to_move[b]))  # type: ignore[arg-type]
+        return SticksState(self.game, int(self.sticks[b]), int(self.to_move[b]))
 
     def load_states(self, states: Sequence[SticksState], rows: np.ndarray | None = None) -> None:
         rows = self._load_rows(states, rows)

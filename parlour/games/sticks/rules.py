@@ -29,7 +29,6 @@ from parlour.games.base import (
 from parlour.games.sticks.notation import action_text, check_written, parse_position, position_text, text_action
 from parlour.games.sticks.observation import observation_vector
 
-
 MAX_STICKS = 1000
 """The largest pile and the most one move may take: the observation holds a one-hot of the
 pile (``num_sticks + 1`` entries), the picture draws every stick, the action space has
@@ -117,6 +116,7 @@ class SticksState(State):
     """``sticks`` left and the seat ``to_move`` (at the end: the one who did not take last)."""
 
     __slots__ = ("game", "sticks", "to_move")
+    game: SticksGame
 
     def __init__(self, game: SticksGame, sticks: int, to_move: int) -> None:
         self.game = game

@@ -28,7 +28,6 @@ here, with the game's registration ``ENTRY``.
 """
 
 from parlour.games.entry import GameEntry
-from parlour.games.tides_of_time.engine import TidesOfTimeBatch
 from parlour.games.tides_of_time.cards import (
     ALL_CARDS,
     CARDS,
@@ -60,6 +59,7 @@ from parlour.games.tides_of_time.cards import (
     cards_text,
     named_cards,
 )
+from parlour.games.tides_of_time.engine import TidesOfTimeBatch
 from parlour.games.tides_of_time.information import (
     OBS_LAYOUT,
     OBS_SIZE,

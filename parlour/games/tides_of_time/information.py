@@ -28,6 +28,7 @@ from parlour.games.tides_of_time.cards import (
     named_cards,
 )
 
+
 class TidesRules(Protocol):
     """What an information state needs of its game (``TidesOfTimeGame`` is one): the
     number of rounds, and a fresh state from a deal to replay the moves on."""

@@ -33,7 +33,6 @@ TriboloGame, TriboloState, Geometry, SYMBOLS, ...``.
 """
 
 from parlour.games.entry import GameEntry
-from parlour.games.tribolo.engine import TriboloBatch
 from parlour.games.tribolo.board import (
     DIRECTIONS,
     EMPTY,
@@ -44,6 +43,7 @@ from parlour.games.tribolo.board import (
     SYMBOLS,
     WALL,
 )
+from parlour.games.tribolo.engine import TriboloBatch
 from parlour.games.tribolo.geometry import Geometry
 from parlour.games.tribolo.movegen import REVERSED_BYTE, compile_moves
 from parlour.games.tribolo.notation import (

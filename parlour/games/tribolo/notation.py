@@ -11,6 +11,7 @@ has a move, or nobody has one when the game is over; the header's counts) are ch
 from __future__ import annotations
 
 import re
+
 import numpy as np
 
 from parlour.games.base import shown

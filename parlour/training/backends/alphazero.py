@@ -44,20 +44,20 @@ from __future__ import annotations
 import io
 import time
 from collections.abc import Callable
-from pathlib import Path
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from parlour.baselines.learned.alphazero import INFERENCE, AlphaZeroPolicy
 from parlour.baselines.policy import make_from_spec
+from parlour.evaluation.win_rates import rates_deterministic
 from parlour.training.backend import LOCAL, Backend, BestSoFar, RunContext, resolved
 from parlour.training.backend_settings import BackendSettings, setting
 from parlour.training.gating import GATING_FIELDS, gating_match, untrained_best_warning
 from parlour.training.run_files import Checkpoint, copy_atomic, write_csv
 from parlour.training.seeds import game_seed
-from parlour.evaluation.win_rates import rates_deterministic
 
 if TYPE_CHECKING:
     from parlour.training.self_play import Examples
@@ -178,7 +178,6 @@ class AlphaZeroBackend(Backend):
         import torch
 
         from parlour.baselines.learned.az_model import PolicyValueNet
-
         from parlour.training.self_play import ReplayBuffer
 
         config, game, az = self.config, self.game, self.az

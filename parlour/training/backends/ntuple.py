@@ -59,7 +59,6 @@ from parlour.training.gating import GATING_FIELDS, gating_match, untrained_best_
 from parlour.training.run_files import Checkpoint, write_csv
 
 
-
 @dataclass(frozen=True)
 class NTupleSettings(BackendSettings):
     """Settings of ``algo = "ntuple"`` (the ``[ntuple]`` table; ``this module``):

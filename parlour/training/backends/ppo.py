@@ -32,16 +32,15 @@ from parlour.baselines.learned.ppo import (
     save_model,
     set_global_rng_state,
 )
+from parlour.evaluation.win_rates import rates_deterministic
 from parlour.games import load_game
 from parlour.processes import die_with_parent
 from parlour.training.backend import LOCAL, Backend, RunConfig, resolved
 from parlour.training.backend_settings import BackendSettings, setting
 from parlour.training.opponents import OpponentPool, describe_entries, parse_opponents
 from parlour.training.run_files import Checkpoint
-from parlour.training.single_agent import SingleAgentEnv
 from parlour.training.seeds import segment_seed
-from parlour.evaluation.win_rates import rates_deterministic
-
+from parlour.training.single_agent import SingleAgentEnv
 
 
 @dataclass(frozen=True)

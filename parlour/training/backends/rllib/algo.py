@@ -24,8 +24,8 @@ from ray.rllib.algorithms.ppo import PPOConfig
 from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
 from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
-from parlour.training.backends.rllib.env import ParlourMultiAgentEnv, agent_name
 from parlour.baselines.learned.rllib_module import MaskedPPOModule, model_settings
+from parlour.training.backends.rllib.env import ParlourMultiAgentEnv, agent_name
 
 POLICY_MODES = ("shared", "per_seat")
 SHARED = "shared"

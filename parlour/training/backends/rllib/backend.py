@@ -40,14 +40,14 @@ from pathlib import Path
 from typing import Any
 
 from parlour.baselines.learned.rllib import RLlibPolicy, require_rllib_extra
+from parlour.evaluation.win_rates import rates_deterministic
 from parlour.ray_cluster import connect
+from parlour.training.backend import Backend, RunContext
+from parlour.training.backend_settings import BackendSettings, setting
 from parlour.training.backends.rllib.checkpoint import save_checkpoint, swap_in, unzip_checkpoint, zip_directory
 from parlour.training.backends.rllib.league import add_league_snapshot, load_snapshot, push_snapshot, save_snapshot
 from parlour.training.opponents import LEAGUE, SELF
-from parlour.training.backend import Backend, RunContext
-from parlour.training.backend_settings import BackendSettings, setting
 from parlour.training.run_files import Checkpoint
-from parlour.evaluation.win_rates import rates_deterministic
 
 
 @dataclass(frozen=True)
