@@ -1,15 +1,6 @@
 """Pick-up sticks' rules: ``SticksGame`` (options, the start) and ``SticksState`` (the
-move, the winner, the returns); rules in docs/sticks.md.
-
-Two players alternate taking 1..``max_take`` sticks from one pile; under ``misere``
-(the default, the rule of the 2007 minimax tutorial the game comes from) whoever
-takes the last stick loses, otherwise wins.  Action ``a`` takes ``a + 1`` sticks.
-Perfect information, no chance, no draws.
-
-Closed form (docs/sticks.md, "Losing positions"): the player to move loses with
-perfect play exactly when ``sticks % (max_take + 1) == 1`` (misère) or ``== 0``
-(normal play); see :func:`losing_position`.
-"""
+move, the winner, the returns); the game and its closed form are described in the
+package's docstring (``parlour.games.sticks``) and docs/sticks.md."""
 
 from __future__ import annotations
 
