@@ -17,7 +17,7 @@ from parlour.baselines.policy import playable
 from parlour.envs import sticks_v0
 from parlour.evaluation.arena import play_match
 from parlour.games import GAMES, load_game
-from parlour.table.specs import web_spec
+from parlour.table.specs import vet_spec
 from scripts.zoo_add import main as zoo_add
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -102,7 +102,7 @@ def test_zoo_specs_and_zoo_agent(tiny_zoo):
         zoo_agent("goofspiel")
     with pytest.raises(ValueError, match="unknown game 'chess'"):
         zoo_agent("chess")
-    spec, _ = web_spec("zoo:sticks,simulations=4", game, None, 3.0)  # a web client may seat it
+    spec, _ = vet_spec("zoo:sticks,simulations=4", game, None, 3.0)  # a web client may seat it
     assert make_from_spec(spec, game).config["simulations"] == 4 and spec.startswith("zoo:")
 
 

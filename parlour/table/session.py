@@ -45,7 +45,7 @@ from parlour.games import GAMES, Game, load_game
 from parlour.games.base import State, shown
 from parlour.render import move_targets, picture
 from parlour.table.errors import SessionError
-from parlour.table.specs import find_models, web_spec
+from parlour.table.specs import find_models, vet_spec
 from parlour.table.thinking import Job, LocalThinker, NoThinker, Overrun
 
 __all__ = ["PERSON", "RECORD_FORMAT", "GameSession", "SessionError", "find_models", "from_arena"]
@@ -224,7 +224,7 @@ class GameSession:
         """The spec a seat (or a hint) plays for ``spec``, and a note on the server's limits."""
         if not self.trusted:
             assert self.move_seconds is not None  # checked in __init__
-            return web_spec(spec, self.game, self.runs_dir, self.move_seconds)
+            return vet_spec(spec, self.game, self.runs_dir, self.move_seconds)
         if not isinstance(spec, str) or not spec.strip():
             raise SessionError(f"a player is a spec such as 'mcts:simulations=200', got {shown(spec)}")
         return spec, None

@@ -1,7 +1,8 @@
-"""Which players a web request may name, and how long they may think.
+"""Which players an untrusted request may seat, and how long they may think.
 
-Over the web the request comes from whoever can reach the port, so (unlike the command
-line, where the user runs their own code) a request may name only:
+A table is untrusted when its requests come from whoever can reach a port (``parlour
+serve``): unlike the command line, where the user runs their own code, a request may
+name only:
 
 - parlour's own players (``random``, ``mcts:simulations=200``, ``paranoid``, the
   original AIs, ...), and
@@ -37,14 +38,14 @@ MAX_SPEC = 300
 """The longest spec a request may send."""
 
 
-def web_players(game: Game) -> list[str]:
-    """The players a web request may seat at ``game`` (besides ``person`` and the models,
+def allowed_players(game: Game) -> list[str]:
+    """The players an untrusted request may seat at ``game`` (besides ``person`` and the models,
     which play as ``ppo:PATH`` or ``az:PATH``)."""
     return [name for name in playable(game) if name not in NOT_OVER_THE_WEB and name not in MODEL_POLICIES]
 
 
-def web_spec(spec: object, game: Game, runs_dir: Path | None, move_seconds: float) -> tuple[str, str | None]:
-    """The spec to play for a requested ``spec`` (a model's path resolved in ``runs_dir``,
+def vet_spec(spec: object, game: Game, runs_dir: Path | None, move_seconds: float) -> tuple[str, str | None]:
+    """Vet the ``spec`` an untrusted request names: the spec to play (a model's path resolved in ``runs_dir``,
     the time limit set), and a note for the page when the server limits it; a
     :class:`SessionError` naming what is allowed for anything else."""
     if not isinstance(spec, str) or not spec.strip() or len(spec) > MAX_SPEC or not spec.isprintable():
@@ -54,7 +55,7 @@ def web_spec(spec: object, game: Game, runs_dir: Path | None, move_seconds: floa
         name, params = parse_spec(spec)
     except ValueError as error:
         raise SessionError(str(error)) from None
-    allowed = web_players(game)
+    allowed = allowed_players(game)
     if name in MODEL_POLICIES and name in playable(game):
         allowed.append(name)
     if name in NOT_OVER_THE_WEB or name not in REGISTRY:

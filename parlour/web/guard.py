@@ -25,7 +25,7 @@ from starlette.requests import Request
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from parlour.table.errors import SessionError
-from parlour.web.errors import NotJSON, TooLarge
+from parlour.web.http_errors import NotJSON, TooLarge
 
 MAX_BODY = 1_000_000
 """The largest body read, in bytes (a saved game of the longest Double Card is ~20 kB)."""

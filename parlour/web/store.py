@@ -26,7 +26,7 @@ from typing import Any
 from parlour.atomic import write_atomic
 from parlour.table.errors import SessionError
 from parlour.table.session import GameSession
-from parlour.web.errors import NotFound
+from parlour.web.http_errors import NotFound
 
 ID = re.compile(r"[A-Za-z0-9_-]{16}")
 """What an id looks like (``secrets.token_urlsafe(12)``); anything else is unknown."""

@@ -56,7 +56,8 @@ from parlour.games.double_card.board import (
 )
 from parlour.games.double_card.engine import DoubleCardBatch
 from parlour.games.double_card.notation import parse_notation
-from parlour.games.double_card.rules import NUM_PLANES, DoubleCardGame, DoubleCardState
+from parlour.games.double_card.observation import NUM_PLANES, ObservedPosition, observation_planes, read_planes
+from parlour.games.double_card.rules import DoubleCardGame, DoubleCardState
 from parlour.games.entry import GameEntry
 
 ENTRY = GameEntry(DoubleCardGame, DoubleCardBatch)
@@ -79,6 +80,7 @@ __all__ = [
     "NUM_ACTIONS",
     "NUM_PLANES",
     "OBJECTIVES",
+    "ObservedPosition",
     "PICK_BASE",
     "PLACEMENTS",
     "PLACEMENT_OF",
@@ -100,6 +102,8 @@ __all__ = [
     "DoubleCardGame",
     "DoubleCardState",
     "cell_name",
+    "observation_planes",
     "other_cell",
     "parse_notation",
+    "read_planes",
 ]

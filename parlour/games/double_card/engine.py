@@ -69,7 +69,8 @@ from parlour.games.double_card.board import (
     SEG_ANCHOR,
     SEG_OTHER,
 )
-from parlour.games.double_card.rules import NUM_PLANES, DoubleCardGame, DoubleCardState
+from parlour.games.double_card.observation import NUM_PLANES
+from parlour.games.double_card.rules import DoubleCardGame, DoubleCardState
 from parlour.games.engine import BatchStep, OutputBuffers, SearchableEngine
 
 if sys.byteorder != "little":  # pragma: no cover - the lanes are read as the words' bytes

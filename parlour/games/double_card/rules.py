@@ -1,8 +1,9 @@
-"""Double Card's rules: legal moves, the move, wins, returns and the observation.
+"""Double Card's rules: legal moves, the move, wins and returns.
 
 The rules, the action ids and the observation planes are documented in
 docs/double_card.md; the board's layout and tables are in :mod:`.board`, the move
-notation and the text form of a position in :mod:`.notation`; its picture is
+notation and the text form of a position in :mod:`.notation`, the planes' encoding in
+:mod:`.observation`; its picture is
 ``parlour.render.double_card``.
 
 A recycling move is two steps by the same seat (take a card, then place it), so that
@@ -58,9 +59,7 @@ from parlour.games.double_card.board import (
     partner,
     phase_of,
 )
-
-NUM_PLANES = 12
-"""Observation planes (channels first, ``(12, 12 rows, 8 columns)``, row 0 = row 1)."""
+from parlour.games.double_card.observation import NUM_PLANES, observation_planes, read_planes
 
 _BASES_AND_KINDS = tuple(((p - 1) * CELLS, p & 1) for p in range(1, 9))  # (first id, horizontal?)
 _NOT_LAST_COLUMN = FULL & ~LAST_COLUMN
@@ -201,19 +200,18 @@ class DoubleCardGame(Game):
         legal = legal.astype(bool)
         if not legal.any():
             raise ValueError("the legal mask allows no move: the game is over or it is not this seat's turn")
-        planes = obs.reshape(NUM_PLANES, CELLS) > 0.5
-        boards = [int.from_bytes(np.packbits(plane, bitorder="little").tobytes(), "little") for plane in planes[:8]]
-        red, white, filled, ring, hanch, vanch, last_cells, taken_cells = boards
+        seen = read_planes(obs, self.max_moves)
+        red, white, filled, ring, hanch, vanch, last_cells, taken_cells = seen.boards
         seg = [EMPTY] * CELLS
         for cell in iter_bits(red | white):
             seg[cell] = 1 + 2 * (white >> cell & 1) + (ring >> cell & 1)
         colors_seat = self.colors_seat
-        to_move = colors_seat if planes[8, 0] else 1 - colors_seat
-        moves = int(round(float(obs.reshape(NUM_PLANES, CELLS)[11, 0]) * self.max_moves))
+        to_move = colors_seat if seen.colors else 1 - colors_seat
+        moves = seen.moves
         anchors = last_cells & (hanch | vanch)
         last = anchors.bit_length() - 1 if anchors else -1
         candidates: list[tuple[int, int] | None] = [None]
-        if planes[9, 0] and taken_cells:
+        if seen.placing and taken_cells:
             anchor = (taken_cells & -taken_cells).bit_length() - 1
             horizontal = bool(taken_cells >> (anchor + 1) & 1) and anchor % COLS != COLS - 1
             candidates = [(anchor, p) for p in range(1, 9) if HORIZONTAL[p] == horizontal]
@@ -539,32 +537,17 @@ class DoubleCardState(State):
     # --- observation, notation, text, image ---------------------------------------------
 
     def observation_tensor(self, player: int) -> np.ndarray:
-        """Planes (channels, row, column), row 0 = row 1, float32 in [0, 1]:
-
-        0 red, 1 white, 2 filled dot, 3 empty circle (segments);
-        4 bottom-left cell of a horizontal card, 5 bottom-left cell of a vertical card
-        (with the segment planes this gives every card's two cells);
-        6 the two cells of the card moved last; 7 the cells the card being recycled was
-        taken from (second sub-step only); 8 all ones if ``player`` plays colors (zeros:
-        dots); 9 all ones in the second sub-step of a recycling move (place);
-        10 all ones once all 24 cards are on the board (recycling); 11 moves played /
-        ``max_moves`` everywhere.
-        """
+        """Planes (channels, row, column), row 0 = row 1, float32 in [0, 1]; the planes are
+        listed in :mod:`.observation`."""
         occ, red, filled = self.occ, self.red, self.filled
-        boards = [red, occ & ~red, filled, occ & ~filled, self.hanch, self.vanch, 0, 0]
-        if self.last >= 0:
-            boards[6] = 1 << self.last | 1 << self.partner(self.last)
+        last = 1 << self.last | 1 << self.partner(self.last) if self.last >= 0 else 0
+        taken = 0
         if self.taken is not None:
             t_anchor, t_p = self.taken
-            boards[7] = 1 << t_anchor | 1 << other_cell(t_anchor, HORIZONTAL[t_p])
-        raw = b"".join(board.to_bytes(CELLS // 8, "little") for board in boards)
-        obs = np.empty((NUM_PLANES, CELLS), dtype=np.float32)
-        obs[:8] = np.unpackbits(np.frombuffer(raw, dtype=np.uint8), bitorder="little").reshape(8, CELLS)
-        obs[8] = player == self.game.colors_seat
-        obs[9] = self.taken is not None
-        obs[10] = self.taken is not None or self.moves >= CARDS
-        obs[11] = min(1.0, self.moves / self.game.max_moves)
-        return obs.reshape(NUM_PLANES, ROWS, COLS)
+            taken = 1 << t_anchor | 1 << other_cell(t_anchor, HORIZONTAL[t_p])
+        boards = (red, occ & ~red, filled, occ & ~filled, self.hanch, self.vanch, last, taken)
+        return observation_planes(boards, player == self.game.colors_seat, self.taken is not None,
+                                  self.taken is not None or self.moves >= CARDS, min(1.0, self.moves / self.game.max_moves))
 
     def _describe(self, action: int) -> str:
         try:

@@ -64,7 +64,7 @@ from parlour.games.tides_of_time.cards import (
     SET_SCORING,
     SUIT_OF,
 )
-from parlour.games.tides_of_time.information import OBS_SIZE, PLANES
+from parlour.games.tides_of_time.observation import OBS_SIZE, PLANES
 from parlour.games.tides_of_time.rules import TidesOfTimeGame, TidesOfTimeState, check_deck
 
 ONE = np.int64(1)

@@ -1,6 +1,6 @@
 """What one Tides of Time seat knows (``TidesInfoState``, which
-``TidesOfTimeState.info_state`` fills in), its observation vector (``OBS_LAYOUT``), and
-full states drawn consistent with it (the cards still unseen, dealt uniformly)."""
+``TidesOfTimeState.info_state`` fills in) and full states drawn consistent with it (the
+cards still unseen, dealt uniformly); its vector is encoded by :mod:`.observation`."""
 
 from __future__ import annotations
 
@@ -19,14 +19,13 @@ from parlour.games.tides_of_time.cards import (
     DISCARD,
     DRAFT,
     HAND_SIZE,
-    NUM_CARDS,
     OVER,
     PHASES,
     RELIC,
-    SCORE_SCALE,
     card_label,
     named_cards,
 )
+from parlour.games.tides_of_time.observation import observation_vector
 
 
 class TidesRules(Protocol):
@@ -176,46 +175,5 @@ class TidesInfoState(Generic[GameT]):
         return "\n".join(lines)
 
     def tensor(self) -> np.ndarray:
-        """The observation vector (layout: ``OBS_LAYOUT``)."""
-        obs = np.zeros(OBS_SIZE, dtype=np.float32)
-        planes = np.array(
-            (
-                self.hand, self.drafted[0], self.relics[0], self.discards[0],
-                self.opp_hand, self.drafted[1], self.relics[1], self.discards[1],
-                (1 << self.own_relic) if self.own_relic >= 0 else 0, self.unseen,
-            ),
-            dtype=np.int64,
-        )
-        obs[: PLANES * NUM_CARDS] = ((planes[:, None] >> _CARD_SHIFTS) & 1).ravel()
-        base = PLANES * NUM_CARDS
-        obs[base + min(self.round, 2)] = 1.0
-        if self.phase == DRAFT:
-            obs[base + 3 + self.pick] = 1.0
-        obs[base + 8 + self.phase] = 1.0
-        obs[base + 12] = self.opp_hidden / HAND_SIZE
-        obs[base + 13] = (self.game.rounds - 1) / 2
-        me = self.player
-        for r, s in enumerate(self.scores):
-            obs[base + 14 + 2 * r] = s[me] / SCORE_SCALE
-            obs[base + 15 + 2 * r] = s[1 - me] / SCORE_SCALE
-        own, other = self.totals()
-        obs[base + 20] = own / (3 * SCORE_SCALE)
-        obs[base + 21] = other / (3 * SCORE_SCALE)
-        return obs
-
-
-PLANES = 10
-_CARD_SHIFTS = np.arange(NUM_CARDS, dtype=np.int64)
-OBS_LAYOUT = (
-    ("own hand", 18), ("own cards drafted this round", 18), ("own relics", 18), ("own discards", 18),
-    ("known opponent hand", 18), ("opponent cards drafted this round", 18), ("opponent relics", 18),
-    ("opponent discards", 18), ("own secret relic (discard step)", 18), ("unseen cards (opponent's unknown + pile)", 18),
-    ("round one-hot", 3), ("pick one-hot (draft only)", 5), ("phase one-hot: draft, relic, discard, over", 4),
-    ("opponent's unknown hand cards / 5", 1), ("rounds option: 0 for 1, 1 for 3", 1),
-    ("round scores / 128, (own, opponent) per round", 6), ("totals / 384, own then opponent", 2),
-)
-"""The observation layout, in order: (what, width).  Card planes are indexed by card
-number - 1; everything is seat-relative."""
-OBS_SIZE = sum(w for _, w in OBS_LAYOUT)
-
-
+        """The observation vector (layout: ``OBS_LAYOUT`` in :mod:`.observation`)."""
+        return observation_vector(self, self.game.rounds)

@@ -35,10 +35,8 @@ from parlour.games.tides_of_time.cards import (
     OVER,
     RELIC,
 )
-from parlour.games.tides_of_time.information import (
-    OBS_SIZE,
-    TidesInfoState,
-)
+from parlour.games.tides_of_time.information import TidesInfoState
+from parlour.games.tides_of_time.observation import OBS_SIZE
 from parlour.games.tides_of_time.scoring import score_breakdown, score_masks
 
 RETURN_TYPES = ("win_loss", "score_difference")
