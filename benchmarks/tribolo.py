@@ -20,6 +20,7 @@ import numpy as np
 
 import parlour
 from benchmarks.driver import header, median_seconds, parser, quick_or, row
+from benchmarks.random_play import Uniform, aec_playouts
 from parlour.baselines import make
 from parlour.envs import tribolo_v0
 from parlour.games.tribolo import TriboloGame
@@ -42,19 +43,7 @@ def rules_playouts(game: TriboloGame, count: int) -> int:
 
 def env_playouts(count: int) -> int:
     """``count`` random games through the AEC env (masked actions); returns the steps."""
-    env = tribolo_v0.raw_env()
-    rng = np.random.default_rng(0)
-    steps = 0
-    for g in range(count):
-        env.reset(seed=g)
-        for _agent in env.agent_iter():
-            obs, _, term, trunc, _ = env.last()
-            if term or trunc:
-                env.step(None)
-                continue
-            env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
-            steps += 1
-    return steps
+    return aec_playouts(tribolo_v0.raw_env(), count, Uniform(0))
 
 
 def positions(game: TriboloGame, count: int) -> dict[str, list]:
