@@ -160,7 +160,7 @@ def test_failures_are_one_line_with_status_1(monkeypatch, tmp_path, capsys):
     assert not (tmp_path / "run").exists()
 
     with monkeypatch.context() as patch:  # a bug: named by its type, and how to see more
-        patch.setattr(parlour.cli.games, "_list", boom)
+        patch.setattr(parlour.cli.games, "run_list", boom)
         code, _, err = outcome(capsys, ["list"])
     assert code == 1 and "RuntimeError: boom" in error_line(err) and "PARLOUR_DEBUG=1" in err
 
@@ -169,7 +169,7 @@ def test_ctrl_c_is_one_line_with_status_130(monkeypatch, capsys):
     def interrupt(_args):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(parlour.cli.games, "_demo", interrupt)
+    monkeypatch.setattr(parlour.cli.games, "run_demo", interrupt)
     code, _, err = outcome(capsys, ["demo"])
     assert code == 130 and err == "parlour demo: interrupted\n"
 

@@ -268,14 +268,3 @@ def test_baselines_and_envs_do_not_load_training():
     for statement in ("import parlour.baselines", "import parlour.envs", "from parlour.baselines import make"):
         loaded = loaded_after(statement)
         assert not [m for m in loaded if m.startswith(("parlour.training", "parlour.cli", "torch", "stable_baselines3"))], statement
-
-
-@pytest.mark.parametrize("path", MODULES, ids=lambda p: module_name(p))
-def test_no_module_imports_another_modules_private_names(path):
-    """A name with a leading underscore is its module's own: another module that needs it
-    gets a public name (``from parlour.x import _y`` fails here)."""
-    tree = ast.parse(path.read_text(), str(path))
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and node.level == 0 and (node.module or "").startswith("parlour"):
-            private = [alias.name for alias in node.names if alias.name.startswith("_") and not alias.name.startswith("__")]
-            assert not private, f"{module_name(path)} imports the private {private} of {node.module} at line {node.lineno}"

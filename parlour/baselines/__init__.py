@@ -33,6 +33,7 @@ from parlour.baselines.policy import (
     make_from_spec,
     parse_spec,
     register,
+    unregister,
 )
 from parlour.baselines.references import References, references
 
@@ -48,5 +49,6 @@ __all__ = [
     "parse_spec",
     "references",
     "register",
+    "unregister",
     "zoo_agent",
 ]

@@ -202,6 +202,16 @@ def lookup(name: str, game: Game) -> type[Policy]:
     return cls
 
 
+def unregister(name: str) -> None:
+    """Forget every class registered as ``name`` (the shared one and each game's own), as
+    a test or a notebook does after :func:`register`; ``ValueError`` for an unknown name."""
+    if name not in REGISTRY:
+        raise _unknown(name)
+    del REGISTRY[name]
+    for key in [key for key in _PER_GAME if key[0] == name]:
+        del _PER_GAME[key]
+
+
 def variants(name: str) -> list[type[Policy]]:
     """The classes registered as ``name``: each game's own, sorted by their games, where
     games define the name separately (``greedy``), else the one class; ``ValueError``

@@ -44,7 +44,7 @@ def add_parser(sub: Any, common: argparse.ArgumentParser) -> None:
     arena.add_argument("--force", action="store_true", help="overwrite result files that already exist in --out")
     arena.add_argument("--no-plot", action="store_true", help="do not draw the PNG heatmap")
     arena.add_argument("--quiet", action="store_true", help="no progress bar")
-    arena.set_defaults(run=_arena)
+    arena.set_defaults(run=run_arena)
 
 
 DEFAULT_ARENA: dict[str, Any] = {
@@ -58,7 +58,7 @@ of "Making the Tree Search" (``rudimentary``, ``original-search``), MCTS and the
 equilibrium player against random; a minute or two on two cores."""
 
 
-def _arena(args: argparse.Namespace) -> int:
+def run_arena(args: argparse.Namespace) -> int:
     from parlour.evaluation.arena import GameFailed, play_match
     from parlour.evaluation.report import (
         check_writable,

@@ -16,18 +16,18 @@ from parlour.registration import env_id
 
 
 def add_parser(sub: Any, common: argparse.ArgumentParser) -> None:
-    sub.add_parser("list", help="the games, their env ids and options", parents=[common]).set_defaults(run=_list)
+    sub.add_parser("list", help="the games, their env ids and options", parents=[common]).set_defaults(run=run_list)
     demo = sub.add_parser("demo", help="play random games of every game and print a summary", parents=[common])
     demo.add_argument("--games", type=int, default=200, help="games per game (default 200)")
     demo.add_argument("--seed", type=int, default=0, help="master seed (default 0)")
-    demo.set_defaults(run=_demo)
+    demo.set_defaults(run=run_demo)
     policies = sub.add_parser("policies", help="the baseline policies and their parameters", parents=[common])
     policies.add_argument("--game", **GAME_ARG, help="only those that can play this game")
     policies.add_argument("--option", action="append", metavar="KEY=VALUE", help=OPTION_HELP)
-    policies.set_defaults(run=_policies)
+    policies.set_defaults(run=run_policies)
 
 
-def _list(_args: argparse.Namespace) -> int:
+def run_list(_args: argparse.Namespace) -> int:
     for name, cls in GAMES.items():
         kind = "simultaneous (AEC + Parallel)" if cls.simultaneous else "turn-based (AEC)"
         print(f"{name}: {env_id(name)}, {kind}")
@@ -42,7 +42,7 @@ def _list(_args: argparse.Namespace) -> int:
     return 0
 
 
-def _demo(args: argparse.Namespace) -> int:
+def run_demo(args: argparse.Namespace) -> int:
     """Random games of every game through the AEC env; a summary line per game."""
     from importlib import import_module
 
@@ -83,7 +83,7 @@ def _demo(args: argparse.Namespace) -> int:
     return 0
 
 
-def _policies(args: argparse.Namespace) -> int:
+def run_policies(args: argparse.Namespace) -> int:
     from parlour.baselines import describe
 
     if args.game is None:

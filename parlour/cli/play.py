@@ -24,10 +24,10 @@ def add_parser(sub: Any, common: argparse.ArgumentParser) -> None:
     play.add_argument("--seat", type=int, default=0, help="your seat, from 0 (default 0)")
     play.add_argument("--option", action="append", metavar="KEY=VALUE", help=OPTION_HELP)
     play.add_argument("--seed", type=int, default=None, help="seed for the deal and the opponents (default: fresh, printed)")
-    play.set_defaults(run=_play)
+    play.set_defaults(run=run_play)
 
 
-def _play(args: argparse.Namespace) -> int:
+def run_play(args: argparse.Namespace) -> int:
     from parlour.terminal import play
 
     game = make_game(args.game, parse_options(args.option))

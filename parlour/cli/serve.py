@@ -25,10 +25,10 @@ def add_parser(sub: Any, common: argparse.ArgumentParser) -> None:
     serve.add_argument("--max-games", type=int, default=500, help="games kept at most; past it, the one left alone longest goes (default 500)")
     serve.add_argument("--idle-minutes", type=float, default=60.0, help="a game nobody asked about for this long is dropped (default 60)")
     serve.add_argument("--workers", type=int, default=2, help="processes in which the players think (default 2)")
-    serve.set_defaults(run=_serve)
+    serve.set_defaults(run=run_serve)
 
 
-def _serve(args: argparse.Namespace) -> int:
+def run_serve(args: argparse.Namespace) -> int:
     """``parlour serve``: the web page (parlour.web), with uvicorn."""
     try:
         import uvicorn

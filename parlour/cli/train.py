@@ -70,7 +70,7 @@ def add_parser(sub: Any, common: argparse.ArgumentParser) -> None:
     train.add_argument("--final-games", type=int, help="games per pairing in the final arena (0: none; default 100, fewer for the slow games)")
     train.add_argument("--workers", type=int, default=1, help="worker processes for the final arena (default 1)")
     train.add_argument("--quiet", action="store_true", help="no progress bars")
-    train.set_defaults(run=_train)
+    train.set_defaults(run=run_train)
 
 
     ntuple = sub.add_parser(
@@ -110,7 +110,7 @@ def add_parser(sub: Any, common: argparse.ArgumentParser) -> None:
     ntuple.add_argument("--features", metavar="NAME", help="the game's n-tuple feature set (default: its newest; "
                         "Double Card: reach, or windows)")
     ntuple.add_argument("--seed", type=int, default=0, help="run seed (default 0)")
-    ntuple.set_defaults(run=_train_ntuple)
+    ntuple.set_defaults(run=run_train_ntuple)
 
 
 DEFAULT_TRAINING: dict[str, Any] = {
@@ -197,7 +197,7 @@ class RunOptions:
     workers: int = 1
 
 
-def _train(args: argparse.Namespace) -> int:
+def run_train(args: argparse.Namespace) -> int:
     options = RunOptions(args.out, args.resume, args.force, args.quiet, args.final_games, args.workers)
     _check_self_play(args.algo, bool(args.opponents or args.weights), args.resume)
     return _train_given(_settings_given(args), options, default_run=args.game is None and args.config is None)
@@ -314,7 +314,7 @@ def _where_the_run_stands(trainer: Any) -> str:
     )
 
 
-def _train_ntuple(args: argparse.Namespace) -> int:
+def run_train_ntuple(args: argparse.Namespace) -> int:
     """``parlour train --algo ntuple`` with the n-tuple learner's own flags (each given as
     the ``parlour train`` flag or ``--set ntuple.KEY=VALUE`` it stands for)."""
     from parlour.training.opponents import split_specs

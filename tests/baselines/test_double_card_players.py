@@ -13,12 +13,12 @@ from parlour.baselines.players.double_card import (
     REPORT_WEIGHTS,
     DoubleCardBest,
     LineCounts,
-    _line_features,
     h1,
     h1_features,
     h2,
     h2_features,
     h2_features_full,
+    line_features,
     placement_hints,
     tournament_depth,
     windows,
@@ -54,11 +54,11 @@ def test_dead_runs_are_not_counted():
     assert not state.is_terminal()
     rows = [line for line in LINES if line[:2] == (0, 1)]
 
-    c3, c2, d3, d2 = _line_features(state.seg, rows[0])
+    c3, c2, d3, d2 = line_features(state.seg, rows[0])
     # the red pair is walled in by whites, the filled three A1-C1 by the edge and Wo: both dead
     assert (c3, c2, d3, d2) == (0, 0, 0, 0)
     state.play("0 2 F 1")  # row 1: W* R* R* Wo . Wo: E1 open, the pair Wo . Wo is no run
-    assert _line_features(state.seg, rows[0]) == (0, 0, 0, 0)
+    assert line_features(state.seg, rows[0]) == (0, 0, 0, 0)
 
 
 def test_seed_weights_sign_per_objective():

@@ -120,8 +120,7 @@ def test_same_seed_same_actions():
 
 
 def test_game_specific_policies_may_share_a_name():
-    from parlour.baselines import Policy, lookup, register
-    from parlour.baselines.policy import _PER_GAME, REGISTRY
+    from parlour.baselines import Policy, lookup, register, unregister
 
     class SticksFirst(Policy):
         name, summary, games = "test-shared", "takes one", ("sticks",)
@@ -143,6 +142,8 @@ def test_game_specific_policies_may_share_a_name():
         with pytest.raises(ValueError, match="two policies are called 'test-shared' for the same game"):
             register(type("Again", (SticksFirst,), {}))
     finally:
-        REGISTRY.pop("test-shared", None)
-        for game in ("sticks", "goofspiel"):
-            _PER_GAME.pop(("test-shared", game), None)
+        unregister("test-shared")
+    with pytest.raises(ValueError, match="test-shared"):
+        lookup("test-shared", SticksGame())  # both games' classes are gone
+    with pytest.raises(ValueError, match="test-shared"):
+        unregister("test-shared")

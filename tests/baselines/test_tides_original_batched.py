@@ -71,9 +71,9 @@ def test_the_opening_book_is_the_solvers():
 def test_other_flags_solve_round_one_and_remember_it():
     game = load_game("tides_of_time", zero_ties_win=False)
     hand = int(tb.all_hands()[17])
-    tb._SOLVED.clear()
+    tb.SOLVED_OPENINGS.clear()
     assert tb.round_one_pick(game, hand, "own") == tb.opening_pick(game, hand, "own")
-    assert list(tb._SOLVED) == [(game.flags, "own", hand)]
+    assert list(tb.SOLVED_OPENINGS) == [(game.flags, "own", hand)]
 
 
 def test_the_mix_finds_the_batched_forms():

@@ -10,7 +10,7 @@ import pytest
 
 from parlour.baselines import make_from_spec
 from parlour.baselines.learned.ntuple import NTupleEvaluation, load_ntuple, ntuple_features, save_ntuple
-from parlour.baselines.players.double_card import _ALL_WINDOW_CELLS, WINDOW_FEATURES, window_features
+from parlour.baselines.players.double_card import FEATURE_WINDOW_CELLS, WINDOW_FEATURES, window_features
 from parlour.cli import main
 from parlour.errors import DamagedFileError
 from parlour.games import load_game
@@ -43,10 +43,10 @@ def test_window_features_are_each_windows_code_threat_and_side_to_move():
     seat is to move."""
     for state in random_positions(60):
         indices = window_features(state)
-        assert indices.shape == (len(_ALL_WINDOW_CELLS),) and indices.min() >= 0 and indices.max() < WINDOW_FEATURES
+        assert indices.shape == (len(FEATURE_WINDOW_CELLS),) and indices.min() >= 0 and indices.max() < WINDOW_FEATURES
         surface = {cell for cell in range(ROWS * COLS) if state.surface >> cell & 1}
         colours_to_move = state.to_move == state.game.colors_seat
-        for index, cells in zip(indices, _ALL_WINDOW_CELLS):
+        for index, cells in zip(indices, FEATURE_WINDOW_CELLS):
             segs = [state.seg[cell] for cell in cells]
             code = sum(seg * 5 ** (3 - i) for i, seg in enumerate(segs))
             empty = [cell for cell, seg in zip(cells, segs) if seg == 0]
@@ -199,9 +199,9 @@ def assert_runs_with_one_and_two_workers_agree(tmp_path, game):
 def test_recorded_games_and_a_run_do_not_depend_on_the_workers(tmp_path):
     game = load_game("double_card")
     [(positions, result)] = record_game(game, None, depth=1, opening=2, seed=4)  # one chain: the colours seat's
-    assert positions.shape[1] == len(_ALL_WINDOW_CELLS) + 1 and result in (0.0, 0.5, 1.0)  # reach: the windows and the threats
+    assert positions.shape[1] == len(FEATURE_WINDOW_CELLS) + 1 and result in (0.0, 0.5, 1.0)  # reach: the windows and the threats
     windows = record_game(game, None, depth=1, opening=2, seed=4, features="windows")[0][0]
-    assert windows.shape == (len(positions), len(_ALL_WINDOW_CELLS))
+    assert windows.shape == (len(positions), len(FEATURE_WINDOW_CELLS))
     assert np.array_equal(record_game(game, None, depth=1, opening=2, seed=4)[0][0], positions)
     assert_runs_with_one_and_two_workers_agree(tmp_path, "double_card")
     gating = (tmp_path / "one" / "gating.csv").read_text().splitlines()

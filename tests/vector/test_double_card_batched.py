@@ -113,7 +113,7 @@ def test_bad_options() -> None:
 
 
 def test_row_shift_matches_slices() -> None:
-    from parlour.games.double_card.engine import _row_shift
+    from parlour.games.double_card.engine import row_shift
 
     rows = np.random.default_rng(0).integers(0, 256, (5, 12), dtype=np.uint8)
     for by, fill in ((1, 0xFF), (-1, 0), (-2, 0), (2, 7)):
@@ -122,4 +122,4 @@ def test_row_shift_matches_slices() -> None:
             expected[:, by:] = rows[:, :-by]
         else:
             expected[:, :by] = rows[:, -by:]
-        assert np.array_equal(_row_shift(rows, by, fill), expected)
+        assert np.array_equal(row_shift(rows, by, fill), expected)

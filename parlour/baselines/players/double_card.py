@@ -102,7 +102,7 @@ def _per_seat(state: Any, colour3: float, colour2: float, dot3: float, dot2: flo
 # --- h2: alive runs on every line, per line, incrementally ----------------------------------
 
 
-def _line_features(seg: list[int], line: tuple[int, ...]) -> tuple[int, int, int, int]:
+def line_features(seg: list[int], line: tuple[int, ...]) -> tuple[int, int, int, int]:
     """(colour threes, colour twos, dot threes, dot twos) of the alive runs on one line."""
     c3 = c2 = d3 = d2 = 0
     n = len(line)
@@ -169,7 +169,7 @@ class LineCounts:
         lines_now = list(per_line)
         c3, c2, d3, d2 = totals
         for index in iter_bits(lines):
-            new = _line_features(seg, LINES[index])
+            new = line_features(seg, LINES[index])
             old = lines_now[index]
             if new != old:
                 lines_now[index] = new
@@ -194,7 +194,7 @@ def h2_features(state: Any, cache: LineCounts | None = None) -> tuple[int, int, 
 
 def h2_features_full(state: Any) -> tuple[int, int, int, int]:
     """The same features counted from scratch (tests check the incremental version)."""
-    per_line = [_line_features(state.seg, line) for line in LINES]
+    per_line = [line_features(state.seg, line) for line in LINES]
     c3, c2, d3, d2 = (sum(f[k] for f in per_line) for k in range(4))
     return c3, c2, d3, d2
 
@@ -296,10 +296,11 @@ def h1_features(state: Any) -> tuple[int, int, int, int]:
 # gather.  Weights are kept in twentieths (integers) so sums do not depend on their order.
 
 _CODES = 5**4
-_ALL_WINDOW_CELLS = [tuple(c for c in range(ROWS * COLS) if w >> c & 1) for w in sorted({w for ws in WINDOWS for w in ws})]
-_NUM_WINDOWS = len(_ALL_WINDOW_CELLS)
+FEATURE_WINDOW_CELLS = [tuple(c for c in range(ROWS * COLS) if w >> c & 1) for w in sorted({w for ws in WINDOWS for w in ws})]
+"""The cells of every distinct 4-cell window, in the order of the window features."""
+_NUM_WINDOWS = len(FEATURE_WINDOW_CELLS)
 _NO_CELL = ROWS * COLS  # an always-empty, never-playable cell for padding
-_WINDOW_INDEX = np.array(_ALL_WINDOW_CELLS + [(_NO_CELL,) * 4])  # the last row: padding
+_WINDOW_INDEX = np.array(FEATURE_WINDOW_CELLS + [(_NO_CELL,) * 4])  # the last row: padding
 _WINDOW_INDEX5 = np.concatenate([_WINDOW_INDEX, np.full((_NUM_WINDOWS + 1, 1), _NO_CELL)], axis=1)
 _POWERS = np.array([125, 25, 5, 1])
 _ROWS_RANGE = np.arange(_NUM_WINDOWS)
@@ -408,7 +409,7 @@ def _build_move_tables() -> tuple[np.ndarray, np.ndarray]:
     """Per placement action (0..767): the windows through either of its cells (padded with
     the empty window) and the code offset the placement adds to each."""
     windows_of: list[list[int]] = [[] for _ in range(ROWS * COLS)]
-    for index, cells in enumerate(_ALL_WINDOW_CELLS):
+    for index, cells in enumerate(FEATURE_WINDOW_CELLS):
         for cell in cells:
             windows_of[cell].append(index)
     rows: list[list[tuple[int, int]]] = []  # per action: (window index, code offset) pairs
@@ -421,7 +422,7 @@ def _build_move_tables() -> tuple[np.ndarray, np.ndarray]:
             continue
         row = []
         for index in sorted(set(windows_of[anchor]) | set(windows_of[other])):
-            cells = _ALL_WINDOW_CELLS[index]
+            cells = FEATURE_WINDOW_CELLS[index]
             offset = sum(seg * 5 ** (3 - cells.index(cell)) for cell, seg in ((anchor, a_seg), (other, o_seg)) if cell in cells)
             row.append((index, offset))
         rows.append(row)

@@ -116,7 +116,7 @@ def opening_book() -> dict[str, np.ndarray] | None:
     return book
 
 
-_SOLVED: dict[tuple[tuple[bool, bool], str, int], int] = {}
+SOLVED_OPENINGS: dict[tuple[tuple[bool, bool], str, int], int] = {}
 """Round 1's first picks solved in this process for flags the book is not for."""
 
 
@@ -125,9 +125,9 @@ def round_one_pick(game: TidesOfTimeGame, hand: int, objective: str) -> int:
     if book is not None:
         return int(book[objective][hand_rank(np.array([hand]))[0]])
     key = (game.flags, objective, hand)
-    pick = _SOLVED.get(key)
+    pick = SOLVED_OPENINGS.get(key)
     if pick is None:
-        pick = _SOLVED[key] = opening_pick(game, hand, objective)
+        pick = SOLVED_OPENINGS[key] = opening_pick(game, hand, objective)
     return pick
 
 

@@ -159,7 +159,7 @@ def _count_bits(rows: np.ndarray) -> np.ndarray:
     return words[..., 0] + words[..., 1] + words[..., 2]
 
 
-def _row_shift(rows: np.ndarray, by: int, fill: int) -> np.ndarray:
+def row_shift(rows: np.ndarray, by: int, fill: int) -> np.ndarray:
     """``(n, 12)`` row bytes -> ``out[:, r] = rows[:, r - by]`` (``fill`` where ``r - by`` is
     off the board; ``by`` may be negative).  Done on the flat bytes, one contiguous copy
     and a strided write of the edge rows: several times faster than the 2-d slices."""
@@ -360,8 +360,8 @@ class DoubleCardBatch(SearchableEngine):
         the one anchor among the cells of lane ``LAST``)."""
         lanes = self.board[rows].view(np.uint8).reshape(len(rows), ROWS, 8)
         occ = lanes[..., RED] | lanes[..., WHITE]
-        up1 = _row_shift(occ, -1, 0)  # up1[r] = occ[r + 1]
-        up2 = _row_shift(occ, -2, 0)
+        up1 = row_shift(occ, -1, 0)  # up1[r] = occ[r + 1]
+        up2 = row_shift(occ, -2, 0)
         return (lanes[..., HANCH] & ~(up1 | up1 >> 1) | lanes[..., VANCH] & ~up2) & ~lanes[..., LAST]
 
     def _legal_bytes(self) -> np.ndarray:
@@ -376,7 +376,7 @@ class DoubleCardBatch(SearchableEngine):
         lanes = self.board.view(np.uint8).reshape(B, ROWS, 8)
         occ = lanes[..., RED] | lanes[..., WHITE]
         surface = ~occ
-        surface &= _row_shift(occ, 1, 0xFF)  # empty and in row 1 or on a segment
+        surface &= row_shift(occ, 1, 0xFF)  # empty and in row 1 or on a segment
         pair = np.empty((B, 2, ROWS), dtype=np.uint8)  # the bytes shared by placements 1, 3, 5, 7 and by 2, 4, 6, 8
         horizontal = pair[:, 0]
         np.bitwise_and(surface, surface >> 1, out=horizontal)  # a playable right neighbour (none for H)
