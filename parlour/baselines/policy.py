@@ -219,7 +219,7 @@ def variants(name: str) -> list[type[Policy]]:
     if name not in REGISTRY:
         raise _unknown(name)
     own = {cls for (n, _), cls in _PER_GAME.items() if n == name}
-    return sorted(own, key=lambda cls: cls.games) or [REGISTRY[name]]
+    return sorted(own, key=lambda cls: cls.games or ()) or [REGISTRY[name]]  # (each game's own class names its games)
 
 
 def playable(game: Game) -> list[str]:

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
+import numpy.typing as npt
 
 from parlour.errors import IllegalActionError
 from parlour.games.base import Game
@@ -367,7 +368,7 @@ class OutputBuffers:
 
     KEEP = 4
 
-    def __init__(self, shape: tuple[int, ...], dtype: type, zeroed: bool = False) -> None:
+    def __init__(self, shape: tuple[int, ...], dtype: npt.DTypeLike, zeroed: bool = False) -> None:
         self.shape, self.dtype, self.zeroed = shape, dtype, zeroed
         self.buffers: list[np.ndarray] = []
         self.dirty: list[np.ndarray | slice] = []

@@ -98,8 +98,8 @@ class CandidateRating:
 
 
 def rate_candidate(
-    scores: Sequence[float],
-    games: Sequence[float],
+    scores: Sequence[float] | np.ndarray,
+    games: Sequence[float] | np.ndarray,
     calibration: Calibration,
     rungs: Sequence[int] | None = None,
     prior_sd: float = CANDIDATE_PRIOR_SD,

@@ -21,7 +21,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -39,6 +39,7 @@ from parlour.baselines.learned.az_model import (
 )
 from parlour.errors import EndlessGame
 from parlour.games.base import Game, State, Symmetry
+from parlour.games.engine import SearchableEngine
 
 FIELDS = ("observations", "masks", "policies", "values", "seats", "full")
 
@@ -116,7 +117,7 @@ def _vector_games(game: Game, net: PolicyValueNet, settings: dict[str, Any], see
     G, P, A = len(seeds), game.num_players, game.num_actions
     B = min(G, lockstep or G)
     rngs = [np.random.default_rng(seed) for seed in seeds]
-    games = make_engine(game.name, B, seed=0, autoreset=False, **game.config)
+    games = cast(SearchableEngine, make_engine(game.name, B, seed=0, autoreset=False, **game.config))  # play_games checked search_refusal
     playing = np.arange(B)  # the game (index into seeds) in each row
     games.deal(np.arange(B), rngs[:B])
     waiting = B  # the next game to start
@@ -135,7 +136,7 @@ def _vector_games(game: Game, net: PolicyValueNet, settings: dict[str, Any], see
             raise EndlessGame(game.name, limit, limit)
         to_act, legal = games.to_act(), games.legal_masks().astype(bool)
         observations = games.observations_of(alive)
-        deciding = [(i, b, p) for i, b in enumerate(alive) for p in range(P) if to_act[b, p]]
+        deciding = [(i, int(b), p) for i, b in enumerate(alive) for p in range(P) if to_act[b, p]]
         searched = [(b, p) for _, b, p in deciding if legal[b, p].sum() > 1]
         full = {(b, p): full_search(rngs[playing[b]], settings) for b, p in searched}
         policies: dict[tuple[int, int], tuple[np.ndarray, int]] = {}
@@ -164,7 +165,7 @@ def _vector_games(game: Game, net: PolicyValueNet, settings: dict[str, Any], see
                 joint[b] = move
         step = games.step(joint, where=active)
         lengths[alive] += 1
-        for b in np.flatnonzero(step.terminated):
+        for b in np.flatnonzero(step.terminated).tolist():
             results[playing[b]] = _examples(records[playing[b]], step.rewards[b])
             if waiting < G:  # the row takes the next game
                 playing[b], lengths[b] = waiting, 0

@@ -99,7 +99,8 @@ class RayWorkers:
         self.started = connect(settings["address"])
         gpus = 1 / settings["workers"] if device == "cuda" else 0  # the actors share the driver's GPU
         actor = ray.remote(num_cpus=1, num_gpus=gpus)(_SelfPlayActor)
-        self.actors = [actor.remote(game, net.shape, settings, threads, device) for _ in range(settings["workers"])]
+        # Ray's actor handles: proxies whose remote methods Ray's annotations do not describe
+        self.actors: list[Any] = [actor.remote(game, net.shape, settings, threads, device) for _ in range(settings["workers"])]
 
     def play(self, weights: bytes | None, seeds: list[int]) -> Played:
         import ray

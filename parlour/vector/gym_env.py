@@ -238,6 +238,7 @@ class BatchedVectorEnv(gymnasium.vector.VectorEnv):
         everyone = np.ones(self.num_envs, dtype=bool)
         infos: dict[str, Any] = {"seat": self.core.seats.copy(), "_seat": everyone}
         if ended.any():
+            assert final is not None  # the core gives a final observation whenever a game ends
             final_obs = np.full(self.num_envs, None, dtype=object)
             for b in np.flatnonzero(ended):
                 final_obs[b] = final[b]

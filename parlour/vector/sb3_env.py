@@ -59,6 +59,7 @@ class BatchedSB3VecEnv(VecEnv):
         obs, rewards, ended, final, illegal = self.core.step(actions.astype(np.int64, copy=False))
         infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
         for b in np.flatnonzero(ended):
+            assert final is not None  # the core gives a final observation whenever a game ends
             infos[b] = {"terminal_observation": final[b], "TimeLimit.truncated": False, "illegal_action": bool(illegal[b])}
         return obs, rewards.astype(np.float32), ended, infos
 

@@ -250,9 +250,9 @@ class PUCT:
         self._lo, self._hi = math.inf, -math.inf
         root = self.root = self._node((yield from self._evaluate(first, players)), players)  # kept until the next search
         if self.gumbel is not None:
-            return (yield from self._gumbel_root(first, sample, root, player, legal, simulations, rng))
+            return (yield from self._gumbel_root(self.gumbel, first, sample, root, player, legal, simulations, rng))
         if self.noise is not None:
-            self._add_noise(root, first, player, rng)
+            self._add_noise(self.noise, root, first, player, rng)
         state = first.clone()
         for done in range(simulations):
             if done:
@@ -286,8 +286,8 @@ class PUCT:
         if hi > self._hi:
             self._hi = hi
 
-    def _add_noise(self, root: Node, state: State, player: int, rng: np.random.Generator) -> None:
-        alpha_total, fraction = self.noise
+    def _add_noise(self, noise: tuple[float, float], root: Node, state: State, player: int, rng: np.random.Generator) -> None:
+        alpha_total, fraction = noise
         legal = state.legal_actions(player)
         prior = root.priors[player]
         total = sum(prior[a] for a in legal) or 1.0  # (Python's sum, as this search has always made it)
@@ -295,12 +295,12 @@ class PUCT:
         for a, value in zip(legal, mixed.tolist()):
             prior[a] = value
 
-    def _gumbel_root(self, first: State, sample: Callable[[], State], root: Node, player: int, legal: list[int],
+    def _gumbel_root(self, settings: Gumbel, first: State, sample: Callable[[], State], root: Node, player: int, legal: list[int],
                      simulations: int, rng: np.random.Generator) -> Generator[Request, Evaluation, SearchResult]:
         """The simulations with ``player``'s root move chosen by sequential halving over
         Gumbel-sampled actions (``engines.gumbel``); the chosen action and the improved policy."""
         prior = np.array([root.priors[player][a] for a in legal], dtype=np.float64)
-        gumbel = GumbelRoot(self.gumbel, prior, rng, simulations, lambda: self._root_values(root, player, legal))
+        gumbel = GumbelRoot(settings, prior, rng, simulations, lambda: self._root_values(root, player, legal))
         state = first.clone()
         for done, i in enumerate(gumbel.halving):
             if done:
@@ -344,6 +344,8 @@ class PUCT:
             chosen = [(p, self._select(node, p, state.legal_actions(p))) if forced is None or p != forced[0] or path
                       else (p, self._force(node, p, forced[1])) for p in players]
             path.append((node, chosen))
+            key: int | tuple[tuple[int, int], ...]
+            move: int | dict[int, int]
             if len(chosen) == 1:
                 key = move = chosen[0][1]
             else:

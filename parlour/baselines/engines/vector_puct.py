@@ -35,6 +35,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 
@@ -124,6 +125,8 @@ class VectorPUCT:
         self.actions = engine.num_actions
         self.slots = self.players if self.simultaneous else 1
         self.hidden = not self.game.info.perfect_information
+        self.determinize_draws = engine.DETERMINIZE_DRAWS if self.hidden and isinstance(engine, DeterminizingEngine) else 0
+        """The uniform floats one determinization takes (0 where nothing is hidden)."""
         self.c, self.noise, self.gumbel = c, noise, gumbel
         self._work: dict[int, BatchedEngine] = {}
         self._trees: dict[tuple[int, int], dict[str, np.ndarray]] = {}
@@ -146,7 +149,7 @@ class VectorPUCT:
         everything = np.arange(len(root_rows))
         work.copy_rows(roots, root_rows, everything)
         if self.hidden:
-            work.determinize(everything, seats, draws)  # type: ignore[attr-defined]  # a DeterminizingEngine: checked at construction
+            cast(DeterminizingEngine, work).determinize(everything, seats, draws)  # checked at construction (search_refusal)
 
     def _arrays(self, S: int, N: int) -> dict[str, np.ndarray]:
         """The trees' arrays for S searches of N nodes, reused from the last search of
@@ -180,7 +183,7 @@ class VectorPUCT:
         prior, edge_n, edge_w, value = tree["prior"], tree["edge_n"], tree["edge_w"], tree["value"]
         visits, mover, children = tree["visits"], tree["mover"], tree["children"]
         size = np.ones(S, dtype=np.int64)
-        sample = work.DETERMINIZE_DRAWS if self.hidden else 0
+        sample = self.determinize_draws
         playout = getattr(evaluate, "leaf_draws", 0)
         per = sample + playout
         lo, hi = np.full(S, np.inf), np.full(S, -np.inf)
@@ -226,6 +229,8 @@ class VectorPUCT:
                 if schedules and not path:  # at the roots: the searching seats play their Gumbel schedules
                     chosen[rows, slot] = [actions[next(schedule)] for (actions, _), schedule in zip(gumbel_roots, schedules)]
                 path.append((idx, at, chosen))
+                key: np.ndarray
+                joint: np.ndarray
                 if self.simultaneous:
                     joint = np.zeros((S, P), dtype=np.int64)
                     joint[idx] = chosen
@@ -269,16 +274,16 @@ class VectorPUCT:
                     edge_w[idx, at, m, chosen[:, m]] += leaf[idx, seat_of[:, m]]
         result = self._result(prior, edge_n, edge_w, value, slot, seats, root_legal, simulations)
         if gumbel_roots:
-            chosen = []
+            picks = []
             for legal_actions, root in gumbel_roots:
                 best, policy = root.choose()
                 improved = np.zeros(A)
                 improved[legal_actions] = policy
-                chosen.append((int(legal_actions[best]), improved))
-            actions = np.array([action for action, _ in chosen], dtype=np.int64)
+                picks.append((int(legal_actions[best]), improved))
+            actions = np.array([action for action, _ in picks], dtype=np.int64)
             values = np.array([edge_w[s, 0, slot[s], a] / edge_n[s, 0, slot[s], a] if edge_n[s, 0, slot[s], a]
                                else value[s, 0, seats[s]] for s, a in enumerate(actions)])
-            result = VectorResult(result.visits, actions, values, simulations, np.stack([improved for _, improved in chosen]))
+            result = VectorResult(result.visits, actions, values, simulations, np.stack([improved for _, improved in picks]))
         return result
 
     def _select(self, prior: np.ndarray, n: np.ndarray, w: np.ndarray, node_value: np.ndarray, seat_of: np.ndarray,

@@ -24,7 +24,7 @@ import os
 import zipfile
 from collections import OrderedDict
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import torch
@@ -32,7 +32,7 @@ from gymnasium import spaces
 from torch import nn
 
 from parlour.atomic import replace_atomic
-from parlour.baselines.engines.puct import random_rollout
+from parlour.baselines.engines.puct import Evaluation, Request, random_rollout
 from parlour.baselines.engines.vector_puct import Leaves, random_playouts
 from parlour.baselines.learned.board_layers import board_trunk, cell_value_layers
 from parlour.baselines.learned.networks import BoardCNN
@@ -249,14 +249,17 @@ def device_of(net: nn.Module) -> torch.device:
     return next(net.parameters()).device
 
 
-def evaluate_together(requests: list[tuple[NetworkEvaluator, State, tuple[int, ...]]]) -> list[tuple[dict[int, np.ndarray], np.ndarray]]:
+def evaluate_together(requests: list[Request]) -> list[Evaluation]:
     """The evaluations of many positions (``PUCT`` requests of evaluators sharing one
     network, e.g. the searches of many self-play games) with one call of the network:
-    every seat to move's observation in one batch, padded to the evaluators' ``min_batch``."""
+    every seat to move's observation in one batch, padded to the evaluators' ``min_batch``.
+    Every request's evaluator is a :class:`NetworkEvaluator` (what ``PUCT`` is given to
+    search with a network)."""
+    evaluators = cast("list[NetworkEvaluator]", [evaluator for evaluator, _, _ in requests])
     rows = [state.observation_tensor(p) for _, state, players in requests for p in players]
-    probs, values = run_network(requests[0][0].net, rows, max(evaluator.min_batch for evaluator, _, _ in requests))
+    probs, values = run_network(evaluators[0].net, rows, max(evaluator.min_batch for evaluator in evaluators))
     out, first = [], 0
-    for evaluator, state, players in requests:
+    for evaluator, (_, state, players) in zip(evaluators, requests):
         last = first + len(players)
         out.append(evaluator.finish(state, players, probs[first:last], values[first:last]))
         first = last

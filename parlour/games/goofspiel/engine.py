@@ -52,6 +52,7 @@ class GoofspielBatch(BatchedEngine):
     """
 
     game_class = GoofspielGame
+    game: GoofspielGame
     STATE = ("prizes", "round", "pot", "points", "_hands", "bits", "O")
     simultaneous = True
     opponents = ("random", "rudimentary")
@@ -59,13 +60,14 @@ class GoofspielBatch(BatchedEngine):
 
     def __init__(self, num_envs: int, seed: int | np.random.Generator | None = None, *, autoreset: bool = True, **options: Any) -> None:
         super().__init__(num_envs, seed, autoreset=autoreset, **options)
-        game: GoofspielGame = self.game  # type: ignore[assignment]
+        game = self.game
         B, P, A, N = self.num_envs, game.num_players, game.num_actions, game.num_cards
         self.P, self.A, self.N = P, A, N
         self.discard = game.discard_ties
         self.return_type = game.config["returns"]
         self.random_order = game.config["prize_order"] == "random"
-        self.fixed_prizes = None if self.random_order else np.array(game.prize_sequence(None), dtype=np.int64)
+        self.fixed_prizes = np.array([] if self.random_order else game.prize_sequence(None), dtype=np.int64)
+        """The prize order every game shares (empty where each game shuffles its own)."""
         start = np.zeros((P, A), dtype=bool)
         for seat, hand in enumerate(game.default_hands):
             start[seat, np.array(hand) - 1] = True
@@ -124,14 +126,13 @@ class GoofspielBatch(BatchedEngine):
         self._decode_at = self._decode_offsets(gather[0])
         self.seat_ids = np.arange(P)
         self.seat_cols = self.seat_ids * A
+        self._kth: np.ndarray | None = None
         if A <= _TABLE_ACTIONS:
             held = (np.arange(1 << A)[:, None] >> np.arange(A)) & 1  # (2^A, A): the cards of each bitmask
             self._count = held.sum(axis=1)
             self._kth = np.argsort(1 - held, axis=1, kind="stable").reshape(-1)  # per bitmask: held cards first, ascending
             self._bit = (1 << np.arange(A)).astype(np.int64)
             self.start_bits = (start * self._bit).sum(axis=1)
-        else:
-            self._kth = None
 
         # --- the columns a lockstep step of round r writes (_observe_lockstep) -------
         self._lockstep_columns = []  # per round, per seat's view: (bid columns, point columns) in seat order
@@ -364,13 +365,13 @@ class GoofspielBatch(BatchedEngine):
         With hands of up to 16 cards the draw is two table lookups on the bitmasks (the
         number of cards held, then the k-th of them); it is the base class's draw
         (``uniform_legal``: the same uniforms, the same k-th card)."""
-        if self._kth is None:
+        bits, kth = self.bits, self._kth
+        if kth is None or bits is None:
             return super().random_actions(rng)
         rng = self.rng if rng is None else rng
-        bits = self.bits
         k = (rng.random(bits.shape) * np.take(self._count, bits)).astype(np.int64)
         k += bits * self.A
-        return np.take(self._kth, k)
+        return np.take(kth, k)
 
     # ----- stepping ----------------------------------------------------------------------
 
@@ -389,6 +390,8 @@ class GoofspielBatch(BatchedEngine):
         P, N = self.P, self.N
         actions = self._action_array(actions, (self.num_envs, P), "one bid per game and seat")
         r0 = self._round_of_all()
+        sel: np.ndarray | slice
+        r: int | np.ndarray
         if where is None and r0 is not None and r0 < N:
             rows, sel, r = self._rows, slice(None), r0
         else:
@@ -477,7 +480,7 @@ class GoofspielBatch(BatchedEngine):
             vals[:, 2] = 1
             self._write(self._rows, cols, vals)
 
-    def _observe_rows(self, rows: np.ndarray, sel: np.ndarray, r: np.ndarray, acts: np.ndarray, winner: np.ndarray, prize: np.ndarray) -> None:
+    def _observe_rows(self, rows: np.ndarray, sel: np.ndarray | slice, r: np.ndarray, acts: np.ndarray, winner: np.ndarray, prize: np.ndarray) -> None:
         """The observation writes of a step of the games ``rows``, each at its own
         round ``r``: every changed entry of every view in one scatter."""
         P, N = self.P, self.N
@@ -536,7 +539,7 @@ class GoofspielBatch(BatchedEngine):
         if outside or not held.all():
             outside = (acts < 0) | (acts >= A)
             bad = outside | ~held
-            i, seat = np.unravel_index(np.argmax(bad), bad.shape)
+            i, seat = (int(index) for index in np.unravel_index(np.argmax(bad), bad.shape))
             b, a = int(rows[i]), int(acts[i, seat])
             legal = np.flatnonzero(self._hands[b, seat]).tolist()
             what = f"outside 0..{A - 1}" if outside[i, seat] else f"card {a + 1}, not in the hand"

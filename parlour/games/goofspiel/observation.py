@@ -83,7 +83,7 @@ def build_observation(player: int, hands: Sequence[int], prizes: tuple[int, ...]
     return np.concatenate(parts)
 
 
-def update_observations(views: Mapping[int, tuple[np.ndarray, memoryview]], r: int, bids: tuple[int, ...], winner: int,
+def update_observations(views: Mapping[int, tuple[np.ndarray, memoryview[float]]], r: int, bids: tuple[int, ...], winner: int,
                         hands: Sequence[int], prizes: tuple[int, ...], round_: int, pot: int, points: Sequence[int],
                         num_actions: int, total_prize: int, hidden: bool) -> None:
     """Bring every built observation (``views``: seat to its vector and a memoryview of

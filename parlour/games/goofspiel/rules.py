@@ -11,7 +11,7 @@ and environment step goes through ``apply``.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -274,7 +274,7 @@ class GoofspielState(State):
         self.points = [0] * len(hands)
         self.bids: list[tuple[int, ...]] = []
         self.winners: list[int] = []
-        self._obs: dict[int, tuple[np.ndarray, memoryview]] | None = None
+        self._obs: dict[int, tuple[np.ndarray, memoryview[float]]] | None = None
         """Each observed seat's observation (and a memoryview of it to write through),
         kept up to date by ``apply`` once built (an env observes every step; a search
         never does, and pays nothing for it)."""
@@ -346,8 +346,9 @@ class GoofspielState(State):
         self.round = r + 1
         self.bids.append(bids)
         self.winners.append(winner)
-        if self._obs:
-            self._update_observations(r, bids, winner)
+        views = self._obs
+        if views:
+            self._update_observations(views, r, bids, winner)
 
     def _reject(self, action: object) -> None:
         """The slow path of ``apply``: raise the clearest ``IllegalActionError`` for a
@@ -461,7 +462,7 @@ class GoofspielState(State):
             if not 0 <= player < len(self.hands):
                 raise ValueError(f"goofspiel: no seat {player!r}; seats are 0..{len(self.hands) - 1}")
             vector = self._build_observation(player)
-            entry = observations[player] = (vector, memoryview(vector))
+            entry = observations[player] = (vector, cast("memoryview[float]", vector.data))  # float32 items
         return entry[0].copy()
 
     def _build_observation(self, player: int) -> np.ndarray:
@@ -470,10 +471,11 @@ class GoofspielState(State):
         return build_observation(player, self.hands, self.prizes, self.round, self.pot, self.points, self.bids, self.winners,
                                  game.num_actions, game.total_prize, game.config["imperfect_info"])
 
-    def _update_observations(self, r: int, bids: tuple[int, ...], winner: int) -> None:
-        """Bring every built observation up to date after round ``r`` (``bids``, ``winner``)."""
+    def _update_observations(self, views: dict[int, tuple[np.ndarray, memoryview[float]]], r: int, bids: tuple[int, ...],
+                             winner: int) -> None:
+        """Bring the built observations ``views`` up to date after round ``r`` (``bids``, ``winner``)."""
         game = self.game
-        update_observations(self._obs, r, bids, winner, self.hands, self.prizes, self.round, self.pot, self.points,
+        update_observations(views, r, bids, winner, self.hands, self.prizes, self.round, self.pot, self.points,
                             game.info.num_actions, game.total_prize, game.config["imperfect_info"])
 
     def action_to_text(self, action: int) -> str:

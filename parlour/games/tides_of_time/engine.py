@@ -180,6 +180,7 @@ class TidesOfTimeBatch(DeterminizingEngine):
     """
 
     game_class = TidesOfTimeGame
+    game: TidesOfTimeGame
     STATE = ("decks", "draws", "hands", "drafted", "relics", "discards", "last_draw", "pending", "phase", "round", "pick",
              "scores", "moves", "num_moves")
     simultaneous = True
@@ -187,7 +188,7 @@ class TidesOfTimeBatch(DeterminizingEngine):
 
     def __init__(self, num_envs: int, seed: int | np.random.Generator | None = None, *, autoreset: bool = True, **options: Any) -> None:
         super().__init__(num_envs, seed, autoreset=autoreset, **options)
-        game: TidesOfTimeGame = self.game  # type: ignore[assignment]
+        game = self.game
         self.rounds = game.rounds
         self.zero_ties_win, self.maze_counts_sets = game.flags
         self.win_loss = game.config["returns"] == "win_loss"
@@ -299,21 +300,21 @@ class TidesOfTimeBatch(DeterminizingEngine):
         # the places, in the single game's order (see _SLOTS)
         slots = _SLOTS[np.where(hidden == HAND_SIZE, 2, hidden // 2), np.minimum(rnd, 2)]
         new_hand = opp_known.copy()
-        draws = self.draws[rows].copy()  # (k, relic step, seat)
-        draws[np.arange(2)[None, :] >= rnd[:, None]] = 0  # the draws still to come are redrawn
+        dealt_draws = self.draws[rows].copy()  # (k, relic step, seat)
+        dealt_draws[np.arange(2)[None, :] >= rnd[:, None]] = 0  # the draws still to come are redrawn
         for j in range(slots.shape[1]):
             slot, bit = slots[:, j], ONE << order[:, j]
             new_hand |= np.where(slot == -1, bit, 0)
             for code in range(4):
-                draws[:, code // 2, code % 2] |= np.where(slot == code, bit, 0)
+                dealt_draws[:, code // 2, code % 2] |= np.where(slot == code, bit, 0)
         # the opponent's last draw, hidden until it passes its hand, is the redrawn part
         last = np.where(hidden == 2, new_hand & ~opp_known, self.last_draw[rows, opp])
         drawn = np.flatnonzero(hidden == 2)
-        draws[drawn, rnd[drawn] - 1, opp[drawn]] = last[drawn]
+        dealt_draws[drawn, rnd[drawn] - 1, opp[drawn]] = last[drawn]
         hands[index, opp] = new_hand
         self.hands[rows] = hands
         self.last_draw[rows, opp] = last
-        self.draws[rows] = draws
+        self.draws[rows] = dealt_draws
         for i in np.flatnonzero(phase == DISCARD):  # the opponent's secret relic (its last move)
             choices = np.flatnonzero((self.drafted[rows[i], opp[i]] >> _CARDS) & 1)
             relic = choices[min(int(uniform[i, NUM_CARDS] * len(choices)), len(choices) - 1)]
@@ -325,7 +326,7 @@ class TidesOfTimeBatch(DeterminizingEngine):
         if len(dealt):
             cols = HAND_SIZE * opp[dealt][:, None] + np.arange(HAND_SIZE)
             decks[dealt[:, None], cols] = _ascending_cards(new_hand[dealt], HAND_SIZE)
-        decks[:, 2 * HAND_SIZE :] = _ascending_cards(draws.reshape(-1), 2).reshape(k, 8)
+        decks[:, 2 * HAND_SIZE :] = _ascending_cards(dealt_draws.reshape(-1), 2).reshape(k, 8)
         self.decks[rows] = decks
         self._legal_cache = None
 
@@ -631,7 +632,7 @@ class TidesOfTimeBatch(DeterminizingEngine):
         bad = outside | ~held
         if not bad.any():
             return
-        i, seat = np.unravel_index(np.argmax(bad), bad.shape)
+        i, seat = (int(index) for index in np.unravel_index(np.argmax(bad), bad.shape))
         b, a, phase = int(rows[i]), int(acts[i, seat]), int(self.phase[rows[i]])
         legal_cards = [c for c in range(NUM_CARDS) if int(legal[i, seat]) >> c & 1]
         if outside[i, seat]:

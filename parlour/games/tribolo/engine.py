@@ -72,6 +72,7 @@ the candidates without that digit whenever some candidate has it.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -296,6 +297,7 @@ class TriboloBatch(SearchableEngine):
     cells, shape ``(B,)`` (action ``y * width + x``)."""
 
     game_class = TriboloGame
+    game: TriboloGame
     simultaneous = False
     opponents = ("random", "greedy")
     COMPACT = True
@@ -316,7 +318,7 @@ class TriboloBatch(SearchableEngine):
 
     def __init__(self, num_envs: int, seed: int | np.random.Generator | None = None, *, autoreset: bool = True, **options: Any) -> None:
         super().__init__(num_envs, seed, autoreset=autoreset, **options)
-        game: TriboloGame = self.game  # type: ignore[assignment]
+        game = self.game
         W, H = game.width, game.height
         self.width, self.height = W, H
         self.start_cells, self.num_walls = game.config["start_cells"], game.config["walls"]
@@ -488,12 +490,12 @@ class TriboloBatch(SearchableEngine):
     def copy_rows(self, source: BatchedEngine, source_rows: np.ndarray, rows: np.ndarray) -> None:
         """Games ``rows`` become copies of ``source``'s games ``source_rows``: their boards
         (written into this engine's lanes), seats to move and legal cells."""
-        if type(source) is not type(self) or source.game != self.game:
+        if not isinstance(source, TriboloBatch) or type(source) is not type(self) or source.game != self.game:
             raise ValueError("tribolo: copy_rows needs an engine of the same game and options")
         rows, source_rows = np.asarray(rows, dtype=np.int64), np.asarray(source_rows, dtype=np.int64)
         self._write_boards(rows, source.codes[source_rows, : self.cells])
-        self.legal_words[rows] = source.legal_words[source_rows]  # type: ignore[attr-defined]
-        self.to_move[rows] = source.to_move[source_rows]  # type: ignore[attr-defined]
+        self.legal_words[rows] = source.legal_words[source_rows]
+        self.to_move[rows] = source.to_move[source_rows]
 
     def deal(self, rows: np.ndarray, rngs: list[np.random.Generator]) -> None:
         """Start games ``rows`` with the setups ``game.new_initial_state(rngs[i])`` draws."""
@@ -524,7 +526,7 @@ class TriboloBatch(SearchableEngine):
                 )
         self._settle(rows, self.rng.integers(NUM_PLAYERS, size=len(rows)))
 
-    def load_states(self, states: list[TriboloState], rows: np.ndarray | None = None) -> None:
+    def load_states(self, states: Sequence[TriboloState], rows: np.ndarray | None = None) -> None:
         """Put the single-game positions ``states`` into the games ``rows`` (default: all,
         in order): their boards, seats to move and legal cells, as they are."""
         rows = self._load_rows(states, rows)
@@ -538,7 +540,7 @@ class TriboloBatch(SearchableEngine):
         """Game ``b`` as a single-game ``TriboloState`` (its board and seat to move)."""
         rows = ["".join(SYMBOLS[code] for code in row) for row in self.board[b].tolist()]
         to_move = int(self.to_move[b])
-        return self.game.state_from_board(rows, None if to_move < 0 else to_move)  # type: ignore[attr-defined]
+        return self.game.state_from_board(rows, None if to_move < 0 else to_move)
 
     # ----- the interface ---------------------------------------------------------------
 
@@ -736,11 +738,11 @@ class TriboloBatch(SearchableEngine):
         won = (closer == mover) & (first < NUM_PLAYERS) & (first != mover)
         on &= won
         on[:, going] = False  # (taken from the whole rays)
-        taken = [where[on]]
+        parts = [where[on]]
         if len(going):
             on_whole &= won[going, None]
-            taken.append(whole[on_whole])
-        taken = np.concatenate([*taken, rows * A1 + acts])  # the taken cells, then the played ones
+            parts.append(whole[on_whole])
+        taken = np.concatenate([*parts, rows * A1 + acts])  # the taken cells, then the played ones
         games, cells = np.divmod(taken, A1)
         owner = self.to_move[games].astype(np.int8)  # (the movers: not settled yet)
         flat[taken] = owner
@@ -818,7 +820,7 @@ class TriboloBatch(SearchableEngine):
         return np.ascontiguousarray(best)
 
 
-_BYTE_FLOATS = np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1, bitorder="little").astype(np.float32)
+_BYTE_FLOATS: np.ndarray = np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1, bitorder="little").astype(np.float32)
 _BYTE_FLOATS = _BYTE_FLOATS.view(np.dtype((np.void, 32))).reshape(-1)
 """Item ``v``: the bits of the byte ``v`` as eight float32 (bit c -> float c)."""
 
