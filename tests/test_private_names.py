@@ -24,6 +24,7 @@ import re
 from pathlib import Path
 
 import pytest
+from source_reading import imported_from, is_source_module
 
 ROOT = Path(__file__).resolve().parents[1]
 PROJECT = ("parlour", "benchmarks", "scripts", "tests")
@@ -39,8 +40,7 @@ def private(name: str) -> bool:
 
 
 def is_project_module(name: str, root: Path = ROOT) -> bool:
-    path = root.joinpath(*name.split("."))
-    return name.split(".")[0] in PROJECT and (path.with_suffix(".py").is_file() or (path / "__init__.py").is_file())
+    return name.split(".")[0] in PROJECT and is_source_module(name, root)
 
 
 def dotted(node: ast.AST) -> str | None:
@@ -70,10 +70,7 @@ def violations(source: str, package: str, root: Path = ROOT) -> list[tuple[int, 
                         for end in range(1, len(parts) + 1):
                             modules[".".join(parts[:end])] = ".".join(parts[:end])
         elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                parts = package.split(".")[: len(package.split(".")) - node.level + 1]
-                base = ".".join([*parts, base] if base else parts)
+            base = imported_from(node, package)
             for alias in node.names:
                 if private(alias.name):
                     found.append((node.lineno, f"imports {alias.name} from {base}"))

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from source_reading import imported_from, is_source_module
 
 import parlour.games
 from parlour.games import ENTRIES, GAME_PACKAGES
@@ -30,13 +31,10 @@ def imported_modules(path: Path, root: Path = GAMES_DIR.parents[1]) -> set[str]:
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                parts = package.split(".")[: len(package.split(".")) - node.level + 1]
-                base = ".".join([*parts, base] if base else parts)
+            base = imported_from(node, package)
             for alias in node.names:
                 name = f"{base}.{alias.name}"
-                found.add(name if (root / (name.replace(".", "/") + ".py")).exists() else base)
+                found.add(name if is_source_module(name, root) else base)
     return found
 
 
