@@ -14,6 +14,11 @@ from dataclasses import dataclass
 from parlour.games.base import Game
 from parlour.games.engine import BatchedEngine
 
+PACKAGE_FILES = ("__init__.py", "rules.py", "notation.py", "observation.py", "engine.py")
+"""The files every game package ``parlour/games/<game>/`` holds, its template
+(``tests/games/test_package_template.py`` holds each game to it, and docs/architecture.md's
+list of the files of a new game is checked against it)."""
+
 
 @dataclass(frozen=True)
 class GameEntry:

@@ -14,9 +14,9 @@ from source_reading import imported_from, is_source_module
 
 import parlour.games
 from parlour.games import ENTRIES, GAME_PACKAGES
+from parlour.games.entry import PACKAGE_FILES
 
 GAMES_DIR = Path(parlour.games.__file__).parent
-TEMPLATE = ("__init__.py", "rules.py", "notation.py", "observation.py", "engine.py")
 SHARED = ("parlour.errors", "parlour.games.base", "parlour.games.bitmask", "parlour.games.engine", "parlour.games.entry")
 """What every game package may import from outside itself."""
 
@@ -51,7 +51,7 @@ def other_imports(path: Path) -> set[str]:
 @pytest.mark.parametrize("game", GAME_PACKAGES)
 def test_every_game_package_has_the_template_files_and_one_registration(game):
     folder = GAMES_DIR / game
-    missing = [name for name in TEMPLATE if not (folder / name).is_file()]
+    missing = [name for name in PACKAGE_FILES if not (folder / name).is_file()]
     assert not missing, f"parlour/games/{game}/ lacks {missing}"
     package = sys.modules[f"parlour.games.{game}"]
     assert package.ENTRY is ENTRIES[package.ENTRY.name]
