@@ -122,12 +122,13 @@ class BatchedSeats(SeatPlayers):
         engine, form = self.engine, self.form
         assert form is not None, "bind comes first"
         out = np.zeros(need.shape, dtype=np.int64)
+        rng = engine.rng  # the engine's generator as it is now (a reset with a seed replaces it)
         if engine.simultaneous:
             rows, seats = np.nonzero(need)
-            out[rows, seats] = form.actions(engine, rows, seats, self.rng)
+            out[rows, seats] = form.actions(engine, rows, seats, rng)
         else:
             rows = np.flatnonzero(need)
-            out[rows] = form.actions(engine, rows, engine.movers()[rows], self.rng)
+            out[rows] = form.actions(engine, rows, engine.movers()[rows], rng)
         return out
 
     def describe(self) -> str:

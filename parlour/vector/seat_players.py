@@ -68,7 +68,7 @@ class RandomSeats(SeatPlayers):
     draw (``random_actions``), the one player this layer knows."""
 
     def actions(self, need: np.ndarray) -> np.ndarray:
-        return self.engine.random_actions(self.rng)
+        return self.engine.random_actions()  # the engine's generator, as it is now
 
     def describe(self) -> str:
         return "random"
