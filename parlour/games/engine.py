@@ -72,8 +72,6 @@ class BatchedEngine(abc.ABC):
     STATE: ClassVar[tuple[str, ...]] = ()
     """The attributes that hold the games' state, each an array with a leading batch axis
     (what :meth:`copy_rows` copies; an engine that names none cannot be copied from)."""
-    opponents: ClassVar[tuple[str, ...]] = ("random",)
-    """The batched players ``opponent_actions`` knows (parlour's policy names)."""
     simultaneous: ClassVar[bool]
     """True: every seat acts in every step (``step`` takes ``(B, P)`` actions); False:
     one mover per game (``step`` takes ``(B,)`` actions, the movers')."""
@@ -191,20 +189,15 @@ class BatchedEngine(abc.ABC):
     def random_actions(self, rng: np.random.Generator | None = None) -> np.ndarray:
         """Uniformly random legal actions of the seats to act, from ``rng`` (default: the
         engine's generator): ``(B, P)`` for a simultaneous game, else ``(B,)`` (the
-        movers'); 0 where a seat has no legal action."""
+        movers'); 0 where a seat has no legal action.  A uniform legal draw is a
+        mechanic every engine offers (the baselines' batched ``random`` plays it); the
+        engines hold no player: the others are registered with the baselines
+        (``parlour.baselines.batched``)."""
         rng = self.rng if rng is None else rng
         masks = self.legal_masks()
         if not self.simultaneous:
             masks = masks[self._rows, self.movers().clip(0)]
         return uniform_legal(masks, rng)
-
-    def opponent_actions(self, name: str, rng: np.random.Generator | None = None) -> np.ndarray:
-        """The actions the batched player ``name`` (one of ``opponents``) picks for the
-        seats to act, shaped as ``random_actions``'.  Engines with cheap heuristic players
-        (a batched ``greedy``) extend this; ``random`` is every engine's."""
-        if name == "random":
-            return self.random_actions(rng)
-        raise ValueError(f"{self.game_name}: no batched player {name!r}; batched players are {list(self.opponents)}")
 
     # ----- single games in and out: every engine's contract ---------------------------
 

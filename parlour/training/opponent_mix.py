@@ -6,14 +6,14 @@ does not hold (``parlour.training.opponents.OpponentPool``).  :class:`OpponentMi
 the same for the B games of a batched engine, as the
 :class:`~parlour.vector.seat_players.SeatPlayers` of the learner's batched view
 (``parlour.vector.sb3_env.BatchedSB3VecEnv``): the same entries, weights, snapshots and
-snapshot schedule.  Who plays a seat decides how it is answered:
+snapshot schedule.  Who plays a seat decides how it is answered; there are two kinds:
 
-- a player with a batched form (``parlour.baselines.batched``: the engines' ``random``,
-  ``greedy`` and ``rudimentary``, and the one-ply searches registered there): one call
-  for every game where it is to act;
-- ``self``, one of the latest ``max_snapshots`` frozen learners: one network call per
-  snapshot and step for all the games where it is to act, the move sampled from its
-  masked policy;
+- a batched player, one call for every game where it is to act: a player with a
+  batched form in the one registry, ``parlour.baselines.batched.batched_policy``
+  (``random``, Goofspiel's ``rudimentary``, Tides of Time's and Tribolo's ``greedy``,
+  the one-ply searches registered there), or ``self``, one of the latest
+  ``max_snapshots`` frozen learners (``parlour.baselines.learned.ppo_batched.FrozenPPO``:
+  one network call per snapshot and step, the move sampled from its masked policy);
 - any other policy (a search such as ``original-strategy``): each of its games keeps a
   single-game copy (``engine.game_state`` when the episode starts, then every step the
   engine takes), and the policy acts on the seat's information state, as in the arena;
@@ -35,8 +35,9 @@ import numpy as np
 
 from parlour.baselines import Policy, make_from_spec
 from parlour.baselines.batched import BatchedPolicy, batched_policy
+from parlour.baselines.learned.ppo_batched import FrozenPPO
 from parlour.games.base import State
-from parlour.games.engine import BatchedEngine, uniform_legal
+from parlour.games.engine import BatchedEngine
 from parlour.training.opponents import LEAGUE, SELF, Entry, describe_entries
 from parlour.training.policy_workers import PolicyJob, PolicyTable, PolicyWorkers
 from parlour.vector.seat_players import SeatPlayers
@@ -46,15 +47,16 @@ LEARNER = -1
 
 
 class SnapshotPlayers:
-    """The learner's frozen snapshots, answering every game a snapshot plays in with one
-    network call (on ``device``)."""
+    """The learner's frozen snapshots, each a batched player
+    (:class:`~parlour.baselines.learned.ppo_batched.FrozenPPO`: one network call, on
+    ``device``, for every game it plays in); the latest ``max_snapshots`` are kept."""
 
     def __init__(self, game: Any, max_snapshots: int, device: str = "cpu") -> None:
         self.game = game
         self.max_snapshots = max_snapshots
         self.device = device
         self.paths: list[str] = []
-        self._models: dict[str, Any] = {}
+        self._players: dict[str, FrozenPPO] = {}
 
     def add(self, path: str) -> None:
         self.paths.append(str(path))
@@ -63,37 +65,16 @@ class SnapshotPlayers:
         """How many snapshots a draw chooses among (the latest ``max_snapshots``)."""
         return min(len(self.paths), self.max_snapshots)
 
-    def model(self, index: int) -> Any:
+    def player(self, index: int) -> FrozenPPO:
+        """Snapshot ``index`` as a batched player (the older ones are let go)."""
         path = self.paths[index]
-        model = self._models.get(path)
-        if model is None:
-            from parlour.baselines.learned.ppo import load_model
-
-            model = self._models[path] = load_model(path, self.game, device=self.device)
+        player = self._players.get(path)
+        if player is None:
+            player = self._players[path] = FrozenPPO(path, self.game, self.device)
             keep = set(self.paths[-self.max_snapshots :])
-            for old in [p for p in self._models if p not in keep and p != path]:
-                del self._models[old]
-        return model
-
-    def actions(self, index: int, observations: np.ndarray, masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        """Snapshot ``index``'s moves for a batch of observations and legal masks: one
-        forward pass, then one uniform per row against the masked policy's cumulative
-        probabilities (a row whose legal moves all have probability 0 draws uniformly)."""
-        import torch
-
-        policy = self.model(index).policy
-        legal = masks.astype(bool)
-        with torch.no_grad():
-            obs = torch.as_tensor(observations, dtype=torch.float32, device=policy.device)
-            probs = policy.get_distribution(obs, action_masks=legal).distribution.probs
-        cumulative = np.cumsum(np.where(legal, probs.cpu().numpy().astype(np.float64), 0.0), axis=1)
-        total = cumulative[:, -1]
-        u = rng.random(len(legal))
-        chosen = (cumulative > (u * total)[:, None]).argmax(axis=1)
-        empty = ~(total > 0)
-        if empty.any():
-            chosen[empty] = uniform_legal(legal[empty].astype(np.int8), rng)
-        return chosen
+            for old in [p for p in self._players if p not in keep and p != path]:
+                del self._players[old]
+        return player
 
 
 class OpponentMix(SeatPlayers):
@@ -249,17 +230,15 @@ class OpponentMix(SeatPlayers):
             out[rows] = actions
 
     def _fast_actions(self, entry: int, rows: np.ndarray, seats: np.ndarray) -> np.ndarray:
-        """A batched player's or the snapshots' moves in the games ``rows``."""
+        """A batched player's moves in the games ``rows``: a registered one's, or the
+        snapshots' (each answering its games in one call)."""
         if entry in self._batched:
             return self._batched[entry].actions(self.engine, rows, seats, self.rng)
         out = np.zeros(len(rows), dtype=np.int64)
         snapshot = self.snapshot[rows, seats]
         for index in np.unique(snapshot):
             pick = snapshot == index
-            r, s = rows[pick], seats[pick]
-            observations = self.engine.decode(self.engine.observation_at(r, s))
-            masks = self.engine.legal_mask_at(r, s)
-            out[pick] = self.snapshots.actions(int(index), observations, masks, self.rng)
+            out[pick] = self.snapshots.player(int(index)).actions(self.engine, rows[pick], seats[pick], self.rng)
         return out
 
     def _ask_slow(self, rows: np.ndarray, seats: np.ndarray, entries: np.ndarray) -> Any:

@@ -3,10 +3,11 @@
 
 The conventions are the single-agent view's: the learner holds one seat per game
 (``seat="random"``: drawn anew for every episode, or a fixed int), the other seats are
-played by ``opponent``: one of the engine's batched players (``"random"``: uniform among
-the legal actions; the engine's ``opponents`` list the others), or any
-:class:`~parlour.vector.seat_players.SeatPlayers` (the training layer's opponent mix:
-policies and snapshots, ``parlour.training.opponent_mix``).  The observation is the
+played by ``opponent``: ``"random"`` (uniform among the legal actions, the engine's
+``random_actions``), or any :class:`~parlour.vector.seat_players.SeatPlayers`: a
+batched player of the baselines' registry at every such seat
+(``parlour.baselines.batched.BatchedSeats("greedy")``), or the training layer's
+opponent mix (policies and snapshots, ``parlour.training.opponent_mix``).  The observation is the
 learner's ``observation_tensor`` (float32: the engine runs with compact observations
 where it has them and decodes the learners' once per batch), the reward is 0 until the episode ends and
 then the learner's return, and the legal moves come from :meth:`action_masks` (what
@@ -39,7 +40,7 @@ from gymnasium.vector.utils import batch_space
 from parlour.errors import IllegalActionError, illegal_mode
 from parlour.games.engine import BatchedEngine
 from parlour.vector import make_engine
-from parlour.vector.seat_players import EnginePlayer, SeatPlayers
+from parlour.vector.seat_players import RandomSeats, SeatPlayers
 
 MAX_REDEALS = 1000
 """Rounds of opponents' moves in one call before giving up (games that keep ending
@@ -50,8 +51,9 @@ class LearnerCore:
     """The learner-versus-opponents logic over a batched engine, shared by the
     Gymnasium and the SB3 vector envs: ``reset`` and ``step`` return plain arrays.
 
-    ``opponent``: the name of one of the engine's batched players (``random``, ...), or a
-    :class:`~parlour.vector.seat_players.SeatPlayers` (the training layer's mix of
+    ``opponent``: ``"random"`` (the engine's uniform legal draw), or a
+    :class:`~parlour.vector.seat_players.SeatPlayers` (a registered batched player at
+    every seat, ``parlour.baselines.batched.BatchedSeats``; the training layer's mix of
     policies and snapshots)."""
 
     def __init__(self, game: str, num_envs: int, opponent: str | SeatPlayers = "random", seat: int | str = "random", illegal_action: str = "terminate", seed: int | None = None, **game_options: Any) -> None:
@@ -61,7 +63,10 @@ class LearnerCore:
         players = self.engine.num_players
         if seat != "random" and (isinstance(seat, (bool, np.bool_)) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < players):
             raise ValueError(f"seat must be an int in 0..{players - 1} or 'random', got {seat!r}")
-        self.players = opponent if isinstance(opponent, SeatPlayers) else EnginePlayer(opponent)
+        if not isinstance(opponent, SeatPlayers) and opponent != "random":
+            raise ValueError(f"opponent must be 'random' or a SeatPlayers (a batched player of the baselines' registry: "
+                             f"BatchedSeats(spec); an opponent mix), got {opponent!r}")
+        self.players = opponent if isinstance(opponent, SeatPlayers) else RandomSeats()
         self.players.bind(self.engine, self.engine.rng)
         self.opponent = self.players.describe()
         self.seat_mode = seat

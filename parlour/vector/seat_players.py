@@ -6,10 +6,12 @@ episodes start (with the learner's seat in each), asks it for the actions of the
 it plays, and reports every step the engine took, so that a player that keeps a
 single-game copy of some games (a search that needs the rules' ``State``) can follow.
 
-This layer knows only the engines' own batched players (:class:`EnginePlayer`:
-``random``, and the cheap heuristics an engine lists in ``opponents``).  The training
-layer's ``parlour.training.opponent_mix.OpponentMix`` plays a weighted mix of policies
-and the learner's snapshots through the same four calls.
+This layer knows one player, ``random`` (:class:`RandomSeats`: the engine's uniform
+legal draw); the players hold no other.  The batched players registered with the
+baselines (``parlour.baselines.batched``: ``greedy``, ``rudimentary``, the one-ply
+searches) sit at the seats through its ``BatchedSeats``, and the training layer's
+``parlour.training.opponent_mix.OpponentMix`` plays a weighted mix of policies and the
+learner's snapshots, all through the same four calls.
 """
 
 from __future__ import annotations
@@ -61,21 +63,12 @@ class SeatPlayers(abc.ABC):
         """Release what the players hold (worker processes); the view's ``close`` calls it."""
 
 
-class EnginePlayer(SeatPlayers):
-    """One of the engine's batched players (``engine.opponents``: ``random``, and where the
-    engine has it ``greedy`` or ``rudimentary``) at every seat the learner does not hold."""
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-
-    def bind(self, engine: BatchedEngine, rng: np.random.Generator) -> None:
-        if self.name not in engine.opponents:
-            raise ValueError(f"opponent must be one of {list(engine.opponents)} for the batched {engine.game_name} envs, "
-                             f"got {self.name!r}")
-        super().bind(engine, rng)
+class RandomSeats(SeatPlayers):
+    """``random`` at every seat the learner does not hold: the engine's own uniform legal
+    draw (``random_actions``), the one player this layer knows."""
 
     def actions(self, need: np.ndarray) -> np.ndarray:
-        return self.engine.opponent_actions(self.name)
+        return self.engine.random_actions()  # the engine's generator, as it is now
 
     def describe(self) -> str:
-        return self.name
+        return "random"

@@ -6,8 +6,9 @@ import numpy as np
 import pytest
 
 from parlour.baselines import make, make_from_spec
-from parlour.baselines.batched import EngineBuiltin, batched_policy
+from parlour.baselines.batched import RandomBatched, batched_policy
 from parlour.baselines.players import tides_of_time_batched as tb
+from parlour.baselines.players.tides_of_time_batched import TidesGreedyBatched
 from parlour.games import load_game
 from parlour.games.tides_of_time import DRAFT
 from parlour.vector import make_engine
@@ -80,7 +81,8 @@ def test_the_mix_finds_the_batched_forms():
     engine = make_engine("tides_of_time", 4, 0)
     game = engine.game
     assert isinstance(batched_policy(make_from_spec("original-alphabeta:objective=difference", game), engine), tb.TidesOriginalBatched)
-    assert isinstance(batched_policy(make_from_spec("greedy", game), engine), EngineBuiltin)
+    assert isinstance(batched_policy(make_from_spec("greedy", game), engine), TidesGreedyBatched)
+    assert isinstance(batched_policy(make_from_spec("random", game), engine), RandomBatched)
     assert batched_policy(make_from_spec("mcts", game), engine) is None
     with pytest.raises(ValueError, match="was made for"):
         batched_policy(make_from_spec("greedy", load_game("tides_of_time", rounds=1)), engine)

@@ -214,16 +214,16 @@ def test_same_seed_same_games_with_or_without_workers(name, snapshots):
 
 
 def test_each_snapshot_answers_its_games_in_one_network_call(snapshots, monkeypatch):
-    from parlour.training import opponent_mix
+    from parlour.baselines.learned.ppo_batched import FrozenPPO
 
     calls = []
-    original = opponent_mix.SnapshotPlayers.actions
+    original = FrozenPPO.actions
 
-    def counted(self, index, observations, masks, rng):
-        calls.append((index, len(observations)))
-        return original(self, index, observations, masks, rng)
+    def counted(self, engine, rows, seats, rng):
+        calls.append((self.path, len(rows)))
+        return original(self, engine, rows, seats, rng)
 
-    monkeypatch.setattr(opponent_mix.SnapshotPlayers, "actions", counted)
+    monkeypatch.setattr(FrozenPPO, "actions", counted)
     game = load_game("goofspiel", num_cards=4)
     mix = OpponentMix(game, parse_opponents("self"), snapshots["goofspiel"][:0], max_snapshots=2)
     with pytest.raises(ValueError, match="the 'self' opponent has no snapshot yet"):
@@ -233,7 +233,7 @@ def test_each_snapshot_answers_its_games_in_one_network_call(snapshots, monkeypa
     env = BatchedVectorEnv("goofspiel", 64, opponent=mix, seed=0, **SMALL["goofspiel"])
     env.reset(seed=0)
     env.step(np.argmax(env.action_masks(), axis=1))
-    assert sorted(index for index, _ in calls) == [0, 1]  # one call per snapshot
+    assert sorted(path for path, _ in calls) == sorted(mix.snapshot_paths)  # one call per snapshot
     assert sum(n for _, n in calls) == 64 * 2  # both opponent seats of every game
     assert set(np.unique(mix.snapshot[mix.entry >= 0])) == {0, 1}
 

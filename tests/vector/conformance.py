@@ -178,10 +178,40 @@ def random_play(lockstep: Lockstep, rng: np.random.Generator) -> np.ndarray:
     return lockstep.engine.random_actions(rng)
 
 
+BATCHED_PLAYERS: dict[str, tuple[str, ...]] = {"goofspiel": ("random", "rudimentary"), "tides_of_time": ("random", "greedy"),
+                                               "tribolo": ("random", "greedy")}
+"""The cheap batched players of each engine's game (the baselines' registry holds
+them; ``random`` for the games not named)."""
+
+
+def players_of(name: str) -> tuple[str, ...]:
+    return BATCHED_PLAYERS.get(name, ("random",))
+
+
+def batched_actions(engine: BatchedEngine, spec: str, rng: np.random.Generator | None = None) -> np.ndarray:
+    """The batched player ``spec``'s actions for every seat to act, shaped as
+    ``random_actions``' (0 where nobody acts)."""
+    from parlour.baselines import make_from_spec
+    from parlour.baselines.batched import batched_policy
+
+    form = batched_policy(make_from_spec(spec, engine.game), engine)
+    assert form is not None, f"{spec} has no batched form for {engine.game_name}"
+    rng = engine.rng if rng is None else rng
+    if engine.simultaneous:
+        out = np.zeros((engine.num_envs, engine.num_players), dtype=np.int64)
+        rows, seats = np.nonzero(engine.to_act())
+        out[rows, seats] = form.actions(engine, rows, seats, rng)
+    else:
+        out = np.zeros(engine.num_envs, dtype=np.int64)
+        rows = np.flatnonzero(engine.movers() >= 0)
+        out[rows] = form.actions(engine, rows, engine.movers()[rows], rng)
+    return out
+
+
 def every_player(lockstep: Lockstep, rng: np.random.Generator) -> np.ndarray:
-    """The engine's batched players in turn, a step each (``random`` among them)."""
-    names = lockstep.engine.opponents
-    return lockstep.engine.opponent_actions(names[lockstep.steps % len(names)], rng)
+    """The game's batched players in turn, a step each (``random`` among them)."""
+    names = players_of(lockstep.engine.game_name)
+    return batched_actions(lockstep.engine, names[lockstep.steps % len(names)], rng)
 
 
 def quiet_play(lockstep: Lockstep, rng: np.random.Generator) -> np.ndarray:

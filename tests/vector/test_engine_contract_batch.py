@@ -14,9 +14,11 @@ from conformance import (
     Lockstep,
     assert_refused,
     assert_same,
+    batched_actions,
     cases,
     engines,
     lockstep_at,
+    players_of,
     random_play,
     snapshot,
 )
@@ -34,7 +36,7 @@ def test_same_seed_same_batch(name, options):
         engine = make_engine(name, 4, seed, **options)
         out = [engine.observations()]
         for _ in range(16):  # past some autoresets
-            out += [engine.opponent_actions(player) for player in engine.opponents]
+            out += [batched_actions(engine, player) for player in players_of(name)]
             result = engine.step(engine.random_actions())
             out += [engine.observations(), engine.legal_masks(), result.rewards, result.terminated]
         engine.reset(seed)
@@ -171,8 +173,6 @@ def test_bad_arguments(name):
     for bad in (0, -1, 2.0, True):
         with pytest.raises(ValueError, match="num_envs must be an integer >= 1"):
             make_engine(name, bad)
-    with pytest.raises(ValueError, match=f"{name}: no batched player 'minimax'"):
-        engine.opponent_actions("minimax")
     with pytest.raises(ValueError, match=f"no seat {engine.num_players}"):
         engine.observation(engine.num_players)
     with pytest.raises(ValueError, match="seats must be in"):
@@ -186,7 +186,7 @@ def test_bad_arguments(name):
         make_engine("chess", 2)
 
 
-ENV_CASES = [(name, SMALL[name], player) for name in sorted(ENGINES) for player in ENGINES[name].opponents] + [
+ENV_CASES = [(name, SMALL[name], player) for name in sorted(ENGINES) for player in players_of(name)] + [
     ("goofspiel", {"num_cards": 3, "num_players": 3}, "random"), ("sticks", {"num_sticks": 5, "max_take": 2, "misere": False}, "random")]
 
 
@@ -197,9 +197,10 @@ def test_vector_env_runs(name, options, opponent):
     (and it is to move), and its reward is its return from the engine when a game ends."""
     from gymnasium.vector import AutoresetMode
 
+    from parlour.baselines.batched import BatchedSeats
     from parlour.vector.gym_env import BatchedVectorEnv
 
-    env = BatchedVectorEnv(name, 4, opponent=opponent, **options)
+    env = BatchedVectorEnv(name, 4, opponent=opponent if opponent == "random" else BatchedSeats(opponent), **options)
     assert env.metadata["autoreset_mode"] == AutoresetMode.SAME_STEP
     obs, infos = env.reset(seed=3)
     engine, results = env.engine, []
@@ -227,9 +228,10 @@ def test_vector_env_runs(name, options, opponent):
 @engines
 def test_sb3_vec_env_runs(name):
     pytest.importorskip("stable_baselines3")
+    from parlour.baselines.batched import BatchedSeats
     from parlour.vector.sb3_env import BatchedSB3VecEnv
 
-    venv = BatchedSB3VecEnv(name, 3, seed=0, opponent=ENGINES[name].opponents[-1], **SMALL[name])
+    venv = BatchedSB3VecEnv(name, 3, seed=0, opponent=BatchedSeats(players_of(name)[-1]), **SMALL[name])
     obs = venv.reset()
     assert obs.shape == (3, *venv.observation_space.shape) == (3, *venv.core.engine.observation_shape)
     dones_seen = 0

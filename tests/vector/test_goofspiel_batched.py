@@ -44,11 +44,12 @@ def test_bad_options_are_the_single_games_errors() -> None:
        seed=st.integers(0, 10**6))
 def test_the_batched_rudimentary_player_bids_as_the_single_one(opts: dict, seed: int) -> None:
     from parlour.baselines import make_from_spec
+    from parlour.baselines.players.goofspiel_batched import RudimentaryBatched
 
     engine = GoofspielBatch(6, seed=seed, autoreset=False, **opts)
     player = make_from_spec("rudimentary", engine.game)
     while not engine.terminated.all():
-        bids = engine.opponent_actions("rudimentary")
+        bids = RudimentaryBatched.every_bid(engine)
         for b in range(engine.num_envs):
             state = engine.game_state(b)
             assert [player.act(state.info_state(seat)) for seat in range(engine.num_players)] == bids[b].tolist()

@@ -14,6 +14,7 @@ from conformance import assert_refused
 
 from parlour.baselines import make
 from parlour.baselines.players.tides_of_time import greedy_keep, greedy_pick
+from parlour.baselines.players.tides_of_time_batched import TidesGreedyBatched
 from parlour.errors import IllegalActionError
 from parlour.games import load_game
 from parlour.games.tides_of_time import (
@@ -57,7 +58,7 @@ def test_greedy_matches_the_single_players_rule() -> None:
     tied_choices: set[tuple[int, ...]] = set()
     rng = np.random.default_rng(0)
     for _ in range(40):
-        greedy = engine.opponent_actions("greedy")
+        greedy = TidesGreedyBatched.every_choice(engine, engine.rng)
         for b in range(engine.num_envs):
             state = engine.game_state(b)
             for p in (0, 1):

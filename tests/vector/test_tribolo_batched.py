@@ -14,6 +14,7 @@ import pytest
 from conformance import Lockstep, assert_refused, random_play
 
 from parlour.baselines.players.tribolo import GreedyCells
+from parlour.baselines.players.tribolo_batched import TriboloGreedyBatched
 from parlour.errors import IllegalActionError
 from parlour.games.tribolo import TriboloBatch
 from parlour.vector import make_engine
@@ -108,8 +109,8 @@ def test_greedy_picks_a_best_single_game_move(opts: dict) -> None:
     engine = make_engine("tribolo", 24, 3, **opts)
     policy = GreedyCells(engine.game)
     for _ in range(30):
-        best = engine.greedy_choices()
-        choice = engine.opponent_actions("greedy")
+        best = engine.most_capturing_cells()
+        choice = TriboloGreedyBatched().actions(engine, np.arange(engine.num_envs), engine.movers(), engine.rng)
         for b in range(engine.num_envs):
             state = engine.game_state(b)
             if state.is_terminal():

@@ -62,7 +62,7 @@ def test_illegal_and_outside_actions() -> None:
     strict.reset(seed=0)
     with pytest.raises(IllegalActionError, match="illegal action 2"):
         strict.step(np.array([0, 2]))
-    with pytest.raises(ValueError, match="opponent must be one of"):
+    with pytest.raises(ValueError, match="opponent must be .random. or a SeatPlayers"):
         BatchedVectorEnv("sticks", 2, opponent="minimax")
 
 

@@ -16,11 +16,13 @@ a two-player game its probability of winning, a draw counting half), and the sea
 reads it mapped back to the returns range (``2p - 1`` for Double Card's colours seat,
 and the negation for the other seat).  A game of more than two players has every seat
 as a perspective, each seeing the board relative to itself, so one table serves all
-(Tribolo).  Each game registers its feature sets in :data:`NTUPLE_FEATURE_SETS` (what
-the tuples are, how many weights, which search plays with them, whose results the model
-predicts), the first its default (:data:`NTUPLE_GAMES`); a model file names the set it
-was trained on, so models of an older set keep loading; ``parlour.training.backends.ntuple``
-trains them.
+(Tribolo).  Each game's players module registers its feature sets with
+:func:`register_features` when imported (``players/double_card_ntuple.py``,
+``players/tribolo_ntuple.py``: what the tuples are, how many weights, which search plays
+with them, whose results the model predicts), the first its default, as the policy
+registry works; this module names no game.  A model file names the set it was trained
+on, so models of an older set keep loading; ``parlour.training.backends.ntuple`` trains
+them.
 
 A model file is a zip like the others (``parlour.json`` with the game, its rules
 version and options, ``kind = "ntuple"`` and the feature set; ``weights.npy``, read with
@@ -36,16 +38,13 @@ import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
 from parlour.atomic import replace_atomic
 from parlour.baselines.engines.alphabeta import AlphaBetaSearch, optional_seconds
 from parlour.baselines.learned.ppo import META_ENTRY, check_model_game, model_meta, read_model_meta
-from parlour.baselines.players.double_card import WINDOW_FEATURES, window_features
-from parlour.baselines.players.double_card_ntuple import REACH_FEATURES, ReachLogit, reach_indices
-from parlour.baselines.players.tribolo_ntuple import TRIBOLO_FEATURES, tribolo_seats, tribolo_window_indices
 from parlour.baselines.policy import Param, Policy, lookup, register
 from parlour.errors import DamagedFileError
 from parlour.games.base import Game, State
@@ -78,30 +77,24 @@ class NTupleFeatures:
     logit: Callable[[np.ndarray], Callable[[Any], float]] | None = None
 
 
-def double_card_indices(state: Any) -> np.ndarray:
-    """Double Card's window features, one row: the colours seat's view."""
-    return window_features(state)[np.newaxis]
+NTUPLE_FEATURE_SETS: dict[str, dict[str, NTupleFeatures]] = {}
+"""The games with n-tuple features, and their sets by name, the default first (Double
+Card: ``reach``, docs/double_card.md; its earlier ``windows`` still loads): filled by
+:func:`register_features`."""
 
 
-def double_card_seats(game: Any) -> tuple[int, ...]:
-    """Double Card's model predicts the colours seat's win."""
-    return (game.colors_seat,)
-
-
-NTUPLE_FEATURE_SETS: dict[str, dict[str, NTupleFeatures]] = {
-    "double_card": {
-        "reach": NTupleFeatures("reach", reach_indices, REACH_FEATURES, "double-card-best", double_card_seats, ReachLogit),
-        "windows": NTupleFeatures("windows", double_card_indices, WINDOW_FEATURES, "double-card-best", double_card_seats),
-    },
-    "tribolo": {
-        "windows": NTupleFeatures("windows", tribolo_window_indices, TRIBOLO_FEATURES, "paranoid", tribolo_seats),
-    },
-}
-"""The games with n-tuple features, and their sets by name, the default first
-(Double Card: ``reach``, docs/double_card.md; its earlier ``windows`` still loads)."""
-
-NTUPLE_GAMES: dict[str, NTupleFeatures] = {game: next(iter(sets.values())) for game, sets in NTUPLE_FEATURE_SETS.items()}
-"""Each game's default feature set."""
+def register_features(game: str, features: NTupleFeatures) -> NTupleFeatures:
+    """Make ``features`` a feature set of ``game`` (the game's first set is its default),
+    and the ``ntuple`` player one that plays ``game``.  A game's players module calls it
+    when imported (``parlour.baselines.players`` imports them all with the package)."""
+    sets = NTUPLE_FEATURE_SETS.setdefault(game, {})
+    if features.name in sets and sets[features.name] != features:
+        raise ValueError(f"two n-tuple feature sets are called {features.name!r} for {game}")
+    sets[features.name] = features
+    if game not in (NTuplePolicy.games or ()):
+        NTuplePolicy.games = (*(NTuplePolicy.games or ()), game)
+        register(NTuplePolicy)  # (again: the registry indexes a policy by its games)
+    return features
 
 
 def ntuple_features(game: Game, name: str | None = None) -> NTupleFeatures:
@@ -267,7 +260,7 @@ class NTuplePolicy(Policy):
                "(spec `ntuple:runs/NAME/best.zip,time_limit=1.0`); numpy only.")
     source = "n-tuple networks: Lucas 2008, Jaskowski 2016; TD(lambda): Sutton 1988; TD-Leaf: Baxter, Tridgell and Weaver 1998"
     positional = "path"
-    games = tuple(NTUPLE_GAMES)
+    games: ClassVar[tuple[str, ...] | None] = ()  # the games with registered features: register_features adds them
     params = {
         "path": Param(None, "the model file (a zip written by `parlour train-ntuple`)", type=str),
         "depth": Param(None, "deepest iteration in plies (None: until out of time)", int),

@@ -30,12 +30,21 @@ that two threats are worth more than twice one; this can.
 
 Indices are from the colours seat's view (the model predicts its result); a position's
 is one row of 223 (222 windows and the threat tuple): :func:`reach_indices`.
+
+This module registers Double Card's feature sets with the n-tuple player
+(``register_features``): ``reach``, the default, and the earlier ``windows`` (one weight
+table over ``parlour.baselines.players.double_card.window_features``), whose models
+still load.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
+from parlour.baselines.learned.ntuple import NTupleFeatures, register_features
+from parlour.baselines.players.double_card import WINDOW_FEATURES, window_features
 from parlour.games.double_card import COLS, R_DOT, R_RING, ROWS, W_DOT, W_RING, DoubleCardState
 
 WINDOW = 4
@@ -196,3 +205,21 @@ class ReachLogit:
         colours_to_move = state.to_move == state.game.colors_seat
         total = self.by_code[colours_to_move].take(codes + _CODE_OFFSET).sum()
         return float(total) + float(self.weights[_threat_index(codes, colours_to_move)])
+
+
+def double_card_indices(state: Any) -> np.ndarray:
+    """Double Card's ``windows`` features, one row: the colours seat's view."""
+    return window_features(state)[np.newaxis]
+
+
+def double_card_seats(game: Any) -> tuple[int, ...]:
+    """Double Card's model predicts the colours seat's win."""
+    return (game.colors_seat,)
+
+
+REACH = register_features("double_card", NTupleFeatures("reach", reach_indices, REACH_FEATURES, "double-card-best",
+                                                        double_card_seats, ReachLogit))
+"""The default feature set (registered first)."""
+WINDOWS = register_features("double_card", NTupleFeatures("windows", double_card_indices, WINDOW_FEATURES,
+                                                          "double-card-best", double_card_seats))
+"""The earlier feature set, whose models keep loading."""

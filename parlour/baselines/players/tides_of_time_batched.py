@@ -1,4 +1,12 @@
-"""Tides of Time's ``original-alphabeta`` for many games at once (its batched form).
+"""Tides of Time's ``greedy`` and ``original-alphabeta`` for many games at once (their
+batched forms).
+
+``greedy`` (:class:`TidesGreedyBatched`, parlour's ``TidesGreedy``): in a draft, a hand
+card with the best round score difference once it joins the own kingdom (the engine's
+``pick_differences``), uniformly among the best with one float per game and seat from
+the batch's generator; the relic: the card drafted this round that scores most this
+round (the engine's ``kingdom_points``; ties: the lower card); the discard: the one
+that scores least among the others (ties: the lower card).
 
 A learner training on the batched engine meets ``original-alphabeta`` in many games of
 the batch at the same step (the games last 19 steps and stay in step).  This plays all
@@ -45,7 +53,9 @@ from parlour.baselines.players.tides_of_time import (
 )
 from parlour.baselines.policy import Policy
 from parlour.games.bitmask import set_bits as bits
-from parlour.games.tides_of_time import DRAFT, HAND_SIZE, NUM_CARDS, RELIC, TidesInfoState, TidesOfTimeGame
+from parlour.games.engine import BatchedEngine
+from parlour.games.tides_of_time import DISCARD, DRAFT, HAND_SIZE, NUM_CARDS, RELIC, TidesInfoState, TidesOfTimeGame
+from parlour.games.tides_of_time.engine import TidesOfTimeBatch
 
 OPENINGS = "tides_openings.npz"
 """The opening book's file in this package's ``data`` folder."""
@@ -216,3 +226,46 @@ class TidesOriginalBatched(BatchedPolicy):
 @register_batched("tides_of_time", "original-alphabeta")
 def _batched(policy: Policy, engine: Any) -> BatchedPolicy:
     return TidesOriginalBatched(policy)
+
+
+class TidesGreedyBatched(BatchedPolicy):
+    """``greedy`` on the batched engine (see the module docstring).  It chooses for every
+    game and both seats at once (one float per game and seat from ``rng``, whichever
+    seats are asked), so a seed gives the same games whoever asks."""
+
+    spec = "greedy"
+
+    def actions(self, engine: BatchedEngine, rows: np.ndarray, seats: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        assert isinstance(engine, TidesOfTimeBatch)
+        return self.every_choice(engine, rng)[rows, seats]
+
+    @staticmethod
+    def every_choice(engine: TidesOfTimeBatch, rng: np.random.Generator) -> np.ndarray:
+        """``(B, 2)``: both seats' cards in every game; 0 in finished games."""
+        B = engine.num_envs
+        out = np.zeros((B, 2), dtype=np.int64)
+        u = rng.random((B, 2))
+        phase = engine.phase
+        draft = np.flatnonzero(phase == DRAFT)
+        if len(draft):
+            cand, diff = engine.pick_differences(draft)
+            best = diff == diff.max(axis=-1, keepdims=True)
+            k = (u[draft] * best.sum(axis=-1)).astype(np.int64)
+            slot = (np.cumsum(best, axis=-1) > k[..., None]).argmax(axis=-1)
+            out[draft] = np.take_along_axis(cand, slot[..., None], axis=-1)[..., 0]
+        keep = np.flatnonzero((phase == RELIC) | (phase == DISCARD))
+        if len(keep):
+            pts = engine.kingdom_points(keep)  # (n, 2, 18)
+            drafted = ((engine.drafted[keep][..., None] >> np.arange(NUM_CARDS)) & 1) == 1
+            relic = np.where(drafted, pts, -1).argmax(axis=-1)  # first best: the lower card
+            pend = engine.pending[keep]
+            relic = np.where(pend >= 0, pend, relic)
+            others = drafted & (np.arange(NUM_CARDS) != relic[..., None])
+            discard = np.where(others, pts, np.iinfo(np.int64).max).argmin(axis=-1)
+            out[keep] = np.where((phase[keep] == RELIC)[:, None], relic, discard)
+        return out
+
+
+@register_batched("tides_of_time", "greedy")
+def _greedy(policy: Policy, engine: Any) -> BatchedPolicy | None:
+    return TidesGreedyBatched() if repr(policy) == "greedy" else None

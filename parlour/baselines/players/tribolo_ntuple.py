@@ -26,7 +26,8 @@ So a window's weight index is ``code + 625 * place + 1875 * mover``: 5,625 weigh
 The window cells of a board size are computed once (:func:`window_tables`, cached by
 ``(width, height)``), so :func:`tribolo_window_indices` is a handful of numpy operations
 on the board's bytes for all three seats at once (an absolute code per window, then a
-625-entry relabelling per seat): it runs at every leaf of the search.
+625-entry relabelling per seat): it runs at every leaf of the search.  This module
+registers the set with the n-tuple player (``register_features``).
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from parlour.baselines.learned.ntuple import NTupleFeatures, register_features
 from parlour.games.tribolo import DIRECTIONS, NUM_PLAYERS, TriboloState
 
 WINDOW = 4
@@ -145,3 +147,8 @@ def tribolo_window_indices(state: TriboloState) -> np.ndarray:
 def tribolo_seats(game: object) -> tuple[int, ...]:
     """The perspective seats of the rows of :func:`tribolo_window_indices`: every seat."""
     return tuple(range(NUM_PLAYERS))
+
+
+WINDOWS = register_features("tribolo", NTupleFeatures("windows", tribolo_window_indices, TRIBOLO_FEATURES, "paranoid",
+                                                      tribolo_seats))
+"""Tribolo's feature set, registered with the n-tuple player (its only one: the default)."""

@@ -55,7 +55,6 @@ class GoofspielBatch(BatchedEngine):
     game: GoofspielGame
     STATE = ("prizes", "round", "pot", "points", "_hands", "bits", "O")
     simultaneous = True
-    opponents = ("random", "rudimentary")
     COMPACT = True
 
     def __init__(self, num_envs: int, seed: int | np.random.Generator | None = None, *, autoreset: bool = True, **options: Any) -> None:
@@ -335,29 +334,10 @@ class GoofspielBatch(BatchedEngine):
             state.apply(dict(enumerate(bids)))
         return state
 
-    def opponent_actions(self, name: str, rng: np.random.Generator | None = None) -> np.ndarray:
-        if name == "rudimentary":
-            return self.rudimentary_actions()
-        return super().opponent_actions(name, rng)
-
-    def rudimentary_actions(self) -> np.ndarray:
-        """``(B, P)``: the bids of parlour's ``rudimentary`` player (its default
-        ``target=prize``) for every seat: the card of the prize's value, else one above,
-        else two above, else the highest card held; 0 in finished games.  Deterministic,
-        as the player is."""
-        hands = self._hands  # (B, P, A)
-        B, P, A = hands.shape
-        rows = self._rows
-        live = self.round < self.N
-        value = self.prizes[rows, np.minimum(self.round, self.N - 1)]
-        bids = A - 1 - np.argmax(hands[:, :, ::-1], axis=2)  # the highest card held
-        chosen = np.zeros((B, P), dtype=bool)
-        for extra in (0, 1, 2):
-            action = value - 1 + extra
-            held = hands[rows, :, np.minimum(action, A - 1)] & (action < A)[:, None] & ~chosen
-            bids = np.where(held, action[:, None], bids)
-            chosen |= held
-        return np.where(live[:, None], bids, 0)
+    def prize_values(self) -> np.ndarray:
+        """``(B,)`` int64: the value of the prize card being bid on in each game (in a
+        finished game, its last round's)."""
+        return self.prizes[self._rows, np.minimum(self.round, self.N - 1)]
 
     def random_actions(self, rng: np.random.Generator | None = None) -> np.ndarray:
         """Uniformly random bids from every hand, ``(B, P)`` (see the base class).

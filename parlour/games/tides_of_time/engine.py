@@ -24,8 +24,8 @@ the same game (that is how the tests pair the two engines), and
 
 Scoring is vectorised by :func:`card_points`: the six steps of docs/tides_of_time.md
 on arrays of kingdom pairs, with per-card suit masks (a suit count is one
-``bitwise_count``) and per-card programs, giving every card's points (the greedy
-player's relic and discard rule needs them) and the totals.  A table over all kingdom
+``bitwise_count``) and per-card programs, giving every card's points (``kingdom_points``: a
+player's relic and discard rules read them) and the totals.  A table over all kingdom
 pairs would be far too large (kingdoms of up to 7 of 18 cards on each side).
 
 Observations are built from the masks: ten card planes per seat (the opponent's
@@ -81,7 +81,7 @@ _WORD_PARTS = tuple(
 """Per 64-bit word of the observation's bit stream: (plane, left shift) of the planes
 overlapping it (a negative shift is a right shift)."""
 NO_CARD = -(10**6)
-"""The value of an empty candidate slot in the greedy choices (below any score difference)."""
+"""The value of an empty slot of ``pick_differences`` (below any score difference)."""
 
 
 def card_points(k0: np.ndarray, k1: np.ndarray, zero_ties_win: bool = True, maze_counts_sets: bool = False) -> np.ndarray:
@@ -175,8 +175,9 @@ class TidesOfTimeBatch(DeterminizingEngine):
 
     ``step(actions)`` takes ``(B, 2)`` integer actions, both seats' cards, in every
     phase (picks, relics, discards: all simultaneous in the single game too).
-    Batched players: ``random`` and ``greedy`` (parlour's ``TidesGreedy`` rule, ties
-    among equally good picks broken uniformly with the engine's generator).
+    The batched players (``random``, ``greedy``, ``original-alphabeta``) live with the
+    baselines (``parlour.baselines.players.tides_of_time_batched``); the engine offers
+    the facts they read (``pick_differences``, ``kingdom_points``).
     """
 
     game_class = TidesOfTimeGame
@@ -184,7 +185,6 @@ class TidesOfTimeBatch(DeterminizingEngine):
     STATE = ("decks", "draws", "hands", "drafted", "relics", "discards", "last_draw", "pending", "phase", "round", "pick",
              "scores", "moves", "num_moves")
     simultaneous = True
-    opponents = ("random", "greedy")
 
     def __init__(self, num_envs: int, seed: int | np.random.Generator | None = None, *, autoreset: bool = True, **options: Any) -> None:
         super().__init__(num_envs, seed, autoreset=autoreset, **options)
@@ -482,56 +482,40 @@ class TidesOfTimeBatch(DeterminizingEngine):
             m = np.where(k > i, m & (m - 1), m)
         return lowest_card(m)
 
-    def opponent_actions(self, name: str, rng: np.random.Generator | None = None) -> np.ndarray:
-        if name == "greedy":
-            return self.greedy_actions(rng)
-        return super().opponent_actions(name, rng)
+    # ----- game facts the players read ------------------------------------------------------
 
-    def greedy_actions(self, rng: np.random.Generator | None = None) -> np.ndarray:
-        """``(B, 2)``: the cards parlour's ``greedy`` player (``TidesGreedy``) picks for
-        both seats.  Draft: a card of the hand with the best round score difference once
-        added to the own kingdom (against the opponent's kingdom now), uniformly among the
-        best (one float per game and seat from ``rng``, default the engine's); relic: the
-        card drafted this round that scored most this round (ties: the lower card);
-        discard: the one that scored least among the others (ties: the lower card).
-        0 for finished games."""
-        rng = self.rng if rng is None else rng
-        B = self.num_envs
-        out = np.zeros((B, 2), dtype=np.int64)
-        u = rng.random((B, 2))
-        phase = self.phase
-        kingdoms = self.relics | self.drafted
-        draft = np.flatnonzero(phase == DRAFT)
-        if len(draft):
-            n = len(draft)
-            hand = self.hands[draft]  # (n, 2)
-            cand = np.empty((n, 2, HAND_SIZE), dtype=np.int64)
-            m = hand.copy()
-            for j in range(HAND_SIZE):
-                cand[..., j] = lowest_card(m)
-                m &= m - 1
-            valid = np.arange(HAND_SIZE) < np.bitwise_count(hand)[..., None]  # (n, 2, 5)
-            own = kingdoms[draft][..., None] | (ONE << cand)
-            opp = np.broadcast_to(kingdoms[draft][:, ::-1, None], own.shape)
-            pts = card_points(own.reshape(-1), opp.reshape(-1), self.zero_ties_win, self.maze_counts_sets).sum(axis=-1)
-            diff = (pts[:, 0] - pts[:, 1]).reshape(n, 2, HAND_SIZE)
-            diff = np.where(valid, diff, NO_CARD)
-            best = diff == diff.max(axis=-1, keepdims=True)
-            k = (u[draft] * best.sum(axis=-1)).astype(np.int64)
-            slot = (np.cumsum(best, axis=-1) > k[..., None]).argmax(axis=-1)
-            out[draft] = np.take_along_axis(cand, slot[..., None], axis=-1)[..., 0]
-        keep = np.flatnonzero((phase == RELIC) | (phase == DISCARD))
-        if len(keep):
-            K = kingdoms[keep]
-            pts = card_points(K[:, 0], K[:, 1], self.zero_ties_win, self.maze_counts_sets)  # (n, 2, 18)
-            drafted = ((self.drafted[keep][..., None] >> np.arange(NUM_CARDS)) & 1) == 1
-            relic = np.where(drafted, pts, -1).argmax(axis=-1)  # first best: the lower card
-            pend = self.pending[keep]
-            relic = np.where(pend >= 0, pend, relic)
-            others = drafted & (np.arange(NUM_CARDS) != relic[..., None])
-            discard = np.where(others, pts, np.iinfo(np.int64).max).argmin(axis=-1)
-            out[keep] = np.where((phase[keep] == RELIC)[:, None], relic, discard)
-        return out
+    def hand_cards(self, rows: np.ndarray) -> np.ndarray:
+        """``(n, 2, HAND_SIZE)`` int64: the cards in each seat's hand in the games ``rows``,
+        ascending (0 in the slots past a smaller hand's last card)."""
+        m = self.hands[rows].copy()  # (n, 2)
+        cards = np.empty((len(rows), 2, HAND_SIZE), dtype=np.int64)
+        for j in range(HAND_SIZE):
+            cards[..., j] = lowest_card(m)
+            m &= m - 1
+        return cards
+
+    def pick_differences(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """For the games ``rows`` (in a draft step): ``(cards, differences)``, both
+        ``(n, 2, HAND_SIZE)`` int64: each seat's hand cards (``hand_cards``) and the
+        round's score difference (the seat's points minus the opponent's) once the card
+        joins the seat's kingdom, the opponent's kingdom as it is now; ``NO_CARD`` (below
+        any difference) in the slots past a hand's last card."""
+        n = len(rows)
+        kingdoms = self.relics[rows] | self.drafted[rows]  # (n, 2)
+        cand = self.hand_cards(rows)
+        valid = np.arange(HAND_SIZE) < np.bitwise_count(self.hands[rows])[..., None]  # (n, 2, 5)
+        own = kingdoms[..., None] | (ONE << cand)
+        opp = np.broadcast_to(kingdoms[:, ::-1, None], own.shape)
+        pts = card_points(own.reshape(-1), opp.reshape(-1), self.zero_ties_win, self.maze_counts_sets).sum(axis=-1)
+        diff = (pts[:, 0] - pts[:, 1]).reshape(n, 2, HAND_SIZE)
+        return cand, np.where(valid, diff, NO_CARD)
+
+    def kingdom_points(self, rows: np.ndarray) -> np.ndarray:
+        """``(n, 2, NUM_CARDS)`` int64: the points each card of each seat's kingdom (its
+        relics and this round's drafted cards) scores this round in the games ``rows``
+        (0 for cards not in it)."""
+        kingdoms = self.relics[rows] | self.drafted[rows]
+        return card_points(kingdoms[:, 0], kingdoms[:, 1], self.zero_ties_win, self.maze_counts_sets)
 
     # ----- stepping ---------------------------------------------------------------------
 

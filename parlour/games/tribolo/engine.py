@@ -62,9 +62,9 @@ is the single game's, not its random stream: the same integer seed gives other
 positions than ``new_initial_state(seed)``.  To start from given single-game positions
 (the exactness tests do), use :meth:`TriboloBatch.load_states`.
 
-The batched ``greedy`` opponent is ``parlour.baselines.players.tribolo.GreedyCells``
-(the most cells captured now; ``tie_break=random``: uniform among the best, here from
-the engine's generator, not the policy's own stream): the captures of every legal
+The cells that capture the most now (:meth:`TriboloBatch.most_capturing_words`, what
+the batched ``greedy`` of ``parlour.baselines.players.tribolo_batched`` plays:
+``GreedyCells``, uniform among the best with the batch's generator): the captures of every legal
 cell are counted in bit-sliced counters (one plane per binary digit) from the runs of
 each direction, and the best cells are found by eliminating, from the top digit down,
 the candidates without that digit whenever some candidate has it.
@@ -227,8 +227,8 @@ class _Lanes:
         empty_edge = {1: op(np.bitwise_and, self.empty, self.not_first, zeros(N)), 0: self.empty,
                       -1: op(np.bitwise_and, self.empty, self.not_last, zeros(N))}
         D = len(self.jumps)
-        # the runs of every direction are kept only for ``keep_runs`` (the greedy
-        # player's capture counts): one buffer keeps the hot plan's working set smaller
+        # the runs of every direction are kept only for ``keep_runs`` (the capture
+        # counts of ``most_capturing_words``): one buffer keeps the hot plan's working set smaller
         runs, moves, back = zeros(D if keep_runs else 1, N + 2 * M), zeros(D, N), self.margined()
         levels = max((max(ks, default=1).bit_length() for ks in self.rounds if ks is not None), default=1)
         chains = [self.margined() for _ in range(levels)]
@@ -299,7 +299,6 @@ class TriboloBatch(SearchableEngine):
     game_class = TriboloGame
     game: TriboloGame
     simultaneous = False
-    opponents = ("random", "greedy")
     COMPACT = True
     STATE = ("codes", "legal_words", "to_move")
     SEARCH_ON_ENGINE = False
@@ -764,29 +763,26 @@ class TriboloBatch(SearchableEngine):
     def random_actions(self, rng: np.random.Generator | None = None) -> np.ndarray:
         """The movers' uniformly random legal cells (``uniform_legal``'s rule: the k-th
         legal cell, k = floor(u * count)); 0 where a game is over."""
-        return self._kth(self.legal_words[: self.num_envs], self.rng if rng is None else rng)
+        return self.random_among(self.legal_words[: self.num_envs], self.rng if rng is None else rng)
 
-    def _kth(self, words: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        """``uniform_legal`` of the cells set in ``(B, H)`` lane words, as actions."""
+    def random_among(self, words: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """A uniformly random cell among those set in ``(B, H)`` lane words (the cells of
+        ``most_capturing_words``, or the legal ones), as actions: ``uniform_legal``'s
+        rule (the k-th cell, k = floor(u * count), one uniform per game from ``rng``);
+        0 for a game without any."""
         bit = _kth_bit(words.view(np.uint8).reshape(len(words), -1), rng)
         if self.width == self.Wp:  # (bit y * Wp + x is the action)
             return bit
         return bit // self.Wp * self.width + bit % self.Wp
 
-    def opponent_actions(self, name: str, rng: np.random.Generator | None = None) -> np.ndarray:
-        """``random`` or ``greedy`` (the cell that captures the most now; ties uniform
-        from ``rng``, default the engine's generator)."""
-        if name == "greedy":
-            return self._kth(self._greedy_words(), self.rng if rng is None else rng)
-        return super().opponent_actions(name, rng)
+    def most_capturing_cells(self) -> np.ndarray:
+        """``(B, H * W)`` bool: the movers' legal cells that capture the most cells now;
+        all False where a game is over."""
+        return self._words_to_cells(self.most_capturing_words())
 
-    def greedy_choices(self) -> np.ndarray:
-        """``(B, H * W)`` bool: the movers' legal cells that capture the most cells
-        (``GreedyCells``' best moves); all False where a game is over."""
-        return self._words_to_cells(self._greedy_words())
-
-    def _greedy_words(self) -> np.ndarray:
-        """``(B, H)`` lane words of ``greedy_choices``."""
+    def most_capturing_words(self) -> np.ndarray:
+        """``(B, H)`` uint64 lane words of ``most_capturing_cells`` (bit ``y * Wp + x``,
+        ``Wp`` the padded width: what ``random_among`` reads)."""
         planes = self.planes
         plan = planes.moves(self.to_move, keep_runs=True)
         empty = planes.empty
