@@ -84,3 +84,16 @@ def test_the_files_of_a_new_game_are_the_template_and_what_every_game_has():
         assert not missing, f"{game} has no {missing}, which docs/architecture.md says a game has"
     for above in ("parlour/envs/<game>_v0.py", "parlour/render/<game>.py", "parlour/baselines/players/<game>.py"):
         assert above in listed, f"docs/architecture.md's list of a new game's files lacks {above}"
+
+
+def test_batched_players_live_where_the_list_says():
+    from parlour.baselines.batched import EVERY_GAME, registered_forms
+
+    listed = files_to_write("A new batched player")
+    assert listed[0] == "parlour/baselines/players/<game>_batched.py", listed
+    forms = registered_forms()
+    assert {game for game, _ in forms} - {EVERY_GAME}, "no game registers a batched form"
+    for (game, name), factory in forms.items():
+        module = "parlour.baselines.batched" if game == EVERY_GAME else f"parlour.baselines.players.{game}_batched"
+        assert factory.__module__ == module, f"the batched {name!r} of {game} is registered in {factory.__module__}, not {module}"
+    assert all((ROOT / path).exists() for path in listed if "<game>" not in path), listed

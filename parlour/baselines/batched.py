@@ -79,6 +79,12 @@ def register_batched(game: str, name: str) -> Callable[[Factory], Factory]:
     return decorate
 
 
+def registered_forms() -> dict[tuple[str, str], Factory]:
+    """Every registered factory by ``(game, policy name)`` (``EVERY_GAME`` for the forms
+    of every game): where each form lives is checked against docs/architecture.md."""
+    return dict(_FACTORIES)
+
+
 def batched_names(game: str) -> list[str]:
     """The policy names with a batched form registered for ``game`` (some cover only
     some parameters: ``batched_policy`` says for a given policy)."""
