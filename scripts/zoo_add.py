@@ -17,10 +17,8 @@ import shutil
 import sys
 from pathlib import Path
 
-import tomllib
-
 import parlour
-from parlour import zoo
+from parlour import toml_read, zoo
 from parlour.baselines.learned.ppo import read_model_meta
 from parlour.baselines.policy import make_from_spec
 from parlour.games import load_game
@@ -31,7 +29,7 @@ def run_config(run: Path) -> dict[str, object]:
     """The run's whole configuration: ``parlour train``'s resolved config.toml, or the
     game options and settings of an n-tuple run from before they were runs of ``parlour train`` (its summary.json)."""
     if (run / "config.toml").is_file():
-        return tomllib.loads((run / "config.toml").read_text())
+        return toml_read.loads((run / "config.toml").read_text())
     summary = json.loads((run / "summary.json").read_text())
     return {"game": summary["game"], "game_options": summary["options"], "ntuple": summary["settings"]}
 

@@ -2,7 +2,7 @@
 
 Layers, lowest first (docs/architecture.md draws them):
 
-0. the foundation: ``errors``, ``atomic``, ``processes``, ``locks``, ``ray_cluster``, ``_version``;
+0. the foundation: ``errors``, ``atomic``, ``processes``, ``locks``, ``ray_cluster``, ``toml_read``, ``_version``;
 1. ``games``: the rules, numpy and the standard library only;
 2. beside the rules, importing only them: ``render`` (the games' pictures),
    ``interop`` (OpenSpiel's games as parlour games and back) and ``zoo`` (the shipped
@@ -45,6 +45,7 @@ LAYERS = {
     "parlour.atomic": 0,
     "parlour.processes": 0,
     "parlour.locks": 0,
+    "parlour.toml_read": 0,  # reading TOML: tomllib, or its backport tomli on Python 3.10
     "parlour.ray_cluster": 0,  # joining (or starting) a Ray cluster: imports ray only, when called
     "parlour.games": 1,
     "parlour.render": 2,  # the games' pictures: imports only the rules (and Pillow when rasterising)

@@ -196,9 +196,10 @@ class SB3Policy(Policy):
         """Per-action probabilities (``True``) or Q-values (``False``)."""
         import torch
 
-        obs = observation.reshape(self.shape).astype(np.float32)
+        board = observation.reshape(self.shape).astype(np.float32)
+        obs: np.ndarray | dict[str, np.ndarray] = board
         if self.dict_observation:
-            obs = {"observation": obs, "action_mask": mask.astype(np.int8)}
+            obs = {"observation": board, "action_mask": mask.astype(np.int8)}
         policy = self.model.policy
         with torch.no_grad():
             tensor, _ = policy.obs_to_tensor(obs)
@@ -256,7 +257,7 @@ class TorchScriptPolicy(Policy):
                     warnings.simplefilter("ignore", DeprecationWarning)
                     self.module = torch.jit.load(path, map_location="cpu")
                 self.module.eval()
-                arguments = len(self.module.forward.schema.arguments) - 1  # type: ignore[attr-defined]  # a scripted method has a schema; without self
+                arguments = len(self.module.forward.schema.arguments) - 1  # a scripted method has a schema; without self
         except Exception as error:  # torch raises RuntimeError and others for a bad file
             raise DamagedFileError(f"policy file {path!r} cannot be loaded: {error}") from None
         if arguments not in (1, 2):

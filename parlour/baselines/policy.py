@@ -56,7 +56,9 @@ class Param:
             value = float(value)
         if isinstance(value, float) and not math.isfinite(value):  # (an int is always finite)
             raise ValueError(f"parameter {name}={value!r}: expected a finite number")
-        if self.choices is not None and value not in self.choices:
+        # an array is never one of the choices (and ``array in choices`` compares elementwise:
+        # numpy 1.x warns, numpy 2 raises that its truth is ambiguous)
+        if self.choices is not None and (isinstance(value, np.ndarray) or value not in self.choices):
             raise ValueError(f"parameter {name}={value!r}: allowed values are {list(self.choices)}")
         return value
 

@@ -6,7 +6,8 @@ Precedence: defaults < the ``--config`` TOML file < command-line flags and
 ``timesteps``, ...) and tables: ``[game_options]`` and one per backend, ``[ppo]``,
 ``[alphazero]``, ``[rllib]``, ``[ntuple]`` (the registry's: each backend declares its
 settings, ``parlour.training.registry``).  TOML rather than YAML: it is in the standard
-library (``tomllib``), and a run's configuration is flat enough for it.
+library (``tomllib``; its backport ``tomli`` on Python 3.10, ``parlour.toml_read``), and a
+run's configuration is flat enough for it.
 """
 
 from __future__ import annotations
@@ -17,8 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import tomllib
-
+from parlour import toml_read
 from parlour.training import registry
 
 BATCHED_N_ENVS = 256
@@ -335,10 +335,10 @@ def load_config(path: str | Path) -> dict[str, Any]:
     """The settings in a TOML file (unknown keys are an error naming the allowed ones)."""
     path = Path(path)
     try:
-        data = tomllib.loads(path.read_text())
+        data = toml_read.loads(path.read_text())
     except FileNotFoundError:
         raise ValueError(f"config file {str(path)!r} does not exist") from None
-    except tomllib.TOMLDecodeError as error:
+    except toml_read.TOMLDecodeError as error:
         raise ValueError(f"config file {str(path)!r} is not valid TOML: {error}") from None
     unknown = sorted(set(data) - setting_names())
     if unknown:
@@ -368,8 +368,8 @@ def parse_override(item: str) -> tuple[str, Any]:
     if not eq or not key:
         raise ValueError(f"--set {item!r} is not key=value (e.g. --set ppo.learning_rate=1e-4)")
     try:
-        value = tomllib.loads(f"v = {text.strip()}")["v"]
-    except tomllib.TOMLDecodeError:
+        value = toml_read.loads(f"v = {text.strip()}")["v"]
+    except toml_read.TOMLDecodeError:
         value = text.strip()
     return key, value
 

@@ -53,6 +53,7 @@ def test_moves_reset_option():
 
 
 def test_rgb_image_is_the_boards_picture(setup_24):
+    pytest.importorskip("PIL", reason="rgb_array needs Pillow (the render extra)")
     env = double_card_v0.env(render_mode="rgb_array")
     env.reset(options={"moves": setup_24})
     image = env.render()

@@ -13,6 +13,7 @@ spaces, metadata and the registry.  What is specific to one game is in its own f
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import itertools
 from dataclasses import dataclass
 from functools import cached_property
@@ -177,8 +178,9 @@ FROM_RESET = _params([c for c in CASES if c.start is None])  # what does not dep
 SIMULTANEOUS = _params([c for c in CASES if c.game.info.simultaneous])
 WITH_ILLEGAL = _params([c for c in CASES if c.game.info.num_actions > 1])  # an action can be masked
 WITH_ILLEGAL_SIMULTANEOUS = _params([c for c in CASES if c.game.info.num_actions > 1 and c.game.info.simultaneous])
+NEEDS_PILLOW = pytest.mark.skipif(importlib.util.find_spec("PIL") is None, reason="rgb_array needs Pillow (the render extra)")
 RENDERS = [
-    pytest.param(c, mode, id=f"{c.id}-{mode}", marks=[pytest.mark.slow] if c.slow else [])
+    pytest.param(c, mode, id=f"{c.id}-{mode}", marks=([pytest.mark.slow] if c.slow else []) + ([NEEDS_PILLOW] if mode == "rgb_array" else []))
     for c in CASES
     for mode in c.make("raw_env").metadata["render_modes"]
 ]

@@ -49,6 +49,7 @@ def test_observation_is_seat_relative():
 
 
 def test_rgb_image_grows_with_the_board():
+    pytest.importorskip("PIL", reason="rgb_array needs Pillow (the render extra)")
     small = tribolo_v0.raw_env(render_mode="rgb_array", width=6, height=4, walls=1, start_cells=2)
     small.reset(seed=0)
     large = tribolo_v0.raw_env(render_mode="rgb_array")

@@ -3,6 +3,7 @@
 Double Card and of Tribolo; Tribolo's features: test_ntuple_tribolo.py)."""
 
 import json
+import sys
 import zipfile
 
 import numpy as np
@@ -17,6 +18,7 @@ from parlour.games import load_game
 from parlour.games.double_card import COLS, ROWS
 from parlour.training.backends.ntuple import NTupleBackend, NTupleSettings, record_game, td_fit, td_targets
 from parlour.training.config import TrainConfig
+from parlour.training.devices import resolve_device
 from parlour.training.gating import gating_match
 from parlour.training.run_files import RunFiles
 from parlour.training.trainer import Trainer
@@ -287,3 +289,15 @@ def test_the_command_trains_and_refuses_bad_settings(tmp_path, capsys):
     assert not (tmp_path / "y").exists()
     assert main(["train", "--algo", "ntuple", "--game", "double_card", "--opponents", "random", "--out", str(tmp_path / "z")]) == 2
     assert "--algo ntuple learns by self-play only" in capsys.readouterr().err
+
+
+def test_the_learner_needs_no_torch(monkeypatch):
+    """The n-tuple learner is numpy only: without torch a run's device ``auto`` is the CPU
+    (``cuda`` says torch is missing), so ``parlour train --algo ntuple`` runs on the core
+    dependencies (as .ci/compat runs it)."""
+    monkeypatch.setitem(sys.modules, "torch", None)  # as if it were not installed
+    assert resolve_device("auto") == resolve_device("cpu") == "cpu"
+    with pytest.raises(ValueError, match=r"device 'cuda': torch is not installed \(pip install 'parlour\[train\]'\)"):
+        resolve_device("cuda")
+    with pytest.raises(ValueError, match="device must be 'auto', 'cpu' or 'cuda', got 'tpu'"):
+        resolve_device("tpu")

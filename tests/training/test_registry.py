@@ -9,8 +9,8 @@ import re
 from pathlib import Path
 
 import pytest
-import tomllib
 
+from parlour import toml_read
 from parlour.training import registry
 from parlour.training.backends.alphazero import AlphaZeroBackend, AlphaZeroSettings
 from parlour.training.config import make_config, merge, parse_override
@@ -100,8 +100,8 @@ def doc_value(text: str):
     if text in ("empty", '""'):
         return ""
     try:
-        return tomllib.loads(f"v = {text}")["v"]
-    except tomllib.TOMLDecodeError:
+        return toml_read.loads(f"v = {text}")["v"]
+    except toml_read.TOMLDecodeError:
         return text
 
 

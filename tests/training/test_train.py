@@ -13,11 +13,11 @@ import zipfile
 
 import numpy as np
 import pytest
-import tomllib
 
 torch = pytest.importorskip("torch", reason="needs the train extra")
 pytest.importorskip("sb3_contrib", reason="needs the train extra")
 
+from parlour import toml_read
 from parlour.baselines import make_from_spec
 from parlour.cli import main
 from parlour.errors import DamagedFileError
@@ -557,7 +557,7 @@ def test_auto_chooses_the_batched_engine_where_it_can(changes, vec_env, n_envs, 
     else:
         assert config.torch_threads == 1
     assert config.cnn_precision == ("bfloat16" if board and vec_env == "batched" else "float32")
-    assert make_config(tomllib.loads(config.to_toml())) == config  # config.toml names what the run ran on
+    assert make_config(toml_read.loads(config.to_toml())) == config  # config.toml names what the run ran on
 
 
 def test_a_run_saved_with_the_old_backend_name_sb3_resumes(small_run, tmp_path):

@@ -227,8 +227,8 @@ class InferenceCopy(nn.Module):
 
     def __init__(self, net: nn.Module) -> None:
         super().__init__()
-        # Module.to takes memory_format (torch's docs), which its type stubs leave out.
-        self.net = copy.deepcopy(net).eval().to(dtype=torch.bfloat16, memory_format=torch.channels_last)  # type: ignore[call-overload]
+        # Module.to takes memory_format too (torch's docs).
+        self.net = copy.deepcopy(net).eval().to(dtype=torch.bfloat16, memory_format=torch.channels_last)
 
     def forward(self, observations: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         x = observations.to(torch.bfloat16)

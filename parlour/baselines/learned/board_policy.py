@@ -107,7 +107,7 @@ class BoardPolicy(MaskableActorCriticPolicy):
         arch = self.net_arch["vf"] if isinstance(self.net_arch, dict) else self.net_arch
         # SB3 reads latent_dim_pi / latent_dim_vf and calls forward_actor / forward_critic:
         # BoardHeads has all four, so it stands where SB3 types an MlpExtractor.
-        self.mlp_extractor = BoardHeads(trunk.maps, actions // (rows * columns), list(arch))  # type: ignore[assignment]
+        self.mlp_extractor = BoardHeads(trunk.maps, actions // (rows * columns), list(arch))
 
     def _build(self, lr_schedule: Any) -> None:
         super()._build(lr_schedule)
@@ -118,4 +118,4 @@ class BoardPolicy(MaskableActorCriticPolicy):
             heads.policy.apply(partial(self.init_weights, gain=0.01))
         # As SB3 builds it: optimizer_class is a torch optimizer taking lr (Adam by default),
         # which SB3's annotation (the Optimizer base class) does not say.
-        self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)  # type: ignore[call-arg]
+        self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)

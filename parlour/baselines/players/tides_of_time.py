@@ -58,7 +58,7 @@ from parlour.baselines.engines.matrix_game import solve_zero_sum
 from parlour.baselines.policy import Param, Policy, register
 from parlour.baselines.references import References, register_references
 from parlour.games.base import Game
-from parlour.games.bitmask import set_bits
+from parlour.games.bitmask import popcount, set_bits
 from parlour.games.bitmask import set_bits as bits
 from parlour.games.tides_of_time import (
     DISCARD,
@@ -320,7 +320,7 @@ def greedy_rounds(game: TidesOfTimeGame, k0: np.ndarray, k1: np.ndarray, h0: np.
     k0, k1, h0, h1 = (np.asarray(a, dtype=np.int64).copy() for a in (k0, k1, h0, h1))
     flags = game.flags
     while True:
-        left = int(np.bitwise_count(h0[:1])[0]) if len(h0) else 0
+        left = int(popcount(h0[:1])[0]) if len(h0) else 0
         if not left:
             break
         picks = []

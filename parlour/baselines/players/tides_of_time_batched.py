@@ -52,6 +52,7 @@ from parlour.baselines.players.tides_of_time import (
     solve_hands,
 )
 from parlour.baselines.policy import Policy
+from parlour.games.bitmask import popcount
 from parlour.games.bitmask import set_bits as bits
 from parlour.games.engine import BatchedEngine
 from parlour.games.tides_of_time import DISCARD, DRAFT, HAND_SIZE, NUM_CARDS, RELIC, TidesInfoState, TidesOfTimeGame
@@ -77,7 +78,7 @@ def hand_rank(hands: np.ndarray) -> np.ndarray:
 def all_hands() -> np.ndarray:
     """Every 5-card hand of the 18 cards, as masks, ascending."""
     masks = np.arange(1 << NUM_CARDS, dtype=np.int64)
-    return masks[np.bitwise_count(masks) == HAND_SIZE]
+    return masks[popcount(masks) == HAND_SIZE]
 
 
 @functools.cache

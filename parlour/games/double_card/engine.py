@@ -57,6 +57,7 @@ from typing import Any
 import numpy as np
 
 from parlour.errors import IllegalActionError
+from parlour.games.bitmask import popcount
 from parlour.games.double_card.board import (
     CARDS,
     CELLS,
@@ -155,7 +156,7 @@ _KTH_BIT = np.array([[([c for c in range(8) if i >> c & 1] + [0] * 8)[k] for k i
 def _count_bits(rows: np.ndarray) -> np.ndarray:
     """``(..., 12)`` uint8 row bytes -> ``(...)``: the set bits of the 12 bytes (three
     32-bit popcounts added, not a sum along a short axis, which costs a call per row)."""
-    words = np.bitwise_count(np.ascontiguousarray(rows).view(np.uint32))
+    words = popcount(np.ascontiguousarray(rows).view(np.uint32))
     return words[..., 0] + words[..., 1] + words[..., 2]
 
 
@@ -464,7 +465,7 @@ class DoubleCardBatch(SearchableEngine):
         block = np.minimum((running[1:] <= k).view(np.uint8).sum(axis=0, dtype=np.uint8), 8).astype(np.int64)
         k -= running.reshape(-1)[block * B + rows]
         words = legal.view(np.uint32).reshape(-1, 3)[rows * 9 + block]  # (B, 3): the 96 ids of the block
-        in_word = np.bitwise_count(words).astype(np.int16)
+        in_word = popcount(words).astype(np.int16)
         first, second = in_word[:, 0], in_word[:, 0] + in_word[:, 1]
         past_first, past_second = k >= first, k >= second
         word = past_first.astype(np.int64) + past_second
@@ -473,7 +474,7 @@ class DoubleCardBatch(SearchableEngine):
         bit = word * 32
         for width in (16, 8):  # the half of the word (then of the half) holding the k-th set bit
             low = bits & np.uint32((1 << width) - 1)
-            in_low = np.bitwise_count(low).astype(np.int16)
+            in_low = popcount(low).astype(np.int16)
             high = k >= in_low
             k -= high * in_low
             bits = np.where(high, bits >> np.uint32(width), low)

@@ -513,10 +513,10 @@ class GoofspielBatch(BatchedEngine):
             )
         A = self.A
         hand_rows = self._hand_rows if len(rows) == self.num_envs else self._hand_rows[rows]
-        outside = acts.view(np.uint64).max() >= A  # one pass (acts are int64): a negative bid is a huge unsigned one
-        entries = hand_rows + (acts.clip(0, A - 1) if outside else acts)
+        any_outside = acts.view(np.uint64).max() >= A  # one pass (acts are int64): a negative bid is a huge unsigned one
+        entries = hand_rows + (acts.clip(0, A - 1) if any_outside else acts)
         held = self._hands.reshape(-1)[entries]
-        if outside or not held.all():
+        if any_outside or not held.all():
             outside = (acts < 0) | (acts >= A)
             bad = outside | ~held
             i, seat = (int(index) for index in np.unravel_index(np.argmax(bad), bad.shape))

@@ -24,7 +24,7 @@ the same game (that is how the tests pair the two engines), and
 
 Scoring is vectorised by :func:`card_points`: the six steps of docs/tides_of_time.md
 on arrays of kingdom pairs, with per-card suit masks (a suit count is one
-``bitwise_count``) and per-card programs, giving every card's points (``kingdom_points``: a
+``popcount``) and per-card programs, giving every card's points (``kingdom_points``: a
 player's relic and discard rules read them) and the totals.  A table over all kingdom
 pairs would be far too large (kingdoms of up to 7 of 18 cards on each side).
 
@@ -43,7 +43,7 @@ from typing import Any
 import numpy as np
 
 from parlour.errors import IllegalActionError
-from parlour.games.bitmask import bits_list
+from parlour.games.bitmask import bits_list, popcount
 from parlour.games.engine import BatchStep, DeterminizingEngine
 from parlour.games.tides_of_time.cards import (
     ALL_CARDS,
@@ -91,7 +91,7 @@ def card_points(k0: np.ndarray, k1: np.ndarray, zero_ties_win: bool = True, maze
     (and its per-card ``detail``) as whole-array operations."""
     K = np.stack([np.asarray(k0, dtype=np.int64), np.asarray(k1, dtype=np.int64)], axis=-1)  # (n, 2)
     has = (K[..., None] >> np.arange(NUM_CARDS)) & 1  # (n, 2, 18)
-    counts = np.bitwise_count(K[..., None] & SUIT_MASKS).astype(np.int64)  # (n, 2, 5), step 1
+    counts = popcount(K[..., None] & SUIT_MASKS).astype(np.int64)  # (n, 2, 5), step 1
     nest = has[..., NEST] == 1  # step 2
 
     def beats(x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -122,7 +122,7 @@ def card_points(k0: np.ndarray, k1: np.ndarray, zero_ties_win: bool = True, maze
 
 def lowest_card(m: np.ndarray) -> np.ndarray:
     """The index of the lowest set bit of each mask (0 for an empty mask)."""
-    return np.where(m > 0, np.bitwise_count((m & -m) - 1), 0).astype(np.int64)
+    return np.where(m > 0, popcount((m & -m) - 1), 0).astype(np.int64)
 
 
 def _step_table(rounds: int) -> np.ndarray:
@@ -477,7 +477,7 @@ class TidesOfTimeBatch(DeterminizingEngine):
         by clearing the k lowest bits of the legal mask (at most 5 cards are legal)."""
         rng = self.rng if rng is None else rng
         m = self._legal_bits()
-        k = (rng.random(m.shape) * np.bitwise_count(m)).astype(np.int64)
+        k = (rng.random(m.shape) * popcount(m)).astype(np.int64)
         for i in range(HAND_SIZE - 1):
             m = np.where(k > i, m & (m - 1), m)
         return lowest_card(m)
@@ -503,7 +503,7 @@ class TidesOfTimeBatch(DeterminizingEngine):
         n = len(rows)
         kingdoms = self.relics[rows] | self.drafted[rows]  # (n, 2)
         cand = self.hand_cards(rows)
-        valid = np.arange(HAND_SIZE) < np.bitwise_count(self.hands[rows])[..., None]  # (n, 2, 5)
+        valid = np.arange(HAND_SIZE) < popcount(self.hands[rows])[..., None]  # (n, 2, 5)
         own = kingdoms[..., None] | (ONE << cand)
         opp = np.broadcast_to(kingdoms[:, ::-1, None], own.shape)
         pts = card_points(own.reshape(-1), opp.reshape(-1), self.zero_ties_win, self.maze_counts_sets).sum(axis=-1)

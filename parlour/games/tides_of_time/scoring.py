@@ -12,7 +12,7 @@ from parlour.games.base import (
     check_bool,
     check_int,
 )
-from parlour.games.bitmask import cards_of, mask_of
+from parlour.games.bitmask import cards_of, mask_of, popcount
 from parlour.games.bitmask import set_bits as bits
 from parlour.games.tides_of_time.cards import (
     EYE,
@@ -122,7 +122,7 @@ def score_many(ma: np.ndarray, mb: np.ndarray, zero_ties_win: bool = True, maze_
     mb = np.asarray(mb, dtype=np.int64)
     masks = (ma, mb)
     has = tuple([(m >> i) & 1 for i in range(NUM_CARDS)] for m in masks)
-    counts = tuple(np.stack([np.bitwise_count(m & sm).astype(np.int64) for sm in _SUIT_MASKS]) for m in masks)
+    counts = tuple(np.stack([popcount(m & sm).astype(np.int64) for sm in _SUIT_MASKS]) for m in masks)
     nest = (has[0][NEST] == 1, has[1][NEST] == 1)
 
     def beats(x, y, n):

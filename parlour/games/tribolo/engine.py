@@ -78,6 +78,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from parlour.errors import IllegalActionError
+from parlour.games.bitmask import popcount
 from parlour.games.engine import BatchedEngine, BatchStep, OutputBuffers, SearchableEngine
 from parlour.games.tribolo.board import EMPTY, NUM_PLAYERS, SYMBOLS, WALL
 from parlour.games.tribolo.rules import SETUP_ATTEMPTS, TriboloGame, TriboloState
@@ -625,7 +626,7 @@ class TriboloBatch(SearchableEngine):
     def _counts(self) -> np.ndarray:
         """``(padded, 3)``: the cells each seat owns, per game."""
         planes = self.planes
-        bits = np.bitwise_count(planes.lane_view(planes.inner(planes.own)))  # (3, H, groups, per_word)
+        bits = popcount(planes.lane_view(planes.inner(planes.own)))  # (3, H, groups, per_word)
         return bits.sum(axis=1, dtype=np.int64).reshape(NUM_PLAYERS, planes.padded).T
 
     def returns(self) -> np.ndarray:
@@ -847,7 +848,7 @@ def _kth_bit(packed: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     it.  (Cheaper than a running count over every cell, or the positions of all bits.)"""
     rows, nb = packed.shape
     flat = packed.reshape(-1)
-    cum = np.cumsum(np.bitwise_count(flat), dtype=np.int32)
+    cum = np.cumsum(popcount(flat), dtype=np.int32)
     ends = cum[nb - 1 :: nb]
     starts = np.empty_like(ends)
     starts[0] = 0
@@ -857,7 +858,7 @@ def _kth_bit(packed: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     at = np.searchsorted(cum, target, side="right")
     np.minimum(at, len(flat) - 1, out=at)  # (rows without bits)
     byte = flat[at]
-    within = target - cum[at] + np.bitwise_count(byte)  # the k-th bit is this bit of the byte
+    within = target - cum[at] + popcount(byte)  # the k-th bit is this bit of the byte
     out = np.take(_SELECT, byte.astype(np.intp) * 8 + within)
     out += 8 * (at % nb)
     out[counts == 0] = 0

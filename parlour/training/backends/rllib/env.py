@@ -98,8 +98,8 @@ class ParlourMultiAgentEnv(MultiAgentEnv):
             "observations": spaces.Box(low, high, self.game.observation_shape, dtype=np.float32),
             "action_mask": spaces.Box(0.0, 1.0, (num_actions,), dtype=np.float32),
         })
-        self.observation_spaces = {agent: observation for agent in self.possible_agents}
-        self.action_spaces = {agent: spaces.Discrete(num_actions) for agent in self.possible_agents}
+        self.observation_spaces: dict[str, spaces.Space] = {agent: observation for agent in self.possible_agents}
+        self.action_spaces: dict[str, spaces.Space] = {agent: spaces.Discrete(num_actions) for agent in self.possible_agents}
         self.rng = np.random.default_rng()
         self.state: State | None = None
         self.learning_seats: tuple[int, ...] = ()
@@ -123,7 +123,7 @@ class ParlourMultiAgentEnv(MultiAgentEnv):
 
     # RLlib's MultiAgentEnv inherits gymnasium.Env's single-agent step annotation; its
     # documented multi-agent contract is this one (dicts keyed by agent id).
-    def step(self, action_dict: Mapping[str, Any]) -> tuple[dict, dict, dict, dict, dict]:  # type: ignore[override]
+    def step(self, action_dict: Mapping[str, Any]) -> tuple[dict, dict, dict, dict, dict]:
         state = self.state
         if state is None or state.is_terminal():
             raise RuntimeError("call reset() before step(): the game is over or has not begun")

@@ -97,11 +97,11 @@ def add_league_snapshot(algo: Any, label: str) -> Weights:
 def save_snapshot(path: Path, weights: Weights) -> None:
     """``weights`` as one ``.npz`` (keys ``module/parameter``), written whole or not at all."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    arrays = {f"{module_id}/{name}": value for module_id, state in weights.items() for name, value in state.items()}
+    arrays: dict[str, Any] = {f"{module_id}/{name}": value for module_id, state in weights.items() for name, value in state.items()}
     handle, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(handle, "wb") as file:
-            np.savez(file, **arrays)  # type: ignore[arg-type]  # numpy's stub types **kwds as its allow_pickle flag
+            np.savez(file, **arrays)  # (arrays' values typed Any: numpy 2's stub types **kwds as its allow_pickle flag)
         os.replace(temp, path)
     finally:
         if os.path.exists(temp):
