@@ -43,6 +43,26 @@ def test_the_same_game_with_the_mask_in_the_infos(make):
 
 def test_it_passes_pettingzoos_parallel_api_test():
     parallel_api_test(ActionMaskInInfos(goofspiel_v0.parallel_env(num_cards=4)), num_cycles=50)
+    parallel_api_test(ActionMaskInInfos(goofspiel_v0.parallel_env(num_cards=4), names=("first", "second")), num_cycles=50)
+
+
+def test_the_agents_renamed():
+    """names: the same game under other names (AgileRL groups agents named alike)."""
+    plain, renamed = goofspiel_v0.parallel_env(num_cards=4), ActionMaskInInfos(goofspiel_v0.parallel_env(num_cards=4), names=("a0", "a1"))
+    assert renamed.possible_agents == ["a0", "a1"] and renamed.agents == []
+    seen, _ = plain.reset(seed=5)
+    observations, infos = renamed.reset(seed=5)
+    assert renamed.agents == ["a0", "a1"] and list(infos) == ["a0", "a1"] and renamed.num_agents == 2
+    np.testing.assert_array_equal(observations["a1"], seen["player_1"]["observation"])
+    assert renamed.action_space("a1") == plain.action_space("player_1")
+    assert renamed.observation_space("a0") == plain.observation_space("player_0")["observation"]
+    results = plain.step({"player_0": 3, "player_1": 0})
+    renamed_results = renamed.step({"a0": 3, "a1": 0})
+    assert renamed_results[1] == {"a0": results[1]["player_0"], "a1": results[1]["player_1"]}
+    assert renamed_results[4]["a0"]["action_mask"] == results[0]["player_0"]["action_mask"].tolist()
+    for bad in (("a0",), ("a0", "a0"), ("a0", 1)):
+        with pytest.raises(ValueError, match="names must be 2 distinct strings"):
+            ActionMaskInInfos(goofspiel_v0.parallel_env(num_cards=4), names=bad)
 
 
 def test_an_env_without_a_mask_in_its_observations_is_refused():
