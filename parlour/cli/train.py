@@ -20,6 +20,7 @@ from parlour.cli.common import (
     parse_options,
 )
 from parlour.errors import Failure, Interrupted, UsageError
+from parlour.games.base import counted
 
 
 def add_parser(sub: Any, common: argparse.ArgumentParser) -> None:
@@ -264,7 +265,7 @@ def _run_training(config: Any, options: RunOptions, given: Any) -> int:
         result = trainer.run()
     except KeyboardInterrupt as interrupt:
         raise Interrupted(_where_the_run_stands(trainer)) from interrupt
-    print(f"trained {result.steps:,} steps in {result.seconds:.0f} s; run directory {result.run_dir}")
+    print(f"trained {counted(result.steps, 'step')} in {result.seconds:.0f} s; run directory {result.run_dir}")
     for warning in result.warnings:
         print(f"\nWARNING: {warning}\n")
     from parlour.baselines import references

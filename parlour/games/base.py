@@ -490,6 +490,12 @@ def shown(value: object, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
+def counted(n: int, noun: str, nouns: str | None = None) -> str:
+    """``1 step``, ``2 steps``, ``1,000 steps``: a count with its noun, singular for one
+    (``nouns``: the plural where it is not the noun and an s)."""
+    return f"{n:,} {noun if n == 1 else nouns or noun + 's'}"
+
+
 def check_choice(name: str, value: object, allowed: tuple[Any, ...]) -> Any:
     # ``True in (1, 3)`` and ``[1] == ...`` must not pass: only values of the choices' kinds
     kinds = {type(choice) for choice in allowed}

@@ -5,13 +5,14 @@ two objectives, the move count and whose turn it is."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from parlour.games.double_card.board import CARDS, CELLS, COLS, EMPTY, HORIZONTAL, PICK_BASE, R_DOT, R_RING, ROWS, W_DOT, other_cell
 from parlour.games.double_card.notation import status_text
 from parlour.render.drawing import Drawing
 from parlour.render.registry import register, register_targets
-from parlour.render.style import HIGHLIGHT, INK, MUTED, TABLE, seat_colour
+from parlour.render.style import HIGHLIGHT, INK, MUTED, TABLE, seat_colour, seat_name
 
 CELL = 40
 FELT, EMPTY_CELL, DOT = (40, 110, 60), (60, 135, 80), (20, 20, 20)
@@ -20,7 +21,7 @@ FRAME = (35, 35, 35)
 
 
 @register("double_card")
-def draw(state: Any, seat: int | None, last: Any) -> Drawing:
+def draw(state: Any, seat: int | None, last: Any, who: Sequence[str]) -> Drawing:
     left, top = 34, 92
     d = Drawing(left + COLS * CELL + 24, top + ROWS * CELL + 34, background=TABLE)
     status = status_text(state.winner, state.taken, state.to_move)
@@ -28,7 +29,7 @@ def draw(state: Any, seat: int | None, last: Any) -> Drawing:
     you = " (you)" if seat is not None and state.winner < 0 and state.to_move == seat else ""
     d.text(16, 20, f"Double Card · {status}{you}", size=15, fill=colour, bold=True)
     for s in range(2):
-        d.text(16, 44 + s * 18, f"player_{s}" + (" (you)" if s == seat else "") + f" plays {state.objective(s)}",
+        d.text(16, 44 + s * 18, f"{seat_name(s, who)} plays {state.objective(s)}",
                size=12, fill=seat_colour(s))
     placed = min(state.moves, CARDS)
     d.text(d.width - 16, 44, f"move {state.moves} of {state.game.max_moves}", size=12, fill=INK, anchor="end")

@@ -1,20 +1,24 @@
 """Goofspiel's picture: the prize card and the pot in the middle, then a row per seat
-(its points, its hand as cards, the card it bid last round, the round's winner marked)."""
+(who sits there, its points, its hand as cards, the card it bid last round, the round's winner marked)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
+from parlour.games.base import counted
 from parlour.games.bitmask import set_bits
 from parlour.render.drawing import Drawing
 from parlour.render.registry import register, register_targets
 from parlour.render.style import CARD_H, CARD_W, HIGHLIGHT, INK, MUTED, TABLE, card, seat_colour
 
 ROW = CARD_H + 34
+NAME_CHARS = 14
+"""The characters of who sits in a seat that fit left of its hand."""
 
 
 @register("goofspiel")
-def draw(state: Any, seat: int | None, last: Any) -> Drawing:
+def draw(state: Any, seat: int | None, last: Any, who: Sequence[str]) -> Drawing:
     game = state.game
     players, n = game.num_players, game.num_cards
     width = max(560, 150 + (game.num_actions + 2) * (CARD_W + 4))
@@ -41,9 +45,10 @@ def draw(state: Any, seat: int | None, last: Any) -> Drawing:
         y = 132 + p * ROW
         colour = seat_colour(p)
         d.rect(10, y - 8, width - 20, ROW - 6, fill=(248, 250, 246), stroke=colour, width=2 if p == seat else 1, radius=6)
-        name = f"player_{p}" + (" (you)" if p == seat else "")
-        d.text(20, y + 8, name, size=14, fill=colour, bold=True)
-        d.text(20, y + 28, f"{state.points[p]} points", size=13, fill=INK)
+        d.text(20, y + 8, f"player_{p}", size=14, fill=colour, bold=True)
+        if who[p]:
+            d.text(20, y + 26, who[p] if len(who[p]) <= NAME_CHARS else who[p][: NAME_CHARS - 1] + "…", size=12, fill=colour)
+        d.text(20, y + 44 if who[p] else y + 28, counted(state.points[p], "point"), size=13, fill=INK)
         hand = set_bits(state.hands[p])
         show = seat is None or p == seat or not hidden
         for i, action in enumerate(hand):

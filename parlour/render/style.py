@@ -1,7 +1,10 @@
-"""What the pictures share: the colours of the seats and cards, and a card drawn as a
-rounded rectangle with its value (the pictures of Goofspiel and Tides of Time)."""
+"""What the pictures share: the colours of the seats and cards, a seat's name with who
+sits in it (the legends), and a card drawn as a rounded rectangle with its value (the
+pictures of Goofspiel and Tides of Time)."""
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 from parlour.render.drawing import Colour, Drawing
 
@@ -19,6 +22,18 @@ CARD_W, CARD_H = 34, 48
 
 def seat_colour(seat: int) -> Colour:
     return SEATS[seat % len(SEATS)]
+
+
+def seat_name(s: int, who: Sequence[str]) -> str:
+    """``player_1 (alphabeta)``: the seat and who sits in it (``who[s]``, as
+    :func:`parlour.render.picture` gives it), or the seat alone where nobody is named."""
+    return f"player_{s} ({who[s]})" if who[s] else f"player_{s}"
+
+
+def text_width(text: str, size: float) -> float:
+    """About how wide ``text`` is drawn at ``size`` (DejaVu Sans averages 0.6 of the size
+    a character; a bold face a little more): enough to lay out a legend's entries."""
+    return 0.64 * size * len(text)
 
 
 def card(d: Drawing, x: float, y: float, label: str, *, w: float = CARD_W, h: float = CARD_H, face_up: bool = True,

@@ -5,13 +5,14 @@ cards picked last are outlined."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from parlour.games.bitmask import set_bits
 from parlour.games.tides_of_time import CARDS, PHASES
 from parlour.render.drawing import Drawing
 from parlour.render.registry import register, register_targets
-from parlour.render.style import HIGHLIGHT, INK, MUTED, TABLE, card, seat_colour
+from parlour.render.style import HIGHLIGHT, INK, MUTED, TABLE, card, seat_colour, seat_name
 
 SUIT_COLOURS = {"Palace": (170, 120, 20), "Library": (40, 90, 170), "Garden": (40, 140, 60), "Temple": (150, 60, 150),
                 "Stronghold": (170, 50, 40), None: (90, 90, 90)}
@@ -33,7 +34,7 @@ def _card(d: Drawing, x: float, y: float, action: int, face_up: bool = True, mar
 
 
 @register("tides_of_time")
-def draw(state: Any, seat: int | None, last: Any) -> Drawing:
+def draw(state: Any, seat: int | None, last: Any, who: Sequence[str]) -> Drawing:
     game = state.game
     width = 60 + 10 * (W + 6)
     d = Drawing(width, 60 + 2 * ROW, background=TABLE)
@@ -51,7 +52,7 @@ def draw(state: Any, seat: int | None, last: Any) -> Drawing:
         colour = seat_colour(p)
         d.rect(8, y, width - 16, ROW - 10, fill=(248, 250, 246), stroke=colour, width=2 if p == seat else 1, radius=6)
         scores = " + ".join(str(s[p]) for s in state.scores) or "-"
-        d.text(18, y + 14, f"player_{p}" + (" (you)" if p == seat else "") + f" · round scores: {scores}", size=13, fill=colour,
+        d.text(18, y + 14, f"{seat_name(p, who)} · round scores: {scores}", size=13, fill=colour,
                bold=True)
         d.text(18, y + 34, "kingdom", size=11, fill=MUTED)
         kingdom = [(a, False) for a in set_bits(state.drafted[p])] + [(a, True) for a in set_bits(state.relics[p])]

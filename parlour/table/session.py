@@ -3,7 +3,8 @@ log, undo, hints, and the game saved as a record and loaded back.
 
 No web framework here (``parlour.web.app`` serves it over HTTP, ``parlour.terminal``
 in a terminal), so the tests drive a session as they drive a game.  What a person sees is drawn for their seat: the picture
-(``parlour.render.picture(state, seat)``: hidden cards face down), the legal moves with
+(``parlour.render.picture(state, seat, players=seats)``: hidden cards face down, each
+seat named with who sits in it), the legal moves with
 the picture's click targets, and a move log in the game's notation in which the moves of
 other seats are written out only where the game shows them to everyone
 (``Game.actions_public``); elsewhere the picture shows what is public.
@@ -291,7 +292,7 @@ class GameSession:
         state, game = self.state, self.game
         if seat is not None and not 0 <= seat < game.num_players:
             raise SessionError(f"no seat {seat}; seats are 0..{game.num_players - 1}")
-        drawing = picture(state, seat=seat, last=self.last)
+        drawing = picture(state, seat=seat, last=self.last, players=self.seats)
         choosing = seat is not None and seat in self.to_act()
         moves = []
         if choosing:

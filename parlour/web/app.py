@@ -15,7 +15,7 @@ pictures, files) runs in a thread, so one slow game never delays another client.
 
 | method and path | body / query | answer |
 |---|---|---|
-| ``GET /api/catalog`` | | the games (options, seats), the players that can play each, the models found, the limits |
+| ``GET /api/catalog`` | | the games (options with their choices or bounds, seats), the players that can play each, the models found, the limits |
 | ``GET /api/sessions`` | | the games in play, the most recent first |
 | ``POST /api/sessions`` | ``{"game", "options", "seats": ["person", "mcts", ...], "seed"}`` | ``{"id", "view"}`` (201) |
 | ``GET /api/sessions/{id}`` | ``?seat=N`` (none: a spectator) | the view: picture (SVG), moves, log, status |
@@ -48,7 +48,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from parlour.games import GAMES, load_game
-from parlour.games.base import shown
+from parlour.games.base import Option, shown
 from parlour.table.errors import SessionError
 from parlour.table.session import DEFAULT_MOVE_SECONDS, PERSON, GameSession, from_arena
 from parlour.table.specs import allowed_players, find_models
@@ -257,10 +257,18 @@ def _games_catalog() -> list[dict[str, Any]]:
         game = cls()
         games.append({
             "name": name, "summary": cls.summary, "players": game.num_players, "simultaneous": cls.simultaneous,
-            "options": {k: {"default": v.default, "help": v.help, "allowed": v.allowed_text()} for k, v in cls.options.items()},
+            "options": {k: _option_catalog(v) for k, v in cls.options.items()},
             "notation": game.notation_help(), "policies": allowed_players(game),
         })
     return games
+
+
+def _option_catalog(option: Option) -> dict[str, Any]:
+    """What the page needs to offer an option: a fixed set of ``choices`` becomes a
+    select, an integer with ``low`` and ``high`` a bounded number box, anything else (a
+    list of cards, an order) a text box whose ``allowed`` says what it may be."""
+    return {"default": option.default, "help": option.help, "allowed": option.allowed_text(),
+            "choices": list(option.choices) if option.choices is not None else None, "low": option.low, "high": option.high}
 
 
 class BackgroundServer:

@@ -98,6 +98,45 @@ def test_hidden_cards_stay_hidden_from_the_seat():
     assert set(numbers) <= set(texts(picture(tides, seat=1)))
 
 
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_the_legend_names_who_sits_in_each_seat(name):
+    """Given the players, the picture names each seat with who sits in it (the viewing
+    seat as "you", a long name cut); without them it names the seats alone, as before."""
+    state, _ = play(name, {}, 2)
+    seats = state.game.num_players
+    players = ["person"] + ["alphabeta"] * (seats - 2) + ["ppo:runs/a-very-long-run-name/best.zip"]
+    words = " ".join(texts(picture(state, seat=0, players=players)))
+    assert "you" in words and ("alphabeta" in words or seats == 2) and "ppo:runs/a-ve" in words and "…" in words
+    assert "best.zip" not in words
+    assert "player_1" in words and "person" not in words  # seat 0 is "you" to its viewer
+    spectator = " ".join(texts(picture(state, players=players)))
+    assert "person" in spectator and "you" not in spectator
+    assert "alphabeta" not in " ".join(texts(picture(state))) and "(you)" not in " ".join(texts(picture(state)))
+    with pytest.raises(ValueError, match=f"players must name the {seats} seats"):
+        picture(state, players=["person"])
+
+
+def test_the_legends_in_words():
+    tribolo = load_game("tribolo", width=8, height=6, walls=2, start_cells=3).new_initial_state(0)
+    words = texts(picture(tribolo, seat=0, players=["person", "greedy", "paranoid:depth=2"]))
+    assert {"player_0 (you): 3", "player_1 (greedy): 3", "player_2 (paranoid:depth=2): 3"} <= set(words)
+    legend = picture(tribolo, seat=0, players=["person", "greedy", "paranoid:depth=2"])
+    assert legend.width > 460  # wider than the board alone: the legend fits
+    sticks = load_game("sticks", num_sticks=1).new_initial_state()
+    assert "1 stick left · player_0 (mcts) to move" in texts(picture(sticks, players=["mcts", "person"], seat=1))
+    goofspiel = load_game("goofspiel", num_cards=3, prize_order="descending").new_initial_state()
+    goofspiel.apply({0: 0, 1: 2})  # player_1 takes the 3
+    words = texts(picture(goofspiel, seat=0, players=["person", "rudimentary"]))
+    assert {"you", "rudimentary", "0 points", "3 points"} <= set(words)
+    goofspiel.apply({0: 2, 1: 0})  # player_0 takes the 2
+    goofspiel.apply({0: 1, 1: 1})  # the 1 is tied
+    assert "game over after 3 rounds" in str(goofspiel.info_state(0))
+    assert {"2 points", "3 points"} <= set(texts(picture(goofspiel)))
+    one = load_game("goofspiel", num_cards=2, prize_order="ascending").new_initial_state()
+    one.apply({0: 1, 1: 0})  # player_0 takes the 1
+    assert "1 point" in texts(picture(one))
+
+
 def test_the_last_move_is_marked():
     gold = f'stroke="{hex_colour(HIGHLIGHT)}"'
     state, last = play("tribolo", {"width": 8, "height": 6, "walls": 2, "start_cells": 3}, 3)

@@ -32,6 +32,11 @@ def test_the_catalog_lists_games_players_and_models(client):
     assert set(games) == {"goofspiel", "sticks", "tides_of_time", "tribolo", "double_card"}
     assert games["tribolo"]["players"] == 3 and "paranoid" in games["tribolo"]["policies"]
     assert games["goofspiel"]["options"]["num_cards"]["help"] and catalog["models"] == []
+    options = games["goofspiel"]["options"]  # what the page needs to offer each option
+    assert options["tie_rule"]["choices"] == ["carry", "discard"] and options["imperfect_info"]["choices"] == [False, True]
+    assert (options["num_cards"]["low"], options["num_cards"]["high"], options["num_cards"]["choices"]) == (1, 1000, None)
+    assert options["prize_order"]["choices"] is None and options["prize_order"]["low"] is None  # free text
+    assert games["tides_of_time"]["options"]["rounds"]["choices"] == [1, 3]
 
 
 def test_a_game_is_played_to_the_end(client):

@@ -1,15 +1,18 @@
 """The page in a real browser (Debian's Chromium through Playwright): whole games of
 pick-up sticks and Goofspiel played by clicking the picture, moves of Tribolo, Double
 Card (a cell, then the card's orientation) and Tides of Time, the page checked against
-the server's game after every move; undo, hint, watch mode; screenshots saved."""
+the server's game after every move; undo, hint, watch mode; the options offered as
+their declarations allow, the legend naming who plays, counts in words; screenshots saved."""
 
 from __future__ import annotations
 
 import re
 
 
-def start(page, game: str, seats: dict[int, str] | None = None, options: dict[str, str] | None = None, seed: int = 0) -> None:
-    page.select_option("#game", game)
+def start(page, game: str, seats: dict[int, str] | None = None, options: dict[str, str] | None = None, seed: int = 0,
+          select: bool = True) -> None:
+    if select:  # (not when the page is already set up for the game: choosing it again resets the options)
+        page.select_option("#game", game)
     for name, value in (options or {}).items():
         page.fill(f"[data-option={name}]", value)
     for seat, spec in (seats or {}).items():
@@ -145,3 +148,57 @@ def test_watch_mode_follows_the_policies_to_the_end(page, live_server):
     page.wait_for_function("document.getElementById('status').dataset.over === 'true'", timeout=60_000)
     session = session_of(page, live_server)
     assert session.state.is_terminal() and page.locator("#log li").count() == len(session.log)
+
+
+def test_options_with_a_fixed_set_of_choices_are_selects(page, live_server):
+    page.select_option("#game", "goofspiel")
+    assert page.eval_on_selector("#option-tie_rule", "e => e.tagName") == "SELECT"
+    assert page.locator("#option-tie_rule option").all_text_contents() == ["carry", "discard"]
+    assert page.locator("#option-imperfect_info option").all_text_contents() == ["False", "True"]
+    assert page.input_value("#option-imperfect_info") == "false"  # the default chosen
+    number = page.locator("#option-num_cards")
+    assert (number.get_attribute("type"), number.get_attribute("min"), number.get_attribute("max")) == ("number", "1", "1000")
+    assert page.eval_on_selector("#option-prize_order", "e => e.type") == "text"  # a word or an order of 1..N
+    page.fill("#option-num_players", "3")  # Goofspiel's players: a seat more to fill
+    assert page.locator("select[data-seat]").count() == 3
+    page.fill("#option-num_players", "")
+    assert page.locator("select[data-seat]").count() == 2
+    page.select_option("#option-imperfect_info", label="True")
+    page.select_option("#option-tie_rule", "\"discard\"")
+    start(page, "goofspiel", {1: "random"}, options={"num_cards": "5", "prize_order": "[5,4,3,2,1]"}, select=False)
+    config = session_of(page, live_server).game.config
+    assert config["imperfect_info"] is True and config["tie_rule"] == "discard" and config["num_cards"] == 5
+    assert list(config["prize_order"]) == [5, 4, 3, 2, 1]
+    page.click("#new")
+    page.select_option("#game", "sticks")
+    assert page.locator("#option-misere option").all_text_contents() == ["False", "True"]
+    page.select_option("#option-misere", label="False")
+    start(page, "sticks", {1: "random"}, select=False)
+    assert session_of(page, live_server).game.config["misere"] is False
+
+
+def test_the_legend_names_who_plays_each_seat(page, live_server):
+    start(page, "tribolo", {1: "greedy", 2: "random"}, options={"width": "8", "height": "6", "walls": "2", "start_cells": "3"})
+    legend = page.locator("#picture text").all_text_contents()
+    assert {"player_0 (you)", "player_1 (greedy)", "player_2 (random)"} <= {t.split(":")[0] for t in legend}
+    page.click("#new")
+    page.select_option("#game", "sticks")
+    page.select_option("#seat-0", "random")
+    page.evaluate("document.getElementById('speed').value = 3000")  # slow: the first step is shown for a while
+    page.click("#watch")
+    page.wait_for_function("document.getElementById('status').textContent.startsWith('sticks')")
+    words = " ".join(page.locator("#picture text").all_text_contents())
+    assert "player_0 (random)" in words and "player_1 (random)" in words and "you" not in words
+    page.click("#pause")
+
+
+def test_counts_are_in_words(page, live_server):
+    """'1 step', not '1 steps': the list of games in play."""
+    start(page, "sticks", {0: "random", 1: "person"})  # the policy moves first: one step in
+    page.wait_for_function("document.querySelectorAll('#log li').length === 1")
+    key = next(reversed(live_server.app.state.sessions.items))
+    page.click("#new")
+    row = page.locator("#games-in-play li", has=page.locator(f'button[data-id="{key}"]'))
+    row.wait_for()
+    assert "sticks: random vs person, 1 step, " in row.text_content()
+    assert re.search(r"kept \d+ minutes? after", page.text_content("#limits"))

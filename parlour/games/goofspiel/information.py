@@ -13,7 +13,7 @@ from typing import Any, Generic, Protocol, TypeVar, cast
 
 import numpy as np
 
-from parlour.games.base import State, make_rng
+from parlour.games.base import State, counted, make_rng
 from parlour.games.bitmask import cards_of, set_bits
 from parlour.games.goofspiel.scoring import round_winner, settle_round
 
@@ -108,7 +108,7 @@ class GoofspielInfoState(Generic[StateT]):
         name = lambda seat: "you" if seat == me else f"player_{seat}"  # noqa: E731
         prize = self.current_prize
         if prize is None:
-            lines = [f"game over after {n} rounds"]
+            lines = [f"game over after {counted(n, 'round')}"]
         else:
             carried = f" + {self.pot} carried = {self.pot + prize} at stake" if self.pot else ""
             lines = [f"round {self.round + 1} of {n}: prize {prize}{carried}"]

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from parlour.errors import IllegalActionError
+from parlour.games.base import counted
 from parlour.games.engine import BatchedEngine, BatchStep
 from parlour.games.sticks.observation import observation_vector
 from parlour.games.sticks.rules import SticksGame, SticksState
@@ -118,7 +119,7 @@ class SticksBatch(BatchedEngine):
                 raise IllegalActionError(f"sticks: game {b} of the batch is over; reset it first (or use autoreset=True)", action=a)
             raise IllegalActionError(
                 f"sticks: action {a} (take {a + 1}) is illegal for seat {seat} in game {b} of the batch "
-                f"with {left} sticks left",
+                f"with {counted(left, 'stick')} left",
                 action=a,
                 player=seat,
                 legal=list(range(int(self.take_limit[left]))),

@@ -16,6 +16,7 @@ from parlour.games.base import (
     PerfectInfoState,
     State,
     check_int,
+    counted,
 )
 from parlour.games.sticks.notation import action_text, check_written, parse_position, position_text, text_action
 from parlour.games.sticks.observation import observation_vector
@@ -127,7 +128,7 @@ class SticksState(State):
         if not 0 <= action < min(self.game.max_take, self.sticks):
             raise IllegalActionError(
                 f"sticks: action {action} (take {action + 1}) is illegal for seat {player} "
-                f"with {self.sticks} sticks left",
+                f"with {counted(self.sticks, 'stick')} left",
                 action=action,
                 player=player,
                 legal=self.legal_actions(player),

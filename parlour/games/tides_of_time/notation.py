@@ -8,6 +8,7 @@ import re
 from collections.abc import Sequence
 
 from parlour.games.base import (
+    counted,
     shown,
 )
 from parlour.games.tides_of_time.cards import (
@@ -72,7 +73,7 @@ def position_text(
         lines.append(f"player_{seat} kingdom: {named_cards(kingdoms[seat], relics[seat])}")
     lines.append(f"discards: {named_cards(discards[0] | discards[1])}")
     t0, t1 = totals
-    lines.append(f"totals: {t0}-{t1}; pile {len(pile) - pile_pos} cards")
+    lines.append(f"totals: {t0}-{t1}; pile {counted(len(pile) - pile_pos, 'card')}")
     return "\n".join(lines)
 
 

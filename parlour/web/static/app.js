@@ -44,6 +44,46 @@ function playerChoices(info) {
   return ["person", ...info.policies, ...catalog.models];
 }
 
+// "1 step", "2 steps": a count and its noun, singular for one.
+function counted(n, noun, nouns) {
+  return `${n} ${n === 1 ? noun : (nouns || noun + "s")}`;
+}
+
+// An option's control, from its declaration (parlour/games/base.py's Option): a fixed set
+// of choices (True/False among them) is a select, a bounded integer a number box, any
+// other value (an order, a list of cards) a text box read as JSON where it parses.
+function optionControl(name, spec) {
+  let control;
+  if (spec.choices) {
+    control = document.createElement("select");
+    if (spec.default === null) control.appendChild(option("", "default"));
+    for (const choice of spec.choices) control.appendChild(option(JSON.stringify(choice), shownChoice(choice)));
+    control.value = spec.default === null ? "" : JSON.stringify(spec.default);
+  } else {
+    control = document.createElement("input");
+    if (spec.low !== null) {
+      control.type = "number"; control.min = spec.low; control.step = 1;
+      if (spec.high !== null) control.max = spec.high;
+    }
+    control.value = spec.default === null ? "" : String(spec.default);
+    control.placeholder = spec.default === null ? "default" : "";
+  }
+  control.name = name; control.dataset.option = name; control.id = `option-${name}`;
+  return control;
+}
+
+function shownChoice(choice) {
+  return typeof choice === "boolean" ? (choice ? "True" : "False") : String(choice);
+}
+
+function optionValue(control) {
+  const text = control.value.trim();
+  if (text === "") return undefined;
+  if (control.tagName === "SELECT") return JSON.parse(text);
+  if (control.type === "number") return Number.isFinite(Number(text)) ? Number(text) : text;
+  try { return JSON.parse(text); } catch (error) { return text; }  // a bare word: the text itself
+}
+
 function drawSetup() {
   const info = currentGame();
   $("summary").textContent = info.summary;
@@ -53,50 +93,58 @@ function drawSetup() {
     const label = document.createElement("label");
     label.title = `${spec.help} (${spec.allowed})`;
     label.textContent = name + " ";
-    const input = document.createElement("input");
-    input.name = name; input.dataset.option = name;
-    input.value = spec.default === null ? "" : String(spec.default);
-    input.placeholder = spec.default === null ? "default" : "";
-    label.appendChild(input);
+    const control = optionControl(name, spec);
+    if (name === "num_players") control.addEventListener("input", () => drawSeats(info));
+    label.appendChild(control);
     options.appendChild(label);
   }
-  const seats = $("seats"); seats.innerHTML = "";
-  for (let s = 0; s < info.players; s++) {
+  $("seats").innerHTML = "";  // another game: its own seats
+  drawSeats(info);
+  const hint = $("hint-spec"); hint.innerHTML = "";
+  hint.appendChild(option("", "the game's reference player"));
+  for (const p of info.policies) hint.appendChild(option(p));
+}
+
+// How many seats the options ask for (Goofspiel's num_players), else the game's default.
+function seatCount(info) {
+  const control = document.querySelector("[data-option=num_players]");
+  const spec = info.options.num_players;
+  const n = control ? parseInt(control.value, 10) : NaN;
+  return spec && n >= spec.low && n <= spec.high ? n : info.players;
+}
+
+// The seats' choices, those already made kept (the number of players changed).
+function drawSeats(info) {
+  const seats = $("seats");
+  const chosen = [...seats.querySelectorAll("select[data-seat]")].map((s) => [s.value, $(`params-${s.dataset.seat}`).value]);
+  seats.innerHTML = "";
+  for (let s = 0; s < seatCount(info); s++) {
     const label = document.createElement("label");
     label.className = "seat";
     label.textContent = `player_${s} `;
     const select = document.createElement("select");
     select.dataset.seat = s; select.id = `seat-${s}`;
     for (const choice of playerChoices(info)) select.appendChild(option(choice));
-    select.value = s === 0 ? "person" : (info.policies.includes("random") ? "random" : info.policies[0]);
+    select.value = s < chosen.length ? chosen[s][0]
+      : s === 0 ? "person" : (info.policies.includes("random") ? "random" : info.policies[0]);
     const spec = document.createElement("input");
     spec.placeholder = "parameters, e.g. simulations=200"; spec.dataset.params = s; spec.id = `params-${s}`;
+    if (s < chosen.length) spec.value = chosen[s][1];
     label.append(select, " ", spec);
     seats.appendChild(label);
   }
-  const hint = $("hint-spec"); hint.innerHTML = "";
-  hint.appendChild(option("", "the game's reference player"));
-  for (const p of info.policies) hint.appendChild(option(p));
-}
-
-function parseValue(text) {
-  if (text === "true") return true;
-  if (text === "false") return false;
-  if (/^-?\d+$/.test(text)) return parseInt(text, 10);
-  if (/^-?\d*\.\d+$/.test(text)) return parseFloat(text);
-  return text;
 }
 
 function setupRequest(watch) {
   const info = currentGame();
   const options = {};
-  for (const input of document.querySelectorAll("[data-option]")) {
-    if (input.value.trim() === "" ) continue;
-    const value = parseValue(input.value.trim());
-    if (String(info.options[input.dataset.option].default) !== String(value)) options[input.dataset.option] = value;
+  for (const control of document.querySelectorAll("[data-option]")) {
+    const value = optionValue(control);
+    if (value === undefined) continue;
+    if (JSON.stringify(info.options[control.dataset.option].default) !== JSON.stringify(value)) options[control.dataset.option] = value;
   }
   const seats = [];
-  for (let s = 0; s < info.players; s++) {
+  for (let s = 0; s < seatCount(info); s++) {
     let spec = $(`seat-${s}`).value;
     const params = $(`params-${s}`).value.trim();
     if (spec === "person" && watch) spec = "random";
@@ -135,7 +183,7 @@ async function listGames() {
       const button = document.createElement("button");
       button.textContent = "Resume"; button.dataset.id = g.id;
       button.addEventListener("click", () => resume(g.id, g.seats));
-      item.append(button, ` ${g.game}: ${g.seats.join(" vs ")}, ${g.steps} steps, ${g.status}`);
+      item.append(button, ` ${g.game}: ${g.seats.join(" vs ")}, ${counted(g.steps, "step")}, ${g.status}`);
       list.appendChild(item);
     }
   } catch (error) { $("in-play").hidden = true; }
@@ -270,7 +318,7 @@ $("arena").addEventListener("change", async (event) => {
     const select = $("arena-game"); select.innerHTML = "";
     for (const row of arena.games_played || []) {
       const seats = Object.keys(row).filter((k) => k.startsWith("seat_")).map((k) => row[k]).join(" vs ");
-      select.appendChild(option(row.game, `game ${row.game}: ${seats} (${row.length} moves)`));
+      select.appendChild(option(row.game, `game ${row.game}: ${seats} (${counted(row.length, "move")})`));
     }
     select.hidden = false; $("replay").hidden = false;
   } catch (error) { $("setup-error").textContent = `not an arena file: ${error.message}`; }
@@ -318,7 +366,7 @@ $("game").addEventListener("change", drawSetup);
   catalog = await api("GET", "/api/catalog");
   for (const info of catalog.games) $("game").appendChild(option(info.name));
   $("limits").textContent = `On this server a player thinks at most ${catalog.limits.move_seconds} s per move; `
-    + `a game is kept ${Math.round(catalog.limits.idle_seconds / 60)} minutes after its last move.`;
+    + `a game is kept ${counted(Math.round(catalog.limits.idle_seconds / 60), "minute")} after its last move.`;
   drawSetup();
   listGames();
 })();
