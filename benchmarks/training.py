@@ -64,7 +64,7 @@ import pettingzoo.utils
 
 import parlour
 from benchmarks.driver import header, interleaved, medians, parser, quick_or, row
-from parlour.training.backends.ppo import PPOSettings
+from parlour.training.backends.ppo.backend import PPOSettings
 from parlour.training.single_agent import SingleAgentEnv
 
 GAMES: dict[str, tuple[str, dict[str, Any]]] = {

@@ -78,7 +78,7 @@ class TrainConfig:
     AlphaZero's and the n-tuple learner's local workers), ``rllib`` (Ray RLlib: every
     ``self`` seat learns, see ``parlour.training.backends.rllib``; ``ppo`` only) or ``ray``
     (``alphazero`` only: self-play workers as Ray actors, see
-    ``parlour.training.self_play_workers``).  ``sb3``, the local backend's old name, is
+    ``parlour.training.backends.alphazero.workers``).  ``sb3``, the local backend's old name, is
     read as ``local`` (``registry.ALIASES``)."""
     game_options: dict[str, Any] = field(default_factory=dict)
     opponents: list[str] = field(default_factory=lambda: ["random"])

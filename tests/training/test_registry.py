@@ -12,7 +12,7 @@ import pytest
 import tomllib
 
 from parlour.training import registry
-from parlour.training.backends.alphazero import AlphaZeroBackend, AlphaZeroSettings
+from parlour.training.backends.alphazero.backend import AlphaZeroBackend, AlphaZeroSettings
 from parlour.training.config import make_config, merge, parse_override
 from parlour.training.settings import Given, SettingsGiven
 

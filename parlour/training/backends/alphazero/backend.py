@@ -60,7 +60,7 @@ from parlour.training.run_files import Checkpoint, copy_atomic, write_csv
 from parlour.training.seeds import game_seed
 
 if TYPE_CHECKING:
-    from parlour.training.self_play import Examples
+    from parlour.training.backends.alphazero.self_play import Examples
 
 
 EVAL_TEMPERATURE = 0.25
@@ -178,7 +178,7 @@ class AlphaZeroBackend(Backend):
         import torch
 
         from parlour.baselines.learned.az_model import PolicyValueNet
-        from parlour.training.self_play import ReplayBuffer
+        from parlour.training.backends.alphazero.self_play import ReplayBuffer
 
         config, game, az = self.config, self.game, self.az
         torch.set_num_threads(resolved(config.torch_threads))
@@ -213,8 +213,8 @@ class AlphaZeroBackend(Backend):
 
     def train(self, step: int, until: int, advance: Callable[[int], None]) -> int:
         """Iterations of self-play and training until ``until`` positions."""
-        from parlour.training.self_play import Examples
-        from parlour.training.self_play_workers import open_workers
+        from parlour.training.backends.alphazero.self_play import Examples
+        from parlour.training.backends.alphazero.workers import open_workers
         if self.writer is None:
             self.open_writer("alphazero")
         if not self.workers_open:
@@ -240,8 +240,8 @@ class AlphaZeroBackend(Backend):
 
     def _self_play(self, teacher: bool) -> list[tuple[Examples, np.ndarray]]:
         """The iteration's games, in seed order: the network's self-play, or the teacher's (``teacher``)."""
-        from parlour.training.self_play import play_games, play_teacher_game
-        from parlour.training.self_play_workers import packed_weights
+        from parlour.training.backends.alphazero.self_play import play_games, play_teacher_game
+        from parlour.training.backends.alphazero.workers import packed_weights
 
         seeds = [game_seed(self.config.seed, self.iteration, i) for i in range(self.az["games_per_iteration"])]
         if self.workers is not None:
@@ -252,7 +252,7 @@ class AlphaZeroBackend(Backend):
 
     def _fit(self) -> dict[str, float]:
         """``train_steps`` minibatches of AlphaZero's loss; the mean losses."""
-        from parlour.training.self_play import augment
+        from parlour.training.backends.alphazero.self_play import augment
 
         az, net, device = self.az, self.net, self.run.device
         net.train()

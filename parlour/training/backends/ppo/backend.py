@@ -180,7 +180,7 @@ class PPOBackend(Backend):
         self._rng = None
 
     def train(self, step: int, until: int, advance: Callable[[int], None]) -> int:
-        from parlour.training.callback import TrainingCallback
+        from parlour.training.backends.ppo.callback import TrainingCallback
 
         model = self.model
         self.vec_env.seed(segment_seed(self.config.seed, step // self.round_steps(self.config.eval_every)))
