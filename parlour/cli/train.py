@@ -23,7 +23,9 @@ from parlour.errors import Failure, Interrupted, UsageError
 
 
 def add_parser(sub: Any, common: argparse.ArgumentParser) -> None:
+    from parlour.baselines.learned.network_choice import NETWORKS
     from parlour.training import registry
+    from parlour.training.backends.ppo.backend import VEC_KINDS
 
     train = sub.add_parser(
         "train",
@@ -39,16 +41,16 @@ def add_parser(sub: Any, common: argparse.ArgumentParser) -> None:
     train.add_argument("--opponents", metavar="SPEC[,SPEC...]", help="opponent pool, e.g. random,mcts:simulations=50,self")
     train.add_argument("--weights", metavar="W[,W...]", help="sampling weights of the opponents (default equal)")
     train.add_argument("--timesteps", type=int, help="environment steps of the learner (rounded up to whole rollouts)")
-    train.add_argument("--n-envs", type=int, help="games played at once (default: 256 batched, else 4)")
-    train.add_argument("--vec-env", choices=["auto", "batched", "dummy", "subproc"],
-                       help="batched: one numpy engine steps every game, against the whole opponent mix; dummy or subproc: "
+    train.add_argument("--n-envs", type=int, help="ppo: games played at once (ppo.n_envs; default: 256 batched, else 4)")
+    train.add_argument("--vec-env", choices=VEC_KINDS,
+                       help="ppo (ppo.vec_env): batched: one numpy engine steps every game, against the whole opponent mix; dummy or subproc: "
                             "SB3's DummyVecEnv or SubprocVecEnv of single games; auto (default): batched for ppo on a game "
                             "with a batched engine (all five), else dummy; the choice is printed when the run starts")
     train.add_argument("--seed", type=int, help="run seed (default 0)")
     train.add_argument("--eval-every", type=int, help="steps between evaluations and checkpoints (default 10000)")
     train.add_argument("--eval-games", type=int, help="games per evaluation opponent (default 100)")
     train.add_argument("--eval-opponents", metavar="SPEC[,SPEC...]", help="who to evaluate against (default: random and the strongest baseline)")
-    train.add_argument("--snapshot-every", type=int, help="steps between self-play snapshots (default 10000)")
+    train.add_argument("--snapshot-every", type=int, help="ppo, and ppo on rllib: steps between self-play snapshots (default 10000)")
     train.add_argument("--algo", choices=registry.algos(), help=f"what to train: {registry.describe()}")
     train.add_argument("--backend", choices=registry.places(),
                        help="where it runs: local (this machine's processes: SB3 in this process, or the local workers of "
@@ -59,8 +61,8 @@ def add_parser(sub: Any, common: argparse.ArgumentParser) -> None:
                        help="with --backend rllib or ray: the Ray cluster to join (default: RAY_ADDRESS, else a local Ray on 127.0.0.1)")
     train.add_argument("--device", choices=["auto", "cpu", "cuda"],
                        help="where torch runs the network (auto: a GPU when torch sees one; default)")
-    train.add_argument("--network", choices=["auto", "mlp", "cnn"],
-                       help="policy network: mlp, cnn (a residual CNN over board planes), or auto (default: cnn for Tribolo and Double Card)")
+    train.add_argument("--network", choices=NETWORKS,
+                       help="ppo and alphazero: the network: mlp, cnn (a residual CNN over board planes), or auto (default: cnn for Tribolo and Double Card)")
     train.add_argument("--config", metavar="FILE.toml", help="settings file ([game_options] and [ppo] tables)")
     train.add_argument("--set", action="append", metavar="KEY=VALUE", help="override a setting, e.g. --set ppo.learning_rate=1e-4")
     train.add_argument("--out", metavar="DIR", help="run directory (default runs/GAME-TIMESTAMP)")
@@ -142,7 +144,9 @@ TRAIN_FLAGS: dict[str, str] = {
     "backend": "--backend",
     "device": "--device",
 }
-"""Training settings that have a flag of their own (``game_options``: ``--option``)."""
+"""Training settings that have a flag of their own (``game_options``: ``--option``); those of
+``config.MOVED_SETTINGS`` (``--n-envs``, ``--vec-env``, ``--snapshot-every``, ``--network``) set
+the run's backend's table, and are an error for a backend without them."""
 
 
 def _settings_given(args: argparse.Namespace) -> Any:
@@ -216,6 +220,7 @@ def _train_given(given: Any, options: RunOptions, default_run: bool) -> int:
     settings below them where ``default_run``), or with ``options.resume`` the run in
     ``options.out`` continued."""
     from parlour.training.config import make_config
+    from parlour.training.settings import check_backend_settings
 
     if options.workers < 1:
         raise UsageError(f"--workers must be at least 1, got {options.workers}")
@@ -232,8 +237,9 @@ def _train_given(given: Any, options: RunOptions, default_run: bool) -> int:
         settings.update(json.loads(json.dumps(DEFAULT_TRAINING)))
         print(f"no --game given: the default run ({DEFAULT_TRAINING})", file=sys.stderr)
     try:
-        given.apply(settings)
+        sources = given.apply(settings)
         config = make_config(settings)
+        check_backend_settings(config, sources)
         make_game(config.game, config.game_options)
     except ValueError as error:
         raise UsageError(str(error)) from None

@@ -11,7 +11,7 @@ ended, before the evaluation) and the snapshot list, so a run killed at any mome
 resumed ends with exactly the model an uninterrupted run would have produced (same
 steps, same updates, same opponents, same evaluation rows; a test shows it).
 
-Self-play: every ``snapshot_every`` steps (at the end of a rollout) the learner is
+Self-play: every ``ppo.snapshot_every`` steps (at the end of a rollout) the learner is
 frozen into ``snapshots/`` and every environment's opponent pool (the batch's one mix)
 is told about it.
 """
@@ -22,8 +22,9 @@ import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
+from parlour.baselines.learned.network_choice import PRECISIONS, check_precision, choose_network
 from parlour.baselines.learned.ppo import (
     PPOPolicy,
     global_rng_state,
@@ -35,22 +36,78 @@ from parlour.baselines.learned.ppo import (
 from parlour.evaluation.win_rates import rates_deterministic
 from parlour.games import load_game
 from parlour.processes import die_with_parent
-from parlour.training.backend import LOCAL, Backend, RunConfig, resolved
-from parlour.training.backend_settings import BackendSettings, setting
+from parlour.training.backend import LOCAL, Backend, RunConfig
+from parlour.training.backend_settings import NetworkSettings, RunView, SnapshotSettings, setting
 from parlour.training.opponents import OpponentPool, describe_entries, parse_opponents
 from parlour.training.run_files import Checkpoint
 from parlour.training.seeds import segment_seed
 from parlour.training.single_agent import SingleAgentEnv
 
+BATCHED_N_ENVS = 256
+"""Games of a batched run when ``n_envs`` is not given (``vec_env = "batched"``, or ``auto``
+where it chooses the engine)."""
+BATCHED_N_STEPS = 64
+"""``n_steps`` of a batched run when not given: a rollout of 64 steps of every game."""
+BATCHED_TORCH_THREADS = 2
+"""torch's threads in a batched run when not given (its large minibatches use both cores
+of the machine the defaults were measured on)."""
+BATCHED_MINIBATCHES = 4
+"""A batched run's ``batch_size`` when not given, for a dense network: the rollout in
+this many minibatches (torch's dense layers are fastest per position in the largest)."""
+BATCHED_CNN_BATCH = 256
+"""A batched run's ``batch_size`` when not given, for a board network: the
+convolutions' activations of a minibatch of thousands overflow the caches (per position
+2.2x slower at 4,096 than at 256, measured)."""
+SINGLE_N_ENVS = 4
+"""Single-game envs of a ``dummy`` or ``subproc`` run when ``n_envs`` is not given."""
+VEC_KINDS = ("auto", "dummy", "subproc", "batched")
+"""``vec_env``'s values; ``auto`` is resolved when the configuration is made
+(:meth:`PPOSettings.resolve`), so a run's config.toml names the kind it ran on."""
+ALGORITHM = ("learning_rate", "n_steps", "batch_size", "n_epochs", "gamma", "gae_lambda", "clip_range", "ent_coef",
+             "vf_coef", "max_grad_norm")
+"""The settings that are MaskablePPO's keyword arguments (the others place its games,
+threads and network)."""
+
+
+def batched_ppo_defaults(n_envs: int, n_steps: int | None, board_network: bool) -> dict[str, int]:
+    """The PPO settings a batched run gets unless given (chosen by measurement,
+    benchmarks/RESULTS.md "Self-play on the batched engines"): ``n_steps``, and
+    ``batch_size``: ``BATCHED_CNN_BATCH`` for a board network, else a
+    ``BATCHED_MINIBATCHES``-th of the rollout."""
+    steps = BATCHED_N_STEPS if n_steps is None else n_steps
+    rollout = steps * n_envs
+    batch = min(BATCHED_CNN_BATCH, rollout) if board_network else max(1, rollout // BATCHED_MINIBATCHES)
+    return {"n_steps": steps, "batch_size": batch}
+
 
 @dataclass(frozen=True)
-class PPOSettings(BackendSettings):
-    """The ``[ppo]`` table: MaskablePPO's keyword arguments, and ``net_arch``, the policy
-    network's hidden layers.  Set for short board-game runs: a smaller rollout
-    (``n_steps`` per env) than SB3's 2048 so that a few-minute run still makes many
-    updates, a little entropy bonus against early collapse onto one move, and a 128-128
-    network (on the batched engine ``n_steps`` and ``batch_size`` default otherwise:
-    ``config.batched_ppo_defaults``).  RLlib's PPO reads ``net_arch`` too."""
+class PPOSettings(NetworkSettings, SnapshotSettings):
+    """The ``[ppo]`` table.  MaskablePPO's keyword arguments (:data:`ALGORITHM`), and
+    ``net_arch``, the policy network's hidden layers: set for short board-game runs, a
+    smaller rollout (``n_steps`` per env) than SB3's 2048 so that a few-minute run still
+    makes many updates, a little entropy bonus against early collapse onto one move, and a
+    128-128 network (on the batched engine ``n_steps`` and ``batch_size`` default
+    otherwise: :func:`batched_ppo_defaults`).  RLlib's PPO reads ``net_arch`` too.
+
+    Where its games are played: ``vec_env``, ``batched`` (one numpy engine steps all
+    ``n_envs`` games against the opponent mix, ``parlour.training.opponent_mix``), ``dummy``
+    or ``subproc`` (SB3's vector envs of single-game ``SingleAgentEnv``), or ``auto``:
+    ``batched`` wherever the game has a batched engine and the run's backend trains on it,
+    else ``dummy``; ``n_envs`` games at once (``None``: 256 batched, else 4);
+    ``opponent_workers`` processes for the batched run's opponents that play through the
+    rules module (searches without a batched form; 0: in this process).
+
+    ``torch_threads`` (``None``: 2 on the batched engine, whose minibatches of thousands of
+    positions use a second core, else 1, fastest for the single games' small batches and
+    steady when the machine is shared: benchmarks/RESULTS.md); a fixed number, not the
+    machine's count, so that a run is the same on any machine.
+
+    The board network (``NetworkSettings``): ``cnn_shared``, one ``BoardCNN`` read by both
+    the policy and the value heads (SB3's ``share_features_extractor``) or one each;
+    ``cnn_precision``, its convolutions in ``float32`` or under ``bfloat16`` autocast (half
+    the update's cost per position where the CPU has bfloat16 instructions, the same
+    learning: benchmarks/RESULTS.md), ``auto``: ``bfloat16`` for the board network on the
+    batched engine, else ``float32``.  Self-play snapshots: ``SnapshotSettings``."""
 
     learning_rate: float = setting(3e-4)
     n_steps: int = setting(256)
@@ -63,6 +120,85 @@ class PPOSettings(BackendSettings):
     vf_coef: float = setting(0.5)
     max_grad_norm: float = setting(0.5)
     net_arch: list[int] = setting([128, 128])
+    n_envs: int | None = setting(None, kind=int, low=1)
+    vec_env: str = setting("auto", choices=VEC_KINDS)
+    opponent_workers: int = setting(0, low=0)
+    torch_threads: int | None = setting(None, kind=int, low=1)
+    cnn_shared: bool = setting(True)
+    cnn_precision: str = setting("auto", choices=("auto", *PRECISIONS))
+
+    legacy: ClassVar[dict[str, Any]] = {"cnn_precision": "float32"}
+    """Runs from before ``cnn_precision`` computed in float32."""
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.n_envs is not None and self.batch_size > self.n_steps * self.n_envs:
+            raise ValueError(f"batch_size={self.batch_size} is larger than a rollout (n_steps {self.n_steps} x n_envs {self.n_envs})")
+
+    @classmethod
+    def resolve(cls, values: dict[str, Any], run: RunView) -> dict[str, Any]:
+        """``vec_env = "auto"``, ``n_envs``, ``torch_threads``, a batched run's ``n_steps`` and
+        ``batch_size`` and ``cnn_precision = "auto"`` made concrete for ``run`` (see the
+        class docstring); ``ValueError`` for a batched run that cannot be, or bfloat16 off
+        the board network."""
+        from parlour.vector import ENGINES
+
+        table = dict(values)
+        if table.get("vec_env", "auto") == "auto":
+            table["vec_env"] = "batched" if run.batched_engine and run.game in ENGINES else "dummy"
+        batched = table["vec_env"] == "batched"
+        if batched and run.game not in ENGINES:
+            raise ValueError(f"vec_env 'batched' needs a game with a batched engine ({sorted(ENGINES)}), got game {run.game!r}")
+        if batched and not run.batched_engine:
+            raise ValueError(f"vec_env 'batched' is for a backend that trains on the batched engine ({run.batched_backends}), "
+                             f"got algo {run.algo!r} on backend {run.backend!r}")
+        if table.get("n_envs") is None:
+            table["n_envs"] = BATCHED_N_ENVS if batched else SINGLE_N_ENVS
+        if table.get("torch_threads") is None:
+            table["torch_threads"] = BATCHED_TORCH_THREADS if batched else 1
+        shape = _game_shape(run)  # the batched defaults depend on the network
+        network = _chosen_network(table.get("network", "auto"), run, shape)
+        board = batched and network == "cnn"
+        n_envs, n_steps = table["n_envs"], table.get("n_steps")
+        if batched and isinstance(n_envs, int) and isinstance(n_steps if n_steps is not None else 1, int):
+            table = {**batched_ppo_defaults(n_envs, n_steps, board), **table}
+        if table.get("cnn_precision", "auto") == "auto":
+            table["cnn_precision"] = "bfloat16" if board and run.algo == "ppo" else "float32"
+        if table["cnn_precision"] == "bfloat16" and shape is not None:
+            check_precision("bfloat16", (network or "mlp") if run.algo == "ppo" else "mlp", shape[1], name="cnn_precision")
+        return table
+
+
+def _game_shape(run: RunView) -> tuple[tuple[int, ...], int | None] | None:
+    """The run's game's observation shape and action planes (``None`` when the game cannot
+    be loaded: the configuration's own check says why)."""
+    try:
+        game = load_game(run.game, **run.game_options)
+    except Exception:  # noqa: BLE001 (a bad game or option: reported where it is checked)
+        return None
+    return tuple(game.observation_shape), game.action_planes
+
+
+def _chosen_network(network: Any, run: RunView, shape: tuple[tuple[int, ...], int | None] | None) -> str | None:
+    """``mlp`` or ``cnn`` for the run (``None`` when the game or the network is bad: reported
+    where they are checked)."""
+    if shape is None:
+        return None
+    try:
+        return choose_network(network, shape[0], run.game)
+    except ValueError:
+        return None
+
+
+def rollout_steps(ppo: dict[str, Any]) -> int:
+    """Environment steps per PPO update (all envs together) of a resolved ``[ppo]`` table."""
+    return int(ppo["n_steps"]) * int(ppo["n_envs"])
+
+
+def round_to_rollouts(ppo: dict[str, Any], steps: int) -> int:
+    """``steps`` rounded up to whole rollouts (updates happen only between them)."""
+    size = rollout_steps(ppo)
+    return -(-steps // size) * size
 
 
 def make_env(config: dict[str, Any], snapshots: list[str], rank: int, subprocess: bool = False) -> Any:
@@ -73,48 +209,49 @@ def make_env(config: dict[str, Any], snapshots: list[str], rank: int, subprocess
 
     if subprocess:  # even on a SIGKILL of the trainer
         die_with_parent()
-    torch.set_num_threads(config["torch_threads"])  # in SubprocVecEnv workers, for snapshot opponents
+    ppo = config["ppo"]
+    torch.set_num_threads(ppo["torch_threads"])  # in SubprocVecEnv workers, for snapshot opponents
     game = load_game(config["game"], **config["game_options"])
-    pool = OpponentPool(game, parse_opponents(config["opponents"], config["opponent_weights"]), snapshots, config["max_snapshots"])
+    pool = OpponentPool(game, parse_opponents(config["opponents"], config["opponent_weights"]), snapshots, ppo["max_snapshots"])
     return Monitor(SingleAgentEnv(game, pool, seat=config["seat"]))
 
 
 def make_vec_env(config: RunConfig, snapshots: list[str], device: str = "cpu") -> Any:
-    """The run's ``n_envs`` learner envs: ``DummyVecEnv`` or ``SubprocVecEnv`` of
+    """The run's ``ppo.n_envs`` learner envs: ``DummyVecEnv`` or ``SubprocVecEnv`` of
     ``SingleAgentEnv``, or (``vec_env = "batched"``) one batched numpy engine for all of
     them against the opponent mix (``parlour.training.opponent_mix``; the snapshots'
     network on ``device``), with SB3's episode statistics."""
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
 
-    if config.vec_env == "batched":
+    ppo = config.ppo
+    if ppo["vec_env"] == "batched":
         from parlour.training.opponent_mix import OpponentMix
         from parlour.vector.sb3_env import BatchedSB3VecEnv
 
-        assert config.n_envs is not None  # TrainConfig resolves it
         game = load_game(config.game, **config.game_options)
-        mix = OpponentMix(game, parse_opponents(config.opponents, config.opponent_weights), snapshots, config.max_snapshots,
-                          device=device, workers=config.opponent_workers)
+        mix = OpponentMix(game, parse_opponents(config.opponents, config.opponent_weights), snapshots, ppo["max_snapshots"],
+                          device=device, workers=ppo["opponent_workers"])
         try:
-            return VecMonitor(BatchedSB3VecEnv(config.game, config.n_envs, opponent=mix, seat=config.seat, seed=config.seed,
+            return VecMonitor(BatchedSB3VecEnv(config.game, ppo["n_envs"], opponent=mix, seat=config.seat, seed=config.seed,
                                                **config.game_options))
         except BaseException:
             mix.close()
             raise
 
-    subprocess = config.vec_env == "subproc"
-    assert config.n_envs is not None  # TrainConfig resolves it
+    subprocess = ppo["vec_env"] == "subproc"
     fns: list[Callable[[], Any]] = [functools.partial(make_env, config.to_dict(), list(snapshots), rank, subprocess)
-                                    for rank in range(config.n_envs)]
+                                    for rank in range(ppo["n_envs"])]
     return SubprocVecEnv(fns) if subprocess else DummyVecEnv(fns)
 
 
 def describe_envs(config: RunConfig) -> str:
     """The line a run starts with: where its games are played, and by whom."""
-    if config.vec_env != "batched":
-        return (f"environments: {config.n_envs} single games ({config.vec_env}: SB3's "
-                f"{'DummyVecEnv' if config.vec_env == 'dummy' else 'SubprocVecEnv'} of SingleAgentEnv)")
+    ppo = config.ppo
+    if ppo["vec_env"] != "batched":
+        return (f"environments: {ppo['n_envs']} single games ({ppo['vec_env']}: SB3's "
+                f"{'DummyVecEnv' if ppo['vec_env'] == 'dummy' else 'SubprocVecEnv'} of SingleAgentEnv)")
     entries = parse_opponents(config.opponents, config.opponent_weights)
-    return f"environments: {config.n_envs} games on the batched engine (vec_env batched); {describe_entries(entries)}"
+    return f"environments: {ppo['n_envs']} games on the batched engine (vec_env batched); {describe_entries(entries)}"
 
 
 class PPOBackend(Backend):
@@ -132,7 +269,11 @@ class PPOBackend(Backend):
         require_train_extra()
 
     def round_steps(self, steps: int) -> int:
-        return self.config.round_to_rollouts(steps)
+        return round_to_rollouts(self.config.ppo, steps)
+
+    def learner_spec(self, path: str) -> str:
+        """The ``ppo:`` spec of a model: deterministic where evaluations rate it so (``rates_deterministic``)."""
+        return f"ppo:{path}" if rates_deterministic(self.game) else f"ppo:{path},deterministic=false"
 
     @property
     def uses_self(self) -> bool:
@@ -144,19 +285,18 @@ class PPOBackend(Backend):
 
         from parlour.baselines.learned.networks import ppo_policy
 
-        config, files = self.config, self.files
-        torch.set_num_threads(resolved(config.torch_threads))
-        self.snapshot_steps = self.round_steps(config.snapshot_every)
+        config, files, ppo = self.config, self.files, self.config.ppo
+        torch.set_num_threads(ppo["torch_threads"])
+        self.snapshot_steps = self.round_steps(ppo["snapshot_every"])
         self.snapshots: list[str] = [str(files.snapshot(0))] if self.uses_self else []
         self.vec_env = make_vec_env(config, [], self.run.device)
         self.run.log(describe_envs(config))
-        ppo = dict(config.ppo)
-        net_arch = ppo.pop("net_arch")
-        policy, kwargs = ppo_policy(self.run.network, net_arch, {"channels": config.cnn_channels, "blocks": config.cnn_blocks},
-                                    shared=config.cnn_shared, action_planes=self.game.action_planes,
-                                    precision=config.cnn_precision)
+        policy, kwargs = ppo_policy(self.run.network, ppo["net_arch"], {"channels": ppo["cnn_channels"], "blocks": ppo["cnn_blocks"]},
+                                    shared=ppo["cnn_shared"], action_planes=self.game.action_planes,
+                                    precision=ppo["cnn_precision"])
         self.model = MaskablePPO(policy, self.vec_env, seed=config.seed, device=self.run.device, verbose=0,
-                                 tensorboard_log=str(files.tensorboard), policy_kwargs=kwargs, **ppo)
+                                 tensorboard_log=str(files.tensorboard), policy_kwargs=kwargs,
+                                 **{key: ppo[key] for key in ALGORITHM})
         if self.uses_self:
             save_model(self.model, files.snapshot(0), self.game)
             self.vec_env.env_method("add_snapshot", self.snapshots[0])
@@ -167,8 +307,8 @@ class PPOBackend(Backend):
         from sb3_contrib import MaskablePPO
 
         config, files, state = self.config, self.files, checkpoint.state
-        torch.set_num_threads(resolved(config.torch_threads))
-        self.snapshot_steps = self.round_steps(config.snapshot_every)
+        torch.set_num_threads(config.ppo["torch_threads"])
+        self.snapshot_steps = self.round_steps(config.ppo["snapshot_every"])
         # Snapshots live in snapshots/ (the saved paths may be relative to another working directory).
         self.snapshots = [str(files.snapshots / Path(path).name) for path in state["snapshots"]]
         self.vec_env = make_vec_env(config, self.snapshots, self.run.device)
