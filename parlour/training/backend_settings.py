@@ -20,12 +20,13 @@ from parlour.baselines.learned.network_choice import NETWORKS
 
 
 def setting(default: Any, *, low: float | None = None, high: float | None = None, positive: bool = False,
-            choices: tuple[Any, ...] | None = None, kind: type | None = None) -> Any:
+            choices: tuple[Any, ...] | None = None, kind: type | None = None, help: str = "") -> Any:
     """A settings field with its ``default`` and bounds: at least ``low``, at most ``high``,
     above zero (``positive``), or one of ``choices``.  A list default is copied per instance.
     A ``None`` default means *resolved for the run* (:meth:`BackendSettings.resolve`); its
-    values are then of ``kind``."""
-    bounds = {"low": low, "high": high, "positive": positive, "choices": choices, "kind": kind}
+    values are then of ``kind``.  ``help``: what it sets, in a line (a command's flag
+    derived from the field shows it: ``parlour train-ntuple --help``)."""
+    bounds = {"low": low, "high": high, "positive": positive, "choices": choices, "kind": kind, "help": help}
     if isinstance(default, list):
         return dataclasses.field(default_factory=lambda: list(default), metadata=bounds)
     return dataclasses.field(default=default, metadata=bounds)

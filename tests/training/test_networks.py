@@ -13,9 +13,10 @@ from gymnasium import spaces
 
 from parlour.baselines import make_from_spec
 from parlour.baselines.learned.board_policy import BoardPolicy, BoardTrunk
+from parlour.baselines.learned.network_choice import choose_network
 from parlour.baselines.learned.networks import BoardCNN, ppo_policy
 from parlour.games import GAMES, load_game
-from parlour.training.config import TrainConfig, choose_network
+from parlour.training.config import TrainConfig
 from parlour.training.run_files import RunFiles
 from parlour.training.trainer import Trainer
 
