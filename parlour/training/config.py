@@ -267,7 +267,10 @@ def parse_override(item: str) -> tuple[str, Any]:
 
 
 def merge(base: dict[str, Any], key: str, value: Any) -> None:
-    """Set a dotted key (``ppo.n_steps``) in a settings dict; ``ValueError`` if unknown."""
+    """Set a dotted key (``ppo.n_steps``) in a settings dict; ``ValueError`` if unknown.  A
+    setting of :data:`MOVED_SETTINGS` by its top-level name (``n_envs``) is set in every
+    backend table that declares it, over what the dict's tables held (a flag over a
+    ``--config`` file's ``[ppo]``, a resume's setting over the saved one)."""
     head, _, rest = key.partition(".")
     names, tables = setting_names(), ["game_options", *registry.tables()]
     if head not in names:
@@ -277,6 +280,10 @@ def merge(base: dict[str, Any], key: str, value: Any) -> None:
         if head not in tables:
             raise ValueError(f"setting {head!r} has no sub-keys (got {key!r})")
         base.setdefault(head, {})[rest] = value
+    elif head in MOVED_SETTINGS:
+        for table, settings in registry.tables().items():
+            if head in settings.defaults():
+                base.setdefault(table, {})[head] = value
     else:
         base[head] = value
 

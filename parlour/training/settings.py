@@ -57,6 +57,9 @@ class SettingsGiven:
                 if key in ("game_options", *registry.tables()) and isinstance(value, dict) and isinstance(settings.get(key), dict):
                     settings[key] = {**settings[key], **value}
                     sources.update({f"{key}.{sub}": f"--config {self.config_file}" for sub in value})
+                elif key in MOVED_SETTINGS:  # an old name: into the tables that have it
+                    merge(settings, key, value)
+                    sources[key] = f"--config {self.config_file}"
                 else:
                     settings[key] = value
                     sources[key] = f"--config {self.config_file}"

@@ -214,3 +214,28 @@ def test_the_old_names_still_set_the_run_backends_table():
     config = make_config({"game": "tribolo", "algo": "alphazero", "cnn_channels": 16, "network": "mlp"})
     assert (config.alphazero["cnn_channels"], config.alphazero["network"]) == (16, "mlp")
     assert PPOSettings.defaults()["n_envs"] is None  # resolved for the run, never written as None
+
+
+def test_an_old_name_given_later_wins_over_a_table_given_earlier(tmp_path):
+    """Precedence holds across the names: a flag (``--n-envs``) over a ``--config`` file's
+    ``[ppo]``, and ``--set ppo.n_envs`` over the flag."""
+    from parlour.training.settings import Given, SettingsGiven
+
+    path = tmp_path / "run.toml"
+    path.write_text('game = "goofspiel"\nsnapshot_every = 512\n[ppo]\nn_envs = 8\nn_steps = 16\n')
+    for flags, overrides, n_envs in [((), (), 8), ((Given("n_envs", 4, "--n-envs 4"),), (), 4),
+                                     ((Given("n_envs", 4, "--n-envs 4"),), (Given("ppo.n_envs", 2, "--set ppo.n_envs=2"),), 2)]:
+        settings: dict = {}
+        SettingsGiven(str(path), flags, None, overrides).apply(settings)
+        config = make_config(settings)
+        assert (config.ppo["n_envs"], config.ppo["snapshot_every"], config.ppo["n_steps"]) == (n_envs, 512, 16)
+
+
+def test_a_resume_refuses_an_old_name_that_changes_the_run(tmp_path):
+    from parlour.training.settings import Given, SettingsGiven, resume_changes
+
+    saved = make_config({"game": "goofspiel", "n_envs": 8})
+    settings = saved.to_dict()
+    given = SettingsGiven(None, (Given("n_envs", 4, "--n-envs 4"), Given("snapshot_every", 10_000, "--snapshot-every 10000")))
+    sources = given.apply(settings)
+    assert resume_changes(saved, make_config(settings), sources) == ["--n-envs 4 changes n_envs (saved 8, given 4)"]
