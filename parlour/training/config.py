@@ -61,9 +61,10 @@ class TrainConfig:
     read as ``local`` (``registry.ALIASES``)."""
     game_options: dict[str, Any] = field(default_factory=dict)
     opponents: list[str] = field(default_factory=lambda: ["random"])
-    """Policy specs for the other seats, or ``"self"`` for snapshots of the learner (the
-    loop checks them for every backend; the backends that learn by self-play alone refuse
-    any other: ``Backend.learns_against_opponents``)."""
+    """Policy specs for the other seats, or ``"self"`` for snapshots of the learner (read by
+    the backends that learn against opponents, PPO and RLlib, and checked by the loop for
+    every run; ``parlour train`` refuses ``--opponents`` for a backend that learns by
+    self-play alone: ``Backend.learns_against_opponents``)."""
     opponent_weights: list[float] | None = None
     seat: int | str = "random"
     timesteps: int = 20_000
