@@ -156,7 +156,8 @@ class PPOSettings(NetworkSettings, SnapshotSettings):
             table["n_envs"] = BATCHED_N_ENVS if batched else SINGLE_N_ENVS
         if table.get("torch_threads") is None:
             table["torch_threads"] = BATCHED_TORCH_THREADS if batched else 1
-        shape = _game_shape(run)  # the batched defaults depend on the network
+        bfloat16 = table.get("cnn_precision") == "bfloat16"
+        shape = _game_shape(run) if batched or bfloat16 else None  # the batched defaults depend on the network
         network = _chosen_network(table.get("network", "auto"), run, shape)
         board = batched and network == "cnn"
         n_envs, n_steps = table["n_envs"], table.get("n_steps")
