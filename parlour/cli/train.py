@@ -63,7 +63,7 @@ def add_parser(sub: Any, common: argparse.ArgumentParser) -> None:
     train.add_argument("--device", choices=["auto", "cpu", "cuda"],
                        help="where torch runs the network (auto: a GPU when torch sees one; default)")
     train.add_argument("--network", choices=NETWORKS,
-                       help="ppo and alphazero: the network: mlp, cnn (a residual CNN over board planes), or auto (default: cnn for Tribolo and Double Card)")
+                       help="ppo, alphazero and rllib: the network: mlp, cnn (a residual CNN over board planes), or auto (default: cnn for Tribolo and Double Card)")
     train.add_argument("--config", metavar="FILE.toml", help="settings file ([game_options] and [ppo] tables)")
     train.add_argument("--set", action="append", metavar="KEY=VALUE", help="override a setting, e.g. --set ppo.learning_rate=1e-4")
     train.add_argument("--out", metavar="DIR", help="run directory (default runs/GAME-TIMESTAMP)")
