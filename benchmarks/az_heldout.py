@@ -51,8 +51,8 @@ def main(argv: list[str] | None = None) -> None:
     from parlour.baselines.learned.az_model import PolicyValueNet, load_az_net
     from parlour.baselines.learned.numpy_mlp import NumpyMLP
     from parlour.games import load_game
-    from parlour.training.backends.alphazero import alphazero_loss
-    from parlour.training.self_play import Examples, augment, play_games
+    from parlour.training.backends.alphazero.backend import alphazero_loss
+    from parlour.training.backends.alphazero.self_play import Examples, augment, play_games
 
     torch.set_num_threads(1)
     with open(args.card) as file:

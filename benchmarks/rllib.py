@@ -37,8 +37,8 @@ def sb3_rate(game: str, batch: int, n_envs: int, iterations: int, seed: int) -> 
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.vec_env import DummyVecEnv
 
+    from parlour.baselines.learned.network_choice import choose_network
     from parlour.baselines.learned.networks import ppo_policy
-    from parlour.training.config import choose_network
     from parlour.training.single_agent import SingleAgentEnv
 
     torch.set_num_threads(1)

@@ -36,10 +36,10 @@ import torch
 from benchmarks.driver import header, parser, quick_or, row
 from parlour.baselines.engines.vector_puct import applies
 from parlour.baselines.learned.az_model import PolicyValueNet
+from parlour.baselines.learned.network_choice import choose_network
 from parlour.games import load_game
-from parlour.training import self_play
-from parlour.training.backends.alphazero import AlphaZeroSettings
-from parlour.training.config import choose_network
+from parlour.training.backends.alphazero import self_play
+from parlour.training.backends.alphazero.backend import AlphaZeroSettings
 from parlour.vector import ENGINES
 
 CASES = {

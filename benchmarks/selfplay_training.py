@@ -82,6 +82,7 @@ class Side:
     """One side's trainer, trained rollout by rollout (``segment`` = one rollout)."""
 
     def __init__(self, game: str, side: str, seed: int, out: str, workers: int, extra: dict[str, Any]) -> None:
+        from parlour.training.backends.ppo.backend import rollout_steps
         from parlour.training.config import make_config, merge
         from parlour.training.trainer import Trainer
 
@@ -92,11 +93,11 @@ class Side:
         for key, value in extra.items():
             merge(settings, key, value)
         config = make_config(settings)
-        settings["eval_every"] = settings["snapshot_every"] = config.rollout_steps
+        settings["eval_every"] = settings["snapshot_every"] = rollout_steps(config.ppo)
         self.trainer = Trainer(make_config(settings), out, progress=False, log=lambda text: None)
         self.timers = Timers()
         self.step = 0
-        self.rollout = config.rollout_steps
+        self.rollout = rollout_steps(config.ppo)
 
     def run(self, rollouts: int) -> tuple[float, float, float, float]:
         """Train ``rollouts`` rollouts: (env steps/s, collecting share, update seconds per

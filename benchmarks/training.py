@@ -64,7 +64,7 @@ import pettingzoo.utils
 
 import parlour
 from benchmarks.driver import header, interleaved, medians, parser, quick_or, row
-from parlour.training.backends.ppo import PPOSettings
+from parlour.training.backends.ppo.backend import ALGORITHM, PPOSettings
 from parlour.training.single_agent import SingleAgentEnv
 
 GAMES: dict[str, tuple[str, dict[str, Any]]] = {
@@ -247,8 +247,8 @@ def ppo_rate(make: Callable[[], gym.Env], setup: str, steps: int, seed: int) -> 
         fns = [functools.partial(monitored, make) for _ in range(4)]
         env = DummyVecEnv(fns) if setup == "4 x DummyVecEnv" else SubprocVecEnv(fns)
     ppo = PPOSettings.defaults()
-    net_arch = ppo.pop("net_arch")
-    model = MaskablePPO("MlpPolicy", env, seed=seed, device="cpu", verbose=0, policy_kwargs={"net_arch": list(net_arch)}, **ppo)
+    kwargs = {key: ppo[key] for key in ALGORITHM}  # MaskablePPO's own (the others place its games and network)
+    model = MaskablePPO("MlpPolicy", env, seed=seed, device="cpu", verbose=0, policy_kwargs={"net_arch": list(ppo["net_arch"])}, **kwargs)
     try:
         start = time.perf_counter()
         model.learn(total_timesteps=steps)

@@ -101,7 +101,7 @@ ERRORS = [  # (arguments, exit status, text of the error line); {file}: a regula
     (["train", "--final-games", "-1"], 2, "--final-games must be 0 or more"),
     (["train", "--vec-env", "ray"], 2, "invalid choice: 'ray'"),
     (["train", "--timesteps", "lots"], 2, "invalid int value: 'lots'"),
-    (["train", "--game", "sticks", "--n-envs", "0"], 2, "n_envs must be a positive integer, got 0"),
+    (["train", "--game", "sticks", "--n-envs", "0"], 2, "ppo.n_envs must be at least 1, got 0"),
     (["train", "--game", "sticks", "--weights", "1,x"], 2, "--weights '1,x': give numbers"),
     (["train", "--game", "sticks", "--set", "nonsense"], 2, "'nonsense' is not key=value"),
     (["train", "--game", "sticks", "--set", "colour=blue"], 2, "unknown setting 'colour'"),

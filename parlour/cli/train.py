@@ -4,6 +4,7 @@ print where the run stands."""
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import shlex
 import sys
@@ -24,7 +25,9 @@ from parlour.games.base import counted
 
 
 def add_parser(sub: Any, common: argparse.ArgumentParser) -> None:
+    from parlour.baselines.learned.network_choice import NETWORKS
     from parlour.training import registry
+    from parlour.training.backends.ppo.backend import VEC_KINDS
 
     train = sub.add_parser(
         "train",
@@ -40,16 +43,16 @@ def add_parser(sub: Any, common: argparse.ArgumentParser) -> None:
     train.add_argument("--opponents", metavar="SPEC[,SPEC...]", help="opponent pool, e.g. random,mcts:simulations=50,self")
     train.add_argument("--weights", metavar="W[,W...]", help="sampling weights of the opponents (default equal)")
     train.add_argument("--timesteps", type=int, help="environment steps of the learner (rounded up to whole rollouts)")
-    train.add_argument("--n-envs", type=int, help="games played at once (default: 256 batched, else 4)")
-    train.add_argument("--vec-env", choices=["auto", "batched", "dummy", "subproc"],
-                       help="batched: one numpy engine steps every game, against the whole opponent mix; dummy or subproc: "
+    train.add_argument("--n-envs", type=int, help="ppo: games played at once (ppo.n_envs; default: 256 batched, else 4)")
+    train.add_argument("--vec-env", choices=VEC_KINDS,
+                       help="ppo (ppo.vec_env): batched: one numpy engine steps every game, against the whole opponent mix; dummy or subproc: "
                             "SB3's DummyVecEnv or SubprocVecEnv of single games; auto (default): batched for ppo on a game "
                             "with a batched engine (all five), else dummy; the choice is printed when the run starts")
     train.add_argument("--seed", type=int, help="run seed (default 0)")
     train.add_argument("--eval-every", type=int, help="steps between evaluations and checkpoints (default 10000)")
     train.add_argument("--eval-games", type=int, help="games per evaluation opponent (default 100)")
     train.add_argument("--eval-opponents", metavar="SPEC[,SPEC...]", help="who to evaluate against (default: random and the strongest baseline)")
-    train.add_argument("--snapshot-every", type=int, help="steps between self-play snapshots (default 10000)")
+    train.add_argument("--snapshot-every", type=int, help="ppo, and ppo on rllib: steps between self-play snapshots (default 10000)")
     train.add_argument("--algo", choices=registry.algos(), help=f"what to train: {registry.describe()}")
     train.add_argument("--backend", choices=registry.places(),
                        help="where it runs: local (this machine's processes: SB3 in this process, or the local workers of "
@@ -60,8 +63,8 @@ def add_parser(sub: Any, common: argparse.ArgumentParser) -> None:
                        help="with --backend rllib or ray: the Ray cluster to join (default: RAY_ADDRESS, else a local Ray on 127.0.0.1)")
     train.add_argument("--device", choices=["auto", "cpu", "cuda"],
                        help="where torch runs the network (auto: a GPU when torch sees one; default)")
-    train.add_argument("--network", choices=["auto", "mlp", "cnn"],
-                       help="policy network: mlp, cnn (a residual CNN over board planes), or auto (default: cnn for Tribolo and Double Card)")
+    train.add_argument("--network", choices=NETWORKS,
+                       help="ppo, alphazero and rllib: the network: mlp, cnn (a residual CNN over board planes), or auto (default: cnn for Tribolo and Double Card)")
     train.add_argument("--config", metavar="FILE.toml", help="settings file ([game_options] and [ppo] tables)")
     train.add_argument("--set", action="append", metavar="KEY=VALUE", help="override a setting, e.g. --set ppo.learning_rate=1e-4")
     train.add_argument("--out", metavar="DIR", help="run directory (default runs/GAME-TIMESTAMP)")
@@ -84,7 +87,6 @@ def add_parser(sub: Any, common: argparse.ArgumentParser) -> None:
         "evaluations, checkpoints and --resume.",
         parents=[common],
     )
-    learner = registry.tables()["ntuple"].defaults()
     ntuple.add_argument("--game", **GAME_ARG, default="double_card", help="the game (default double_card)")
     ntuple.add_argument("--option", action="append", metavar="KEY=VALUE", help=OPTION_HELP)
     ntuple.add_argument("--out", metavar="DIR", required=True, help="the run directory (an existing one needs --resume or --force)")
@@ -96,22 +98,59 @@ def add_parser(sub: Any, common: argparse.ArgumentParser) -> None:
     ntuple.add_argument("--quiet", action="store_true", help="no progress bar")
     ntuple.add_argument("--generations", type=int, default=4, help="generations of games and fits (default 4)")
     ntuple.add_argument("--games", type=int, default=1000, help="self-play games per generation (default 1000)")
-    ntuple.add_argument("--depth", type=int, default=learner["depth"], help=f"search depth of the self-play games (default {learner['depth']})")
-    ntuple.add_argument("--play-depth", type=int, default=learner["play_depth"],
-                        help="search depth of the evaluations and gating matches, the depth the model will play at (default: --depth)")
-    ntuple.add_argument("--opening", type=int, default=learner["opening"], help=f"random plies that start every self-play game (default {learner['opening']})")
-    ntuple.add_argument("--no-teacher", action="store_true",
-                        help="generation 0 plays with all weights zero instead of the search's own evaluation")
-    ntuple.add_argument("--lam", type=float, default=learner["lam"], help=f"TD(lambda)'s lambda (1: fit the results; default {learner['lam']})")
-    ntuple.add_argument("--epochs", type=int, default=learner["epochs"], help=f"full-batch epochs per fit (default {learner['epochs']})")
-    ntuple.add_argument("--learning-rate", type=float, default=learner["learning_rate"], help=f"the fits' Adam step size (default {learner['learning_rate']})")
-    ntuple.add_argument("--window", type=int, default=learner["window"], help=f"fit on the newest this many generations' games (default {learner['window']})")
-    ntuple.add_argument("--gate-games", type=int, default=learner["gate_games"], help="games of each gating match (0: every generation is best)")
-    ntuple.add_argument("--workers", type=int, default=learner["workers"], help=f"worker processes (default {learner['workers']})")
-    ntuple.add_argument("--features", metavar="NAME", help="the game's n-tuple feature set (default: its newest; "
-                        "Double Card: reach, or windows)")
     ntuple.add_argument("--seed", type=int, default=0, help="run seed (default 0)")
+    add_settings_flags(ntuple, "ntuple")
     ntuple.set_defaults(run=run_train_ntuple)
+
+
+SETTING_FLAG_PREFIX = "setting:"
+"""The ``argparse`` destinations of the flags :func:`add_settings_flags` derives
+(``setting:ntuple.depth``), apart from the command's own."""
+
+
+def add_settings_flags(parser: argparse.ArgumentParser, table: str) -> None:
+    """A flag for every setting of a backend's ``table`` (``--play-depth`` for
+    ``ntuple.play_depth``), derived from its settings dataclass: the flag's type from the
+    default's, ``--NAME``/``--no-NAME`` for a true-or-false one, its help from the field's,
+    its default shown; a new field gets its flag.  Not given, a flag sets nothing (a new
+    run takes the default, a resumed run its own); given, it is ``--set table.NAME=VALUE``,
+    checked by the settings themselves (:func:`settings_flags_given`)."""
+    from parlour.training import registry
+    from parlour.training.backend_settings import field_default
+
+    for field in dataclasses.fields(registry.tables()[table]):
+        default, flag = field_default(field), "--" + field.name.replace("_", "-")
+        shown = "empty" if default == "" else json.dumps(default)
+        text = f"{field.metadata.get('help') or table + '.' + field.name} (default {shown})"
+        dest = f"{SETTING_FLAG_PREFIX}{table}.{field.name}"
+        if isinstance(default, bool):
+            parser.add_argument(flag, action=argparse.BooleanOptionalAction, default=None, dest=dest, help=text)
+        else:
+            parser.add_argument(flag, type=_flag_type(type(default)), default=None, dest=dest, help=text,
+                                metavar=field.name.upper(), choices=field.metadata.get("choices"))
+
+
+def _flag_type(kind: type) -> Any:
+    """How a derived flag reads its text: as the setting's type (a list as TOML, ``[64, 64]``)."""
+    if kind is list:
+        from parlour.training.config import parse_override
+
+        return lambda text: parse_override(f"v={text}")[1]
+    return kind
+
+
+def settings_flags_given(args: argparse.Namespace) -> list[Any]:
+    """The derived flags given (:func:`add_settings_flags`), each as the ``Given`` of its
+    setting with the words that gave it (``--depth 3``)."""
+    from parlour.training.settings import Given
+
+    given = []
+    for dest, value in vars(args).items():
+        if dest.startswith(SETTING_FLAG_PREFIX) and value is not None:
+            key = dest.removeprefix(SETTING_FLAG_PREFIX)
+            flag = "--" + ("" if value is not False else "no-") + key.partition(".")[2].replace("_", "-")
+            given.append(Given(key, value, flag if isinstance(value, bool) else f"{flag} {value}"))
+    return given
 
 
 DEFAULT_TRAINING: dict[str, Any] = {
@@ -143,10 +182,12 @@ TRAIN_FLAGS: dict[str, str] = {
     "backend": "--backend",
     "device": "--device",
 }
-"""Training settings that have a flag of their own (``game_options``: ``--option``)."""
+"""Training settings that have a flag of their own (``game_options``: ``--option``); those of
+``config.MOVED_SETTINGS`` (``--n-envs``, ``--vec-env``, ``--snapshot-every``, ``--network``) set
+the run's backend's table, and are an error for a backend without them."""
 
 
-def _settings_given(args: argparse.Namespace) -> Any:
+def settings_given(args: argparse.Namespace) -> Any:
     """What the command line gives (``SettingsGiven``, which applies it in precedence:
     defaults < --config FILE < flags < --address < --set).  ``UsageError`` on bad text."""
     from parlour.training.config import parse_override
@@ -201,7 +242,7 @@ class RunOptions:
 def run_train(args: argparse.Namespace) -> int:
     options = RunOptions(args.out, args.resume, args.force, args.quiet, args.final_games, args.workers)
     _check_self_play(args.algo, bool(args.opponents or args.weights), args.resume)
-    return _train_given(_settings_given(args), options, default_run=args.game is None and args.config is None)
+    return _train_given(settings_given(args), options, default_run=args.game is None and args.config is None)
 
 
 def _check_self_play(algo: str | None, opponents: bool, resume: bool) -> None:
@@ -217,6 +258,7 @@ def _train_given(given: Any, options: RunOptions, default_run: bool) -> int:
     settings below them where ``default_run``), or with ``options.resume`` the run in
     ``options.out`` continued."""
     from parlour.training.config import make_config
+    from parlour.training.settings import check_backend_settings
 
     if options.workers < 1:
         raise UsageError(f"--workers must be at least 1, got {options.workers}")
@@ -233,8 +275,9 @@ def _train_given(given: Any, options: RunOptions, default_run: bool) -> int:
         settings.update(json.loads(json.dumps(DEFAULT_TRAINING)))
         print(f"no --game given: the default run ({DEFAULT_TRAINING})", file=sys.stderr)
     try:
-        given.apply(settings)
+        sources = given.apply(settings)
         config = make_config(settings)
+        check_backend_settings(config, sources)
         make_game(config.game, config.game_options)
     except ValueError as error:
         raise UsageError(str(error)) from None
@@ -318,15 +361,24 @@ def _where_the_run_stands(trainer: Any) -> str:
 def run_train_ntuple(args: argparse.Namespace) -> int:
     """``parlour train --algo ntuple`` with the n-tuple learner's own flags (each given as
     the ``parlour train`` flag or ``--set ntuple.KEY=VALUE`` it stands for)."""
+    from parlour.training.config import saved_config
+
+    given = ntuple_settings_given(args)
+    options = RunOptions(args.out, args.resume, args.force, args.quiet, args.final_games, 1)
+    code = _train_given(given, options, default_run=False)
+    learner = saved_config(Path(args.out) / "config.toml").ntuple
+    print(f"play the best with ntuple:{Path(args.out) / 'best.zip'},depth={learner['play_depth'] or learner['depth']},time_limit=none")
+    return code
+
+
+def ntuple_settings_given(args: argparse.Namespace) -> Any:
+    """What a ``parlour train-ntuple`` command line gives, as ``parlour train``'s settings
+    (``SettingsGiven``); ``UsageError`` on a bad generation count or text."""
     from parlour.training.opponents import split_specs
     from parlour.training.settings import Given, SettingsGiven
 
     if args.generations < 1 or args.games < 1:
         raise UsageError(f"--generations and --games must be at least 1, got {args.generations} and {args.games}")
-    table = {"depth": args.depth, "play_depth": args.play_depth, "opening": args.opening, "teacher": not args.no_teacher, "lam": args.lam,
-             "epochs": args.epochs, "learning_rate": args.learning_rate, "window": args.window, "gate_games": args.gate_games, "workers": args.workers}
-    if args.features is not None:  # not given: a new run's default set, a resumed run's own
-        table["features"] = args.features
     run = {"game": args.game, "timesteps": args.generations * args.games, "seed": args.seed, "eval_every": args.games,
            "eval_games": args.eval_games, "algo": "ntuple"}
     try:
@@ -335,9 +387,4 @@ def run_train_ntuple(args: argparse.Namespace) -> int:
             flags.append(Given("eval_opponents", split_specs(args.eval_opponents), f"--eval-opponents {args.eval_opponents}"))
     except ValueError as error:
         raise UsageError(str(error)) from None
-    overrides = [Given(f"ntuple.{key}", value, f"--set ntuple.{key}={json.dumps(value)}") for key, value in table.items()]
-    given = SettingsGiven(None, tuple(flags), None, tuple(overrides))
-    options = RunOptions(args.out, args.resume, args.force, args.quiet, args.final_games, 1)
-    code = _train_given(given, options, default_run=False)
-    print(f"play the best with ntuple:{Path(args.out) / 'best.zip'},depth={args.play_depth or args.depth},time_limit=none")
-    return code
+    return SettingsGiven(None, tuple(flags), None, tuple(settings_flags_given(args)))

@@ -27,11 +27,6 @@ def rates_deterministic(game: Game) -> bool:
     return game.info.has_chance
 
 
-def learner_spec(path: str, game: Game) -> str:
-    """The ``ppo:`` spec that rates a trained model (see ``rates_deterministic``)."""
-    return f"ppo:{path}" if rates_deterministic(game) else f"ppo:{path},deterministic=false"
-
-
 def quick_opponents(game: Game) -> list[str]:
     """What training evaluates against by default: random and the game's quick strong
     reference player (a few ms per move, so a few hundred games fit every evaluation)."""

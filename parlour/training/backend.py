@@ -33,7 +33,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from parlour.atomic import copy_atomic
-from parlour.evaluation.win_rates import learner_spec
 from parlour.training.backend_settings import BackendSettings, NoSettings
 
 if TYPE_CHECKING:
@@ -47,8 +46,9 @@ against a Ray cluster's (``rllib``, ``ray``)."""
 
 class RunConfig(Protocol):
     """What a backend reads of its run's configuration: the settings of
-    :class:`parlour.training.config.TrainConfig`, which provides them.  Named here rather
-    than imported because the configuration reads the registry of backends (their
+    :class:`parlour.training.config.TrainConfig`, which provides them: what every backend
+    may read, and its own settings in its table (``config.ppo["n_envs"]``).  Named here
+    rather than imported because the configuration reads the registry of backends (their
     settings tables), which imports every backend."""
 
     @property
@@ -64,45 +64,17 @@ class RunConfig(Protocol):
     @property
     def opponent_weights(self) -> list[float] | None: ...
     @property
-    def opponent_workers(self) -> int: ...
-    @property
     def seat(self) -> int | str: ...
     @property
     def seed(self) -> int: ...
     @property
-    def n_envs(self) -> int | None: ...
-    @property
-    def vec_env(self) -> str: ...
-    @property
-    def snapshot_every(self) -> int: ...
-    @property
-    def max_snapshots(self) -> int: ...
-    @property
     def eval_every(self) -> int: ...
-    @property
-    def torch_threads(self) -> int | None: ...
-    @property
-    def cnn_channels(self) -> int: ...
-    @property
-    def cnn_blocks(self) -> int: ...
-    @property
-    def cnn_shared(self) -> bool: ...
-    @property
-    def cnn_precision(self) -> str: ...
     @property
     def tables(self) -> dict[str, dict[str, Any]]: ...
 
-    def round_to_rollouts(self, steps: int) -> int: ...
     def to_dict(self) -> dict[str, Any]: ...
     def __getattr__(self, table: str) -> Any:
         """A backend's settings table by its name (``config.alphazero``)."""
-
-
-def resolved(setting: int | None) -> int:
-    """A setting whose ``None`` (``auto``) ``TrainConfig`` has resolved by the time a
-    backend reads it (``n_envs``, ``torch_threads``)."""
-    assert setting is not None, "TrainConfig resolves it when it is made"
-    return setting
 
 
 @dataclass(frozen=True)
@@ -256,8 +228,10 @@ class Backend:
         return self.files.best
 
     def learner_spec(self, path: str) -> str:
-        """How the final arena plays a model of this backend."""
-        return learner_spec(path, self.game)
+        """The player spec that plays a model of this backend at ``path``, as the final arena
+        and a gating match play it (``ppo:PATH``, ``az:PATH,simulations=...``); required of a
+        backend whose runs end with an arena (``--final-games``) or a gating match."""
+        raise NotImplementedError(f"backend {type(self).__name__} does not say how its models are played (learner_spec)")
 
     def untrained_best_warning(self) -> str:
         """What the result says when no trained model ever beat the step-0 one."""

@@ -19,8 +19,8 @@ from parlour.training.backend import LOCAL, Backend
 from parlour.training.backend_settings import BackendSettings
 
 BUILT_IN = (
-    "parlour.training.backends.ppo:PPOBackend",
-    "parlour.training.backends.alphazero:AlphaZeroBackend",
+    "parlour.training.backends.ppo.backend:PPOBackend",
+    "parlour.training.backends.alphazero.backend:AlphaZeroBackend",
     "parlour.training.backends.rllib.backend:RLlibBackend",
     "parlour.training.backends.ntuple:NTupleBackend",
 )

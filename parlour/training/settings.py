@@ -14,7 +14,7 @@ from typing import Any
 
 from parlour.games import load_game
 from parlour.training import registry
-from parlour.training.config import TrainConfig, load_config, merge
+from parlour.training.config import MOVED_SETTINGS, TrainConfig, load_config, merge
 
 
 @dataclass(frozen=True)
@@ -57,6 +57,9 @@ class SettingsGiven:
                 if key in ("game_options", *registry.tables()) and isinstance(value, dict) and isinstance(settings.get(key), dict):
                     settings[key] = {**settings[key], **value}
                     sources.update({f"{key}.{sub}": f"--config {self.config_file}" for sub in value})
+                elif key in MOVED_SETTINGS:  # an old name: into the tables that have it
+                    merge(settings, key, value)
+                    sources[key] = f"--config {self.config_file}"
                 else:
                     settings[key] = value
                     sources[key] = f"--config {self.config_file}"
@@ -88,9 +91,21 @@ def resume_changes(saved: TrainConfig, given: TrainConfig, sources: dict[str, st
         if head == "game_options":  # compare the games' resolved options: defaults given explicitly are no change
             old, new = (games[0], games[1]) if not sub else (games[0].get(sub), games[1].get(sub))
         else:
-            old, new = getattr(saved, head), getattr(given, head)
-            if sub:
-                old, new = old.get(sub), new.get(sub)
+            old, new = saved.value(key), given.value(key)
         if old != new:
             changes.append(f"{source} changes {key} (saved {old!r}, given {new!r})")
     return changes
+
+
+def check_backend_settings(config: TrainConfig, sources: dict[str, str]) -> None:
+    """``ValueError`` naming the first setting given by its top-level name (``--n-envs 8``,
+    ``--set network=cnn``: :data:`~parlour.training.config.MOVED_SETTINGS`) that the run's
+    backend does not have, and the backends that have it."""
+    backend = registry.backend_class(config.algo, config.backend)
+    own = backend.Settings.defaults()
+    for key, source in sources.items():
+        if key in MOVED_SETTINGS and key not in own:
+            users = [f"algo {cls.algo!r} on backend {'/'.join(cls.runs_on)}" for cls in registry.backends()
+                     if key in cls.Settings.defaults()]
+            raise ValueError(f"{source}: {key} is a setting of {' and of '.join(users)}, not of algo {config.algo!r} "
+                             f"on backend {config.backend!r}")

@@ -35,12 +35,13 @@ from typing import Any
 import numpy as np
 
 from parlour.baselines import make_from_spec
+from parlour.baselines.learned.network_choice import choose_network
 from parlour.evaluation.win_rates import quick_opponents, win_rates
 from parlour.games import load_game
 from parlour.games.base import Game
 from parlour.locks import LOCK_FILE, DirectoryLock
 from parlour.training.backend import Backend, BestSoFar, RunContext
-from parlour.training.config import TrainConfig, choose_network, make_config, saved_config
+from parlour.training.config import TrainConfig, make_config, saved_config
 from parlour.training.devices import resolve_device
 from parlour.training.learning_curve import plot_learning_curve, run_title
 from parlour.training.opponents import OpponentPool, parse_opponents
@@ -58,7 +59,7 @@ from parlour.training.run_files import (
     write_pointer,
 )
 from parlour.training.seeds import segment_seed
-from parlour.training.settings import SettingsGiven, resume_changes
+from parlour.training.settings import SettingsGiven, check_backend_settings, resume_changes
 
 
 @dataclass
@@ -173,7 +174,8 @@ class Trainer:
         backend.require_extra()
         self.game: Game = load_game(self.config.game, **self.config.game_options)
         self.eval_opponents = self.config.eval_opponents or quick_opponents(self.game)
-        self.network = choose_network(self.config.network, self.game.observation_shape, self.config.game)
+        # a backend that trains no network of these (the n-tuple learner) has no network setting: auto
+        self.network = choose_network(self.config.table.get("network", "auto"), self.game.observation_shape, self.config.game)
         self.device = resolve_device(self.config.device)
         for key, value in moves.items():
             self.move(key, value)
@@ -206,6 +208,7 @@ class Trainer:
         settings = saved.to_dict()
         sources = given.apply(settings)
         wanted = make_config(settings)
+        check_backend_settings(wanted, sources)
         changes = resume_changes(saved, wanted, sources)
         if changes:
             raise ValueError(f"--resume continues the run with the settings in {str(files.config)!r}, where only --timesteps "

@@ -22,10 +22,18 @@ from parlour.evaluation.arena import play_match
 from parlour.evaluation.report import summarize
 from parlour.evaluation.win_rates import win_rates
 from parlour.games import load_game
-from parlour.training.backends.alphazero import AlphaZeroBackend, AlphaZeroSettings
+from parlour.training.backends.alphazero.backend import AlphaZeroBackend, AlphaZeroSettings
+from parlour.training.backends.alphazero.self_play import (
+    FIELDS,
+    SEARCH_BATCH,
+    Examples,
+    ReplayBuffer,
+    play_game,
+    play_games,
+    play_teacher_game,
+)
 from parlour.training.config import TrainConfig, make_config
 from parlour.training.run_files import RunFiles, read_evaluations
-from parlour.training.self_play import FIELDS, SEARCH_BATCH, Examples, ReplayBuffer, play_game, play_games, play_teacher_game
 from parlour.training.trainer import Trainer
 
 AZ_DEFAULTS = AlphaZeroSettings.defaults()
@@ -587,7 +595,7 @@ def test_tribolo_on_its_engine_plays_the_same_games_in_any_grouping():
 def test_augmentation_moves_examples_by_the_games_symmetries():
     """Each augmented example is its original moved by one of the symmetries (or left as
     it is), all of them drawn; values and seats unchanged."""
-    from parlour.training.self_play import augment
+    from parlour.training.backends.alphazero.self_play import augment
 
     game = load_game("tribolo", width=6, height=6, walls=3, start_cells=3)
     examples, _ = play_game(game, fresh_net(game, "cnn"), SETTINGS, seed=4)

@@ -13,9 +13,10 @@ from gymnasium import spaces
 
 from parlour.baselines import make_from_spec
 from parlour.baselines.learned.board_policy import BoardPolicy, BoardTrunk
+from parlour.baselines.learned.network_choice import choose_network
 from parlour.baselines.learned.networks import BoardCNN, ppo_policy
 from parlour.games import GAMES, load_game
-from parlour.training.config import TrainConfig, choose_network
+from parlour.training.config import TrainConfig
 from parlour.training.run_files import RunFiles
 from parlour.training.trainer import Trainer
 
@@ -74,7 +75,7 @@ def test_a_board_game_trains_with_the_cnn_by_default(name, options, tmp_path):
     agent = make_from_spec(f"ppo:{best}", game, seed=0)
     assert isinstance(agent.actor.model.policy, BoardPolicy)  # both games' moves are cells
     assert isinstance(agent.actor.model.policy.features_extractor, BoardTrunk)
-    assert config.vec_env == "batched" and config.cnn_precision == "bfloat16"  # auto, kept by the model file
+    assert config.ppo["vec_env"] == "batched" and config.ppo["cnn_precision"] == "bfloat16"  # auto, kept by the model file
     assert agent.actor.model.policy.features_extractor.precision == "bfloat16"
     state = game.new_initial_state(seed=0)
     (seat,) = state.current_players()
@@ -152,11 +153,11 @@ def test_bfloat16_trunk_computes_the_float32_trunk_within_its_precision():
 
 
 def test_precision_is_the_board_policys_only():
-    with pytest.raises(ValueError, match="BoardTrunk precision must be one of \\['float32', 'bfloat16'\\], got 'half'"):
+    with pytest.raises(ValueError, match="precision must be one of \\['float32', 'bfloat16'\\], got 'half'"):
         BoardTrunk(spaces.Box(0, 1, (3, 5, 7), dtype=np.float32), precision="half")
-    with pytest.raises(ValueError, match="precision 'bfloat16' needs the board policy"):
+    with pytest.raises(ValueError, match="precision 'bfloat16' is for the board policy"):
         ppo_policy("mlp", [16], {"channels": 4, "blocks": 0}, precision="bfloat16")
-    with pytest.raises(ValueError, match="precision 'bfloat16' needs the board policy"):
+    with pytest.raises(ValueError, match="precision 'bfloat16' is for the board policy"):
         ppo_policy("cnn", [16], {"channels": 4, "blocks": 0, "head_channels": 2, "features_dim": 8}, precision="bfloat16")
     policy, kwargs = ppo_policy("cnn", [16], {"channels": 4, "blocks": 0}, action_planes=1)
     assert "precision" not in kwargs["features_extractor_kwargs"]  # float32 model files stay as they were

@@ -275,7 +275,7 @@ def test_the_command_trains_and_refuses_bad_settings(tmp_path, capsys):
     assert [line.split(",")[0] for line in (out / "evaluations.csv").read_text().splitlines()[1:]] == ["0", "2", "4"]
     assert main(["train-ntuple", "--out", str(out), "--resume", "--generations", "3", "--games", "2", "--depth", "2",
                  "--quiet"]) == 2
-    assert "--set ntuple.depth=2 changes ntuple.depth (saved 1, given 2)" in capsys.readouterr().err
+    assert "--depth 2 changes ntuple.depth (saved 1, given 2)" in capsys.readouterr().err
     assert main(["train-ntuple", "--out", str(tmp_path / "d"), "--generations", "1", "--games", "2", "--depth", "1", "--play-depth", "2",
                  "--epochs", "2", "--learning-rate", "0.003", "--gate-games", "0", "--eval-games", "2", "--eval-opponents", "random",
                  "--quiet"]) == 0

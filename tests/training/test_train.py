@@ -24,10 +24,8 @@ from parlour.errors import DamagedFileError
 from parlour.evaluation.arena import play_match
 from parlour.games import load_game
 from parlour.locks import LOCK_FILE
+from parlour.training.backends.ppo.backend import BATCHED_CNN_BATCH, BATCHED_MINIBATCHES, BATCHED_N_STEPS, round_to_rollouts
 from parlour.training.config import (
-    BATCHED_CNN_BATCH,
-    BATCHED_MINIBATCHES,
-    BATCHED_N_STEPS,
     TrainConfig,
     load_config,
     make_config,
@@ -392,25 +390,25 @@ def test_config_file_flags_and_overrides(tmp_path):
     merge(settings, *parse_override("ppo.learning_rate=1e-4"))
     merge(settings, *parse_override("n_envs=2"))
     config = make_config(settings)
-    assert (config.game, config.game_options, config.timesteps, config.n_envs) == ("goofspiel", {"num_cards": 4}, 5000, 2)
-    assert config.vec_env == "batched"  # auto: Goofspiel has a batched engine
+    assert (config.game, config.game_options, config.timesteps, config.ppo["n_envs"]) == ("goofspiel", {"num_cards": 4}, 5000, 2)
+    assert config.ppo["vec_env"] == "batched"  # auto: Goofspiel has a batched engine
     assert config.ppo["ent_coef"] == 0.05 and config.ppo["learning_rate"] == 1e-4 and config.ppo["n_steps"] == BATCHED_N_STEPS
     assert config.ppo["batch_size"] == BATCHED_N_STEPS * 2 // BATCHED_MINIBATCHES
     again = tmp_path / "again.toml"
     again.write_text(config.to_toml())
     assert make_config(load_config(again)) == config
-    assert config.round_to_rollouts(1) == 2 * BATCHED_N_STEPS
+    assert round_to_rollouts(config.ppo, 1) == 2 * BATCHED_N_STEPS
 
 
 def test_a_run_saved_before_a_setting_existed_keeps_what_it_ran_with(tmp_path):
     """A batched Tribolo run's config.toml from before ``cnn_precision``: resumed, it says
     float32 (what its model computes in), not today's auto (bfloat16)."""
     config = make_config({"game": "tribolo", "opponents": ["random"]})
-    assert config.cnn_precision == "bfloat16"
+    assert config.ppo["cnn_precision"] == "bfloat16"
     old = tmp_path / "config.toml"
     old.write_text("".join(line for line in config.to_toml().splitlines(keepends=True) if not line.startswith("cnn_precision")))
-    assert make_config(load_config(old)).cnn_precision == "bfloat16"
-    assert saved_config(old).cnn_precision == "float32"
+    assert make_config(load_config(old)).ppo["cnn_precision"] == "bfloat16"
+    assert saved_config(old).ppo["cnn_precision"] == "float32"
     new = tmp_path / "new.toml"
     new.write_text(config.to_toml())
     assert saved_config(new) == config
@@ -420,18 +418,19 @@ def test_a_run_saved_before_a_setting_existed_keeps_what_it_ran_with(tmp_path):
     "settings, message",
     [
         ({"timesteps": 0}, "timesteps must be a positive integer"),
-        ({"vec_env": "ray"}, "vec_env must be one of"),
+        ({"vec_env": "ray"}, "ppo.vec_env must be one of"),
         ({"ppo": {"lr": 1}}, "unknown ppo setting"),
         ({"ppo": {"n_steps": "many"}}, "ppo.n_steps must be a int"),
         ({"ppo": {"batch_size": 10**6}}, "larger than a rollout"),
         ({"ppo": {"net_arch": [0]}}, "layer sizes"),
         ({"network": "transformer"}, r"network must be one of \['auto', 'mlp', 'cnn'\], got 'transformer'"),
-        ({"cnn_channels": 0}, "cnn_channels must be a positive integer"),
-        ({"cnn_blocks": -1}, "cnn_blocks must be a non-negative integer"),
-        ({"cnn_shared": "no"}, "cnn_shared must be true or false, got 'no'"),
-        ({"cnn_precision": "float16"}, r"cnn_precision must be one of \['auto', 'float32', 'bfloat16'\], got 'float16'"),
-        ({"cnn_precision": "bfloat16"}, "cnn_precision 'bfloat16' is for PPO's board network"),
-        ({"game": "tribolo", "network": "mlp", "cnn_precision": "bfloat16"}, "cnn_precision 'bfloat16' is for PPO's board network"),
+        ({"cnn_channels": 0}, "ppo.cnn_channels must be at least 1, got 0"),
+        ({"cnn_blocks": -1}, "ppo.cnn_blocks must be at least 0, got -1"),
+        ({"cnn_shared": "no"}, "ppo.cnn_shared must be true or false, got 'no'"),
+        ({"cnn_precision": "float16"}, r"ppo.cnn_precision must be one of \['auto', 'float32', 'bfloat16'\], got 'float16'"),
+        ({"cnn_precision": "bfloat16"}, "ppo.cnn_precision 'bfloat16' is for the board policy"),
+        ({"game": "tribolo", "network": "mlp", "cnn_precision": "bfloat16"}, "ppo.cnn_precision 'bfloat16' is for the board policy"),
+        ({"ppo": {"n_envs": 0}}, "ppo.n_envs must be at least 1, got 0"),
         ({"colour": "blue"}, "bad training settings"),
     ],
 )
@@ -526,7 +525,7 @@ def test_batched_envs_train_and_resume_exactly(tmp_path):
     ({"backend": "rllib"}, r"vec_env 'batched' is for a backend that trains on the batched engine \(ppo/local\), got algo 'ppo' on backend 'rllib'"),
     ({"algo": "alphazero"}, r"vec_env 'batched' is for a backend that trains on the batched engine \(ppo/local\), got algo 'alphazero' on backend 'local'"),
     ({"game": "openspiel:tic_tac_toe"}, r"vec_env 'batched' needs a game with a batched engine \(\['double_card', "),
-    ({"opponent_workers": -1}, "opponent_workers must be a non-negative integer, got -1"),
+    ({"opponent_workers": -1}, "ppo.opponent_workers must be at least 0, got -1"),
 ])
 def test_batched_envs_refuse_what_they_cannot_run(changes, message):
     with pytest.raises(ValueError, match=message):
@@ -549,14 +548,15 @@ def test_auto_chooses_the_batched_engine_where_it_can(changes, vec_env, n_envs, 
     ``n_envs`` and the PPO rollout follow unless given."""
     settings = {"game": "sticks", "opponents": ["random", "minimax", "self"], **changes}
     config = make_config(settings)
-    assert (config.vec_env, config.n_envs, config.ppo["n_steps"]) == (vec_env, n_envs, n_steps)
+    ppo = config.ppo
+    assert (ppo["vec_env"], ppo["n_envs"], ppo["n_steps"]) == (vec_env, n_envs, n_steps)
     board = config.game == "tribolo"  # the board network (auto); Double Card's is the MLP here
     if vec_env == "batched":
-        assert config.ppo["batch_size"] == (BATCHED_CNN_BATCH if board else n_envs * n_steps // BATCHED_MINIBATCHES)
-        assert config.torch_threads == 2
+        assert ppo["batch_size"] == (BATCHED_CNN_BATCH if board else n_envs * n_steps // BATCHED_MINIBATCHES)
+        assert ppo["torch_threads"] == 2
     else:
-        assert config.torch_threads == 1
-    assert config.cnn_precision == ("bfloat16" if board and vec_env == "batched" else "float32")
+        assert ppo["torch_threads"] == 1
+    assert ppo["cnn_precision"] == ("bfloat16" if board and vec_env == "batched" else "float32")
     assert make_config(toml_read.loads(config.to_toml())) == config  # config.toml names what the run ran on
 
 

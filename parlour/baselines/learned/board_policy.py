@@ -30,8 +30,7 @@ from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
 
 from parlour.baselines.learned.board_layers import board_trunk, cell_value_layers, check_board_shape
-
-PRECISIONS = ("float32", "bfloat16")
+from parlour.baselines.learned.network_choice import check_precision
 
 
 class BoardTrunk(BaseFeaturesExtractor):
@@ -47,8 +46,7 @@ class BoardTrunk(BaseFeaturesExtractor):
                  precision: str = "float32") -> None:
         shape = tuple(observation_space.shape)
         check_board_shape(shape, channels, blocks, 1, 1)
-        if precision not in PRECISIONS:
-            raise ValueError(f"BoardTrunk precision must be one of {list(PRECISIONS)}, got {precision!r}")
+        check_precision(precision, "cnn", 1)  # this is the board policy's trunk
         planes, rows, columns = shape
         super().__init__(observation_space, channels * rows * columns)
         self.maps = (channels, rows, columns)

@@ -28,6 +28,7 @@ import torch
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 
 from parlour.baselines.learned.board_layers import board_features, board_layers, check_board_shape
+from parlour.baselines.learned.network_choice import check_precision
 
 
 class BoardCNN(BaseFeaturesExtractor):
@@ -59,8 +60,7 @@ def ppo_policy(network: str, net_arch: list[int], cnn: dict[str, Any], shared: b
     ``BoardCNN`` under SB3's dense heads. ``shared``: one trunk for the policy and the
     value, else one each. ``precision``: the board policy's trunk in ``float32`` or under
     ``bfloat16`` autocast (``board_policy.BoardTrunk``)."""
-    if precision != "float32" and (network != "cnn" or action_planes is None):
-        raise ValueError(f"precision {precision!r} needs the board policy (network 'cnn' on a game whose moves are cells); use 'float32'")
+    check_precision(precision, network, action_planes)
     kwargs: dict[str, Any] = {"net_arch": list(net_arch)}
     if network != "cnn":
         return "MlpPolicy", kwargs

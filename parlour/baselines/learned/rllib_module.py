@@ -30,10 +30,10 @@ from ray.rllib.utils.torch_utils import FLOAT_MIN
 from torch import nn
 
 from parlour.baselines.learned.board_layers import board_features, board_layers
+from parlour.baselines.learned.network_choice import NETWORKS
 
 DEFAULTS: dict[str, Any] = {"network": "auto", "hidden": [256, 256], "channels": 32, "blocks": 2, "head_channels": 8,
                             "features_dim": 256}
-NETWORKS = ("auto", "mlp", "cnn")
 
 
 def model_settings(model_config: dict[str, Any] | None, strict: bool = True) -> dict[str, Any]:

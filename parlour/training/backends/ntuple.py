@@ -42,7 +42,7 @@ import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -74,19 +74,23 @@ class NTupleSettings(BackendSettings):
     ``baselines.learned.ntuple.NTUPLE_FEATURE_SETS``).  A generation is a segment of the
     run: ``eval_every`` games; ``timesteps`` counts games."""
 
-    depth: int = setting(2, low=1)
-    opening: int = setting(4, low=0)
-    play_depth: int = setting(0, low=0)
-    teacher: bool = setting(True)
-    lam: float = setting(0.7, low=0, high=1)
-    epochs: int = setting(300, low=1)
-    learning_rate: float = setting(0.01, positive=True)
-    l2: float = setting(1e-5, low=0)
-    window: int = setting(3, low=1)
-    gate_games: int = setting(100, low=0)
-    gate_threshold: float = setting(0.55, low=0, high=1)
-    workers: int = setting(1, low=1)
-    features: str = setting("")
+    depth: int = setting(2, low=1, help="search depth of the self-play games")
+    opening: int = setting(4, low=0, help="random plies that start every self-play game")
+    play_depth: int = setting(0, low=0, help="search depth of the evaluations and gating matches, the depth the model will "
+                              "play at (0: depth)")
+    teacher: bool = setting(True, help="generation 0 plays with the search's own evaluation (--no-teacher: with all weights zero)")
+    lam: float = setting(0.7, low=0, high=1, help="TD(lambda)'s lambda (1: fit the results)")
+    epochs: int = setting(300, low=1, help="full-batch epochs per fit")
+    learning_rate: float = setting(0.01, positive=True, help="the fits' Adam step size")
+    l2: float = setting(1e-5, low=0, help="the fits' L2 penalty")
+    window: int = setting(3, low=1, help="fit on the newest this many generations' games")
+    gate_games: int = setting(100, low=0, help="games of each gating match (0: every generation is best)")
+    gate_threshold: float = setting(0.55, low=0, high=1, help="the score against the best that makes a generation best")
+    workers: int = setting(1, low=1, help="worker processes for self-play and gating")
+    features: str = setting("", help="the game's n-tuple feature set (empty: its newest; Double Card: reach, or windows)")
+
+    legacy: ClassVar[dict[str, Any]] = {"features": "windows"}
+    """Runs from before ``features`` used every game's first feature set, ``windows``."""
 
 
 Recorded = tuple[np.ndarray, float]

@@ -43,7 +43,7 @@ from parlour.baselines.learned.rllib import RLlibPolicy, require_rllib_extra
 from parlour.evaluation.win_rates import rates_deterministic
 from parlour.ray_cluster import connect
 from parlour.training.backend import Backend, RunContext
-from parlour.training.backend_settings import BackendSettings, setting
+from parlour.training.backend_settings import NetworkSettings, SnapshotSettings, setting
 from parlour.training.backends.rllib.checkpoint import save_checkpoint, swap_in, unzip_checkpoint, zip_directory
 from parlour.training.backends.rllib.league import add_league_snapshot, load_snapshot, push_snapshot, save_snapshot
 from parlour.training.opponents import LEAGUE, SELF
@@ -51,13 +51,14 @@ from parlour.training.run_files import Checkpoint
 
 
 @dataclass(frozen=True)
-class RLlibSettings(BackendSettings):
+class RLlibSettings(NetworkSettings, SnapshotSettings):
     """The ``[rllib]`` table (and ``ppo.net_arch``, the network's hidden layers): ``policies`` ``shared`` (one
     module for every seat) or ``per_seat``; ``num_env_runners`` sampling processes (0: in
     the driver) with ``num_envs_per_env_runner`` envs each, ``num_learners`` learner
     processes (0: in the driver); ``address`` of a Ray cluster to join (empty: ``RAY_ADDRESS``
     if set, else a local Ray on 127.0.0.1); PPO's ``train_batch_size`` env steps per update,
-    ``minibatch_size``, ``num_epochs``, ``learning_rate`` and ``entropy_coeff``."""
+    ``minibatch_size``, ``num_epochs``, ``learning_rate`` and ``entropy_coeff``; the network's
+    shape (``NetworkSettings``) and the league's snapshots (``SnapshotSettings``)."""
 
     policies: str = setting("shared", choices=("shared", "per_seat"))
     num_env_runners: int = setting(0, low=0)
@@ -117,12 +118,12 @@ class RLlibBackend(Backend):
         from parlour.training.backends.rllib.algo import ppo_config
 
         config, rl = self.config, self.config.rllib
-        model = {"network": self.run.network, "hidden": list(config.ppo["net_arch"]), "channels": config.cnn_channels,
-                 "blocks": config.cnn_blocks}
+        model = {"network": self.run.network, "hidden": list(config.ppo["net_arch"]), "channels": rl["cnn_channels"],
+                 "blocks": rl["cnn_blocks"]}
         algo_config = ppo_config(
             config.game, config.game_options, policies=rl["policies"], opponents=list(config.opponents),
             opponent_weights=config.opponent_weights, seat=config.seat, model=model,
-            max_snapshots=config.max_snapshots, num_env_runners=rl["num_env_runners"], num_learners=rl["num_learners"],
+            max_snapshots=rl["max_snapshots"], num_env_runners=rl["num_env_runners"], num_learners=rl["num_learners"],
             seed=config.seed, train_batch_size=rl["train_batch_size"], minibatch_size=rl["minibatch_size"],
             num_epochs=rl["num_epochs"], lr=rl["learning_rate"],
         )
@@ -150,12 +151,12 @@ class RLlibBackend(Backend):
         step = checkpoint.step
         if self.uses_league:  # the league as it was at the checkpoint: later snapshots are not replayed
             kept = [path for path in sorted(files.snapshots.glob("step_*.npz")) if int(path.stem[5:]) <= step]
-            for path in kept[-self.config.max_snapshots:]:
+            for path in kept[-self.config.rllib["max_snapshots"]:]:
                 push_snapshot(algo, f"league:step_{int(path.stem[5:])}", load_snapshot(path))
 
     def train(self, step: int, until: int, advance: Callable[[int], None]) -> int:
         """RLlib iterations until ``until`` env steps; league snapshots as they fall due."""
-        every = self.config.snapshot_every
+        every = self.config.rllib["snapshot_every"]
         while step < until:
             result = self.algorithm.train()
             sampled = int(result["env_runners"]["num_env_steps_sampled"])

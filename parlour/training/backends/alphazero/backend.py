@@ -53,14 +53,14 @@ import numpy as np
 from parlour.baselines.learned.alphazero import INFERENCE, AlphaZeroPolicy
 from parlour.baselines.policy import make_from_spec
 from parlour.evaluation.win_rates import rates_deterministic
-from parlour.training.backend import LOCAL, Backend, BestSoFar, RunContext, resolved
-from parlour.training.backend_settings import BackendSettings, setting
+from parlour.training.backend import LOCAL, Backend, BestSoFar, RunContext
+from parlour.training.backend_settings import NetworkSettings, setting
 from parlour.training.gating import GATING_FIELDS, gating_match, untrained_best_warning
 from parlour.training.run_files import Checkpoint, copy_atomic, write_csv
 from parlour.training.seeds import game_seed
 
 if TYPE_CHECKING:
-    from parlour.training.self_play import Examples
+    from parlour.training.backends.alphazero.self_play import Examples
 
 
 EVAL_TEMPERATURE = 0.25
@@ -71,7 +71,7 @@ raw counts of a small search, which spread over moves it has barely looked at.""
 
 
 @dataclass(frozen=True)
-class AlphaZeroSettings(BackendSettings):
+class AlphaZeroSettings(NetworkSettings):
     """The ``[alphazero]`` table: PUCT ``simulations`` per
     self-play decision with exploration ``c``; Dirichlet noise ``dirichlet_alpha`` (divided by
     the number of legal moves: AlphaZero's 0.3 for chess's ~30) mixed in at
@@ -101,7 +101,9 @@ class AlphaZeroSettings(BackendSettings):
     each move's logit from its own cell's features (``PolicyValueNet``'s ``action_planes``);
     ``inference``: ``"bfloat16"`` runs self-play's network calls on a bfloat16 copy of the
     network (``az_model.InferenceCopy``: about twice the board network's speed on a CPU with
-    native bfloat16), ``"float32"`` on the network itself."""
+    native bfloat16), ``"float32"`` on the network itself; ``torch_threads``: the threads
+    torch may use in the trainer and in each self-play worker.  The network's shape:
+    ``NetworkSettings`` (``network``, ``cnn_channels``, ``cnn_blocks``)."""
 
     simulations: int = setting(64, low=1)
     c: float = setting(1.5, low=0)
@@ -130,6 +132,7 @@ class AlphaZeroSettings(BackendSettings):
     symmetries: bool = setting(True)
     cell_policy: bool = setting(False)
     inference: str = setting("float32", choices=INFERENCE)
+    torch_threads: int = setting(1, low=1)
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -178,15 +181,15 @@ class AlphaZeroBackend(Backend):
         import torch
 
         from parlour.baselines.learned.az_model import PolicyValueNet
-        from parlour.training.self_play import ReplayBuffer
+        from parlour.training.backends.alphazero.self_play import ReplayBuffer
 
         config, game, az = self.config, self.game, self.az
-        torch.set_num_threads(resolved(config.torch_threads))
+        torch.set_num_threads(az["torch_threads"])
         with torch.random.fork_rng():  # torch's global generator untouched
             torch.manual_seed(config.seed)
             cells = game.action_planes if az["cell_policy"] and self.run.network == "cnn" else None
             net = PolicyValueNet(game.observation_shape, game.num_actions, game.num_players, network=self.run.network,
-                                 channels=config.cnn_channels, blocks=config.cnn_blocks, hidden=az["hidden"], action_planes=cells)
+                                 channels=az["cnn_channels"], blocks=az["cnn_blocks"], hidden=az["hidden"], action_planes=cells)
         self.net = net.to(self.run.device)
         self.optimizer = torch.optim.Adam(net.parameters(), lr=az["learning_rate"], weight_decay=az["weight_decay"])
         self.buffer = ReplayBuffer(az["buffer_size"], game.observation_shape, game.num_actions, game.num_players)
@@ -213,12 +216,12 @@ class AlphaZeroBackend(Backend):
 
     def train(self, step: int, until: int, advance: Callable[[int], None]) -> int:
         """Iterations of self-play and training until ``until`` positions."""
-        from parlour.training.self_play import Examples
-        from parlour.training.self_play_workers import open_workers
+        from parlour.training.backends.alphazero.self_play import Examples
+        from parlour.training.backends.alphazero.workers import open_workers
         if self.writer is None:
             self.open_writer("alphazero")
         if not self.workers_open:
-            self.workers = open_workers(self.config.backend, self.game, self.net, self.az, resolved(self.config.torch_threads),
+            self.workers = open_workers(self.config.backend, self.game, self.net, self.az, self.az["torch_threads"],
                                         self.run.device)
             self.workers_open = True
         writer = self.writer
@@ -240,8 +243,8 @@ class AlphaZeroBackend(Backend):
 
     def _self_play(self, teacher: bool) -> list[tuple[Examples, np.ndarray]]:
         """The iteration's games, in seed order: the network's self-play, or the teacher's (``teacher``)."""
-        from parlour.training.self_play import play_games, play_teacher_game
-        from parlour.training.self_play_workers import packed_weights
+        from parlour.training.backends.alphazero.self_play import play_games, play_teacher_game
+        from parlour.training.backends.alphazero.workers import packed_weights
 
         seeds = [game_seed(self.config.seed, self.iteration, i) for i in range(self.az["games_per_iteration"])]
         if self.workers is not None:
@@ -252,7 +255,7 @@ class AlphaZeroBackend(Backend):
 
     def _fit(self) -> dict[str, float]:
         """``train_steps`` minibatches of AlphaZero's loss; the mean losses."""
-        from parlour.training.self_play import augment
+        from parlour.training.backends.alphazero.self_play import augment
 
         az, net, device = self.az, self.net, self.run.device
         net.train()

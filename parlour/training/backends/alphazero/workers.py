@@ -21,7 +21,7 @@ import numpy as np
 
 from parlour.games.base import Game
 from parlour.processes import die_with_parent
-from parlour.training.self_play import Examples, play_games, play_teacher_game
+from parlour.training.backends.alphazero.self_play import Examples, play_games, play_teacher_game
 
 Played = list[tuple[Examples, np.ndarray]]
 
