@@ -97,3 +97,31 @@ def test_batched_players_live_where_the_list_says():
         module = "parlour.baselines.batched" if game == EVERY_GAME else f"parlour.baselines.players.{game}_batched"
         assert factory.__module__ == module, f"the batched {name!r} of {game} is registered in {factory.__module__}, not {module}"
     assert all((ROOT / path).exists() for path in listed if "<game>" not in path), listed
+
+
+def test_training_backends_live_where_the_list_says():
+    import inspect
+
+    from parlour.training.backend import Backend
+    from parlour.training.registry import BUILT_IN
+
+    listed = files_to_write("A new training backend")
+    assert listed[0] == "parlour/training/backends/<name>.py", listed
+    backends = ROOT / "parlour" / "training" / "backends"
+    for target in BUILT_IN:
+        module = target.partition(":")[0].split(".")
+        name = module[3]
+        assert module[:3] == ["parlour", "training", "backends"], target
+        if module[4:] == []:
+            assert (backends / f"{name}.py").is_file(), target
+        else:
+            assert module[4:] == ["backend"], f"{target}: a backend's folder holds its class in backend.py"
+            others = [p.name for p in (backends / name).glob("*.py") if p.name not in ("__init__.py", "backend.py")]
+            assert others, f"{target}: a folder for a backend of one module (make it backends/{name}.py)"
+    required = sorted(name for name, member in vars(Backend).items()
+                      if inspect.isfunction(member) and "raise NotImplementedError" in inspect.getsource(member))
+    section = TEXT[TEXT.index("### A new training backend"):TEXT.index("### A new batched player")]
+    hooks = section[section.index("required hooks"):section.index("optional ones")]
+    named = sorted(re.findall(r"`(\w+)`", hooks))
+    assert named == required, f"docs/architecture.md names the required hooks {named}, Backend requires {required}"
+    assert all((ROOT / path).exists() for path in listed if "<name>" not in path), listed
