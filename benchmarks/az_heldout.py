@@ -114,7 +114,8 @@ def main(argv: list[str] | None = None) -> None:
                 for _ in range(calls):
                     fast.forward(observation)
                 micro = (time.perf_counter() - t1) / calls * 1e6
-                print(f"| {hidden} | {decay:g} | {target} | {policy:.4f} | {value:.4f} | {train_value:.4f} | {micro:.1f} | {seconds:.0f} |", flush=True)
+                print(f"| {hidden} | {decay:g} | {target} | {policy:.4f} | {value:.4f} | {train_value:.4f} "
+                      f"| {micro:.1f} | {seconds:.0f} |", flush=True)
 
 
 if __name__ == "__main__":

@@ -55,7 +55,8 @@ def network(name: str) -> PolicyValueNet:
     game = load_game(name)
     torch.manual_seed(0)
     kind = choose_network("auto", game.observation_shape, name)
-    return PolicyValueNet(game.observation_shape, game.num_actions, game.num_players, network=kind, hidden=AlphaZeroSettings.defaults()["hidden"])
+    return PolicyValueNet(game.observation_shape, game.num_actions, game.num_players, network=kind,
+                          hidden=AlphaZeroSettings.defaults()["hidden"])
 
 
 def rate(name: str, net: PolicyValueNet, simulations: int, seeds: list[int], together: bool, lockstep: int | None = None,

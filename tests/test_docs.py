@@ -35,8 +35,8 @@ FILES = [README, *sorted((ROOT / "docs").glob("*.md"))]
 FENCE = re.compile(r"^(?P<indent> *)```(?P<info>[^\n`]*)\n(?P<body>.*?)^(?P=indent)```[ \t]*$", re.M | re.S)
 KNOWN_INFO = {"", "python", "python-norun", "text", "bash", "toml"}
 NOT_CHECKED = re.compile(r"#\s*output not checked:\s*\S")
-OPTIONAL = {"sb3_contrib", "stable_baselines3", "torch", "tensorboard", "matplotlib", "pyspiel", "open_spiel", "ray", "tianshou", "torchrl", "agilerl", "supersuit",
-            "starlette", "uvicorn", "httpx", "playwright", "PIL", "moviepy"}
+OPTIONAL = {"sb3_contrib", "stable_baselines3", "torch", "tensorboard", "matplotlib", "pyspiel", "open_spiel", "ray", "tianshou",
+            "torchrl", "agilerl", "supersuit", "starlette", "uvicorn", "httpx", "playwright", "PIL", "moviepy"}
 IMPORT = re.compile(r"^\s*(?:import|from)\s+([A-Za-z_]\w*)", re.M)
 
 

@@ -45,13 +45,15 @@ def add_parser(sub: Any, common: argparse.ArgumentParser) -> None:
     train.add_argument("--timesteps", type=int, help="environment steps of the learner (rounded up to whole rollouts)")
     train.add_argument("--n-envs", type=int, help="ppo: games played at once (ppo.n_envs; default: 256 batched, else 4)")
     train.add_argument("--vec-env", choices=VEC_KINDS,
-                       help="ppo (ppo.vec_env): batched: one numpy engine steps every game, against the whole opponent mix; dummy or subproc: "
+                       help="ppo (ppo.vec_env): batched: one numpy engine steps every game, against the whole opponent mix; "
+                            "dummy or subproc: "
                             "SB3's DummyVecEnv or SubprocVecEnv of single games; auto (default): batched for ppo on a game "
                             "with a batched engine (all five), else dummy; the choice is printed when the run starts")
     train.add_argument("--seed", type=int, help="run seed (default 0)")
     train.add_argument("--eval-every", type=int, help="steps between evaluations and checkpoints (default 10000)")
     train.add_argument("--eval-games", type=int, help="games per evaluation opponent (default 100)")
-    train.add_argument("--eval-opponents", metavar="SPEC[,SPEC...]", help="who to evaluate against (default: random and the strongest baseline)")
+    train.add_argument("--eval-opponents", metavar="SPEC[,SPEC...]",
+                       help="who to evaluate against (default: random and the strongest baseline)")
     train.add_argument("--snapshot-every", type=int, help="ppo, and ppo on rllib: steps between self-play snapshots (default 10000)")
     train.add_argument("--algo", choices=registry.algos(), help=f"what to train: {registry.describe()}")
     train.add_argument("--backend", choices=registry.places(),
@@ -64,14 +66,16 @@ def add_parser(sub: Any, common: argparse.ArgumentParser) -> None:
     train.add_argument("--device", choices=["auto", "cpu", "cuda"],
                        help="where torch runs the network (auto: a GPU when torch sees one; default)")
     train.add_argument("--network", choices=NETWORKS,
-                       help="ppo, alphazero and rllib: the network: mlp, cnn (a residual CNN over board planes), or auto (default: cnn for Tribolo and Double Card)")
+                       help="ppo, alphazero and rllib: the network: mlp, cnn (a residual CNN over board planes), "
+                            "or auto (default: cnn for Tribolo and Double Card)")
     train.add_argument("--config", metavar="FILE.toml", help="settings file ([game_options] and [ppo] tables)")
     train.add_argument("--set", action="append", metavar="KEY=VALUE", help="override a setting, e.g. --set ppo.learning_rate=1e-4")
     train.add_argument("--out", metavar="DIR", help="run directory (default runs/GAME-TIMESTAMP)")
     train.add_argument("--resume", action="store_true", help="continue the run in --out from its last intact checkpoint "
                        "(with its saved settings; --timesteps may extend it)")
     train.add_argument("--force", action="store_true", help="replace an existing run directory")
-    train.add_argument("--final-games", type=int, help="games per pairing in the final arena (0: none; default 100, fewer for the slow games)")
+    train.add_argument("--final-games", type=int,
+                       help="games per pairing in the final arena (0: none; default 100, fewer for the slow games)")
     train.add_argument("--workers", type=int, default=1, help="worker processes for the final arena (default 1)")
     train.add_argument("--quiet", action="store_true", help="no progress bars")
     train.set_defaults(run=run_train)
@@ -93,7 +97,8 @@ def add_parser(sub: Any, common: argparse.ArgumentParser) -> None:
     ntuple.add_argument("--resume", action="store_true", help="continue the run in --out (--generations may extend it)")
     ntuple.add_argument("--force", action="store_true", help="replace an existing run directory")
     ntuple.add_argument("--eval-games", type=int, default=100, help="games per evaluation opponent (default 100)")
-    ntuple.add_argument("--eval-opponents", metavar="SPEC[,SPEC...]", help="who to evaluate against (default: random and the strongest baseline)")
+    ntuple.add_argument("--eval-opponents", metavar="SPEC[,SPEC...]",
+                        help="who to evaluate against (default: random and the strongest baseline)")
     ntuple.add_argument("--final-games", type=int, default=0, help="games per pairing in a final arena (default 0: none)")
     ntuple.add_argument("--quiet", action="store_true", help="no progress bar")
     ntuple.add_argument("--generations", type=int, default=4, help="generations of games and fits (default 4)")
@@ -330,8 +335,10 @@ def _run_training(config: Any, options: RunOptions, given: Any) -> int:
         match = play_match(trainer.game, agents, games, seed=trainer.config.seed, workers=options.workers, progress=not options.quiet)
     except KeyboardInterrupt as interrupt:
         game_options = [f"--option={key}={json.dumps(value)}" for key, value in trainer.config.game_options.items()]
-        command = ["parlour", "arena", "--game", trainer.game.name, *game_options, "--agents", *agents, "--games", str(games), "--seed", str(trainer.config.seed)]
-        raise Interrupted(f"in the final arena; the training is complete (run directory {result.run_dir}); to play the arena: {shlex.join(command)}") from interrupt
+        command = ["parlour", "arena", "--game", trainer.game.name, *game_options, "--agents", *agents,
+                   "--games", str(games), "--seed", str(trainer.config.seed)]
+        raise Interrupted(f"in the final arena; the training is complete (run directory {result.run_dir}); "
+                          f"to play the arena: {shlex.join(command)}") from interrupt
     except GameFailed as error:
         raise Failure(f"the final arena: {error}") from error
     summary = summarize(match)

@@ -67,7 +67,9 @@ class ActionMaskInInfos(BaseParallelWrapper):
         observations, infos = self.env.reset(seed=seed, options=options)
         return self._moved(observations, infos)
 
-    def step(self, actions: dict[Any, Any]) -> tuple[dict[Any, Any], dict[Any, float], dict[Any, bool], dict[Any, bool], dict[Any, dict[str, Any]]]:
+    def step(
+        self, actions: dict[Any, Any]
+    ) -> tuple[dict[Any, Any], dict[Any, float], dict[Any, bool], dict[Any, bool], dict[Any, dict[str, Any]]]:
         observations, rewards, terminations, truncations, infos = self.env.step({self._inner[a]: act for a, act in actions.items()})
         observations, infos = self._moved(observations, infos)
         outer = self._outer

@@ -31,7 +31,8 @@ def draw(state: Any, seat: int | None, last: Any, who: Sequence[str]) -> Drawing
     d = Drawing(max(left + w * cell + 20, 460, int(starts[-1])), top + h * cell + 24, background=TABLE)
     if state.to_move < 0:
         won = state.winners()
-        status = "game over: " + ("draw" if len(won) == 3 else " and ".join(f"player_{s}" for s in won) + (" wins" if len(won) == 1 else " win"))
+        winners = " and ".join(f"player_{s}" for s in won) + (" wins" if len(won) == 1 else " win")
+        status = "game over: " + ("draw" if len(won) == 3 else winners)
         colour = INK
     else:
         mover = state.to_move

@@ -276,7 +276,8 @@ class GameSession:
         try:
             choice = self.thinker.think(job)
         except Overrun:
-            raise SessionError(f"no hint from {spec!r} within this server's {self.move_seconds:g} s per move; ask a quicker player") from None
+            raise SessionError(f"no hint from {spec!r} within this server's {self.move_seconds:g} s per move; "
+                               "ask a quicker player") from None
         except NoThinker as error:
             raise SessionError(f"no hint now: {error}; ask again") from None
         except (ValueError, ImportError, OSError) as error:
@@ -303,7 +304,8 @@ class GameSession:
         return {
             "game": game.name, "options": _plain(game.config), "seats": self.seats, "you": seat,
             "status": self._status(seat), "over": state.is_terminal(), "returns": returns,
-            "to_act": list(state.current_players()), "waiting_for": self.to_act(), "chosen": seat in self.pending if seat is not None else False,
+            "to_act": list(state.current_players()), "waiting_for": self.to_act(),
+            "chosen": seat in self.pending if seat is not None else False,
             "picture": drawing.svg(), "moves": moves, "log": self._log_for(seat), "can_undo": bool(self.undo_stack),
             "text": state.view_text(seat) if seat is not None else state.to_text(),
             "policies_to_move": self.policies_to_move() and self.script is None and bool(self.people),
@@ -410,7 +412,8 @@ class GameSession:
         # A replay's seats are the arena's labels, not players: it is loaded as people's, then labelled.
         session = cls.load(data, runs_dir, thinker=thinker, move_seconds=move_seconds, people=script is not None)
         try:
-            session.undo_stack = [] if script is not None else [n for n in map(_integer, data.get("undo", [])) if 0 <= n <= len(session.steps)]
+            undo = [n for n in map(_integer, data.get("undo", [])) if 0 <= n <= len(session.steps)]
+            session.undo_stack = [] if script is not None else undo
             session.pending = {int(k): _integer(v) for k, v in (data.get("pending") or {}).items()}
             session.hints = _integer(data.get("hints", 0))
             if script is not None:
@@ -448,7 +451,8 @@ def from_arena(summary: Any, index: Any, runs_dir: Path | None = None, **session
         start = game.new_initial_state(_integer(row["game_seed"]))
         seats = [_label(row[f"seat_{s}"]) for s in range(game.num_players)]
     except KeyError as error:
-        raise SessionError(f"not an arena game: {shown(error)} missing (give arena.json of `parlour arena --out` and a game in it)") from None
+        raise SessionError(f"not an arena game: {shown(error)} missing "
+                           "(give arena.json of `parlour arena --out` and a game in it)") from None
     except (TypeError, ValueError, AttributeError, OverflowError) as error:
         raise SessionError(f"the arena file is malformed: {shown(error, 200)}") from None
     replay = GameSession(game, [PERSON] * game.num_players, runs_dir=runs_dir, start=start, **session)

@@ -15,13 +15,13 @@ pictures, files) runs in a thread, so one slow game never delays another client.
 
 | method and path | body / query | answer |
 |---|---|---|
-| ``GET /api/catalog`` | | the games (options with their choices or bounds, seats), the players that can play each, the models found, the limits |
+| ``GET /api/catalog`` | | the games (options, their choices or bounds; seats), each game's players, the models, limits |
 | ``GET /api/sessions`` | | the games in play, the most recent first |
 | ``POST /api/sessions`` | ``{"game", "options", "seats": ["person", "mcts", ...], "seed"}`` | ``{"id", "view"}`` (201) |
 | ``GET /api/sessions/{id}`` | ``?seat=N`` (none: a spectator) | the view: picture (SVG), moves, log, status |
 | ``POST /api/sessions/{id}/move`` | ``{"seat", "action"}`` | the view after the policies replied |
 | ``POST /api/sessions/{id}/undo`` | ``{"seat"}`` | the view before that seat's last move |
-| ``POST /api/sessions/{id}/step`` | | one step of the policies (watch mode, or a reply that took too long); a 400 once the game is cut off at its step limit |
+| ``POST /api/sessions/{id}/step`` | | one step of the policies (watch mode, or a slow reply); 400 past the step limit |
 | ``GET /api/sessions/{id}/hint`` | ``?seat=N&spec=...`` | a policy's move and evaluation |
 | ``GET /api/sessions/{id}/record`` | | the game as data, to save |
 | ``POST /api/sessions/load`` | a saved record | ``{"id", "view"}`` (201) |

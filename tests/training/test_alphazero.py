@@ -473,7 +473,8 @@ def test_cli_alphazero(tmp_path, capsys):
     out = tmp_path / "run"
     args = ["train", "--game", "sticks", "--algo", "alphazero", "--timesteps", "30", "--eval-every", "30", "--eval-games", "4",
             "--eval-opponents", "random", "--set", "alphazero.simulations=4", "--set", "alphazero.games_per_iteration=4",
-            "--set", "alphazero.eval_simulations=4", "--set", "alphazero.gate_games=4", "--set", "alphazero.gate_threshold=1", "--set", "alphazero.learning_rate=1e-9",
+            "--set", "alphazero.eval_simulations=4", "--set", "alphazero.gate_games=4", "--set", "alphazero.gate_threshold=1",
+            "--set", "alphazero.learning_rate=1e-9",
             "--final-games", "2", "--quiet", "--out", str(out)]
     assert main(args) == 0  # a network that barely moved (learning rate 1e-9) does not win all four gating games
     text = capsys.readouterr().out
@@ -583,7 +584,8 @@ def test_tribolo_on_its_engine_plays_the_same_games_in_any_grouping():
     settings = {**SETTINGS, "simulations": 6}
     seeds = [2, 7, 1]
     alone = [play_games(game, net, settings, [seed], search="vector")[0] for seed in seeds]
-    for together in (play_games(game, net, settings, seeds, search="vector"), play_games(game, net, settings, seeds, search="vector", lockstep=2)):
+    for together in (play_games(game, net, settings, seeds, search="vector"),
+                     play_games(game, net, settings, seeds, search="vector", lockstep=2)):
         for (examples, returns), (expected, expected_returns) in zip(together, alone):
             assert np.array_equal(returns, expected_returns)
             for field in FIELDS:

@@ -188,7 +188,8 @@ def test_zoo_cards_configs_and_commands_still_read(name):
     sources = given.apply(settings)
     commanded = make_config(settings)
     check_backend_settings(commanded, sources)
-    assert (commanded.game, commanded.algo, commanded.timesteps, commanded.seed) == (config.game, config.algo, config.timesteps, config.seed)
+    ran = (config.game, config.algo, config.timesteps, config.seed)
+    assert (commanded.game, commanded.algo, commanded.timesteps, commanded.seed) == ran
     for key in sources:  # what the command gives is what the card's run ran with (its other defaults may have changed since)
         head, _, sub = key.partition(".")
         if key in MOVED_SETTINGS or head == registry.backend_class(config.algo, config.backend).table_name():

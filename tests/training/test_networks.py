@@ -90,7 +90,8 @@ def test_mlp_on_a_board_game_when_asked(tmp_path):
 
 
 def board_policy(shape, actions, blocks=0, shared=True, channels=4):
-    policy, kwargs = ppo_policy("cnn", [16], {"channels": channels, "blocks": blocks}, shared=shared, action_planes=actions // (shape[1] * shape[2]))
+    policy, kwargs = ppo_policy("cnn", [16], {"channels": channels, "blocks": blocks}, shared=shared,
+                                action_planes=actions // (shape[1] * shape[2]))
     assert policy is BoardPolicy
     return BoardPolicy(spaces.Box(0, 1, shape, dtype=np.float32), spaces.Discrete(actions), lambda _: 1e-3, **kwargs)
 

@@ -522,8 +522,10 @@ def test_batched_envs_train_and_resume_exactly(tmp_path):
 
 
 @pytest.mark.parametrize(("changes", "message"), [
-    ({"backend": "rllib"}, r"vec_env 'batched' is for a backend that trains on the batched engine \(ppo/local\), got algo 'ppo' on backend 'rllib'"),
-    ({"algo": "alphazero"}, r"vec_env 'batched' is for a backend that trains on the batched engine \(ppo/local\), got algo 'alphazero' on backend 'local'"),
+    ({"backend": "rllib"},
+     r"vec_env 'batched' is for a backend that trains on the batched engine \(ppo/local\), got algo 'ppo' on backend 'rllib'"),
+    ({"algo": "alphazero"},
+     r"vec_env 'batched' is for a backend that trains on the batched engine \(ppo/local\), got algo 'alphazero' on backend 'local'"),
     ({"game": "openspiel:tic_tac_toe"}, r"vec_env 'batched' needs a game with a batched engine \(\['double_card', "),
     ({"opponent_workers": -1}, "ppo.opponent_workers must be at least 0, got -1"),
 ])

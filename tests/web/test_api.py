@@ -64,7 +64,8 @@ def test_illegal_moves_and_bad_requests_are_4xx_and_change_nothing(client):
     assert client.get("/api/sessions/unknown").status_code == 404
     assert client.get(f"/api/sessions/{key}/move").status_code == 405
     for body, message in [({"game": "chess"}, "unknown game"), ({"game": "sticks", "options": {"num_sticks": 0}}, "num_sticks"),
-                          ({"game": "sticks", "seats": ["person"]}, "has 2 seats"), ({"game": "sticks", "seats": ["person", "nobody"]}, "nobody"),
+                          ({"game": "sticks", "seats": ["person"]}, "has 2 seats"),
+                          ({"game": "sticks", "seats": ["person", "nobody"]}, "nobody"),
                           ({"game": "sticks", "seed": -1}, "seed"), ({"game": "sticks", "options": [1]}, "options must be an object")]:
         response = client.post("/api/sessions", json=body)
         assert response.status_code == 400 and message in response.json()["error"], (body, response.json())
