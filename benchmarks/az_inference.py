@@ -65,7 +65,8 @@ def move_ms(player: object, states: list) -> float:
 
 def main(argv: list[str] | None = None) -> None:
     args_parser = parser(__doc__, runs=5)
-    args_parser.add_argument("--model", default=None, help="an alphazero model file with a dense network (default: the zoo's Tides of Time)")
+    args_parser.add_argument("--model", default=None,
+                             help="an alphazero model file with a dense network (default: the zoo's Tides of Time)")
     args_parser.add_argument("--simulations", type=int, default=200)
     args_parser.add_argument("--positions", type=int, default=8)
     args = args_parser.parse_args(argv)

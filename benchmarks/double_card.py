@@ -273,7 +273,8 @@ def speed(runs: int, seed: int, scale: int = 1) -> None:
     for label, spec, params in (
         (f"alpha-beta depth {shallow}, h2 (the report's)", "alphabeta",
          dict(PLAIN, depth=shallow, evaluation="h2", tt=False, eval_cache=False)),
-        (f"alpha-beta depth {shallow}, h2, ordered by evaluation", "alphabeta", dict(depth=shallow, evaluation="h2", ordering="evaluation")),
+        (f"alpha-beta depth {shallow}, h2, ordered by evaluation", "alphabeta",
+         dict(depth=shallow, evaluation="h2", ordering="evaluation")),
         (f"double-card-best depth {deep_} (windows)", "double-card-best", dict(depth=deep_, time_limit=None)),
         (f"double-card-best depth {deep_} (h1)", "double-card-best", dict(depth=deep_, time_limit=None, evaluation="h1")),
     ):

@@ -96,7 +96,8 @@ def main(argv: list[str] | None = None) -> None:
     header(["first pick of round 1 (one core)", "median s", "max s", "nodes per decision"])
     for label, spec, n, params in [
         ("original-alphabeta, 1287 hands, vectorised (default)", "original-alphabeta", deals, {}),
-        ("original-alphabeta, 1287 hands, one alpha-beta per hand", "original-alphabeta", 0 if args.quick else max(1, deals // 5), {"first_solver": "alphabeta"}),
+        ("original-alphabeta, 1287 hands, one alpha-beta per hand", "original-alphabeta",
+         0 if args.quick else max(1, deals // 5), {"first_solver": "alphabeta"}),
         ("tides-equilibrium, 16 sampled hands", "tides-equilibrium", deals, {}),
     ]:
         if not n:

@@ -112,7 +112,8 @@ def main(argv: list[str] | None = None) -> None:
                          quick_help="a smoke run: against HEAD, one round of one game")
     args_parser.add_argument("--rev", default="c74476b", help="the revision to compare with")
     args_parser.add_argument("--games", type=int, default=10, help="games per run (rules layer: 3x as many)")
-    args_parser.add_argument("--checkout", action="store_true", help="compare the revision's whole env (adapter too), not its Tribolo rules")
+    args_parser.add_argument("--checkout", action="store_true",
+                             help="compare the revision's whole env (adapter too), not its Tribolo rules")
     args = args_parser.parse_args(argv)
     if args.quick:
         args.rev, args.runs, args.games = "HEAD", 1, 1

@@ -38,7 +38,8 @@ import numpy as np
 
 from benchmarks.driver import parser
 
-GAMES = [("sticks", {"num_sticks": 12}, 2), ("goofspiel", {"num_cards": 5}, 2), ("tribolo", {"width": 6, "height": 5, "walls": 2, "start_cells": 2}, 3),
+GAMES = [("sticks", {"num_sticks": 12}, 2), ("goofspiel", {"num_cards": 5}, 2),
+         ("tribolo", {"width": 6, "height": 5, "walls": 2, "start_cells": 2}, 3),
          ("double_card", {}, 2), ("tides_of_time", {"rounds": 1}, 2)]
 
 

@@ -59,7 +59,8 @@ class DirectoryLock:
                     stream.seek(0)
                     holder = _describe(stream.read())
                     stream.close()
-                    raise DirectoryLocked(f"{str(self.root)!r} is being written by {holder}; wait for it to end, or choose another directory")
+                    raise DirectoryLocked(f"{str(self.root)!r} is being written by {holder}; "
+                                          "wait for it to end, or choose another directory")
                 if _same_file(stream, path):
                     break
                 stream.close()  # the holder removed the file as we opened it: the lock is on the new one

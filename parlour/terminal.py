@@ -260,5 +260,6 @@ def play(
     except SessionError as error:
         raise ValueError(str(error)) from None
     labels = {other: f"player_{other} ({opponent})" for other in range(game.num_players) if other != seat}
-    print(f"{game.name}: you are player_{seat}; opponents: {opponent}; seed {seed}; type help for the commands and how to write a move", file=stdout)
+    print(f"{game.name}: you are player_{seat}; opponents: {opponent}; seed {seed}; "
+          "type help for the commands and how to write a move", file=stdout)
     return _Table(session, seat, labels, stdin, stdout).run()

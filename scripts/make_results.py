@@ -118,7 +118,8 @@ Card) train the default network for board planes, `BoardPolicy` (a residual CNN 
 1x1 convolution gives every move its logit from its own cell, see
 [training.md](training.md)); the same runs with the flat MLP follow each of them, at the
 same budget (those were trained before `BoardPolicy`, whose runs replaced `BoardCNN`'s
-under SB3's dense heads: bench ratings in [benchmark.md](benchmark.md)). Where a search-guided agent (`--algo alphazero`) has been trained, its run
+under SB3's dense heads: bench ratings in [benchmark.md](benchmark.md)). \
+Where a search-guided agent (`--algo alphazero`) has been trained, its run
 follows, played with the number of PUCT simulations its spec states; the arena's last line
 gives every agent's milliseconds per move. The Tribolo and Double Card runs begin from a
 teacher's games (`alphazero.teacher`, see [training.md](training.md)): a depth-limited
@@ -134,7 +135,8 @@ engine, the default since self-play moved there (256 games, every one against th
 same opponent mix; see "Self-play on the batched engines" in [training.md](training.md)),
 for about the wall-clock of their earlier single-game runs (16.9, 11.6 and 15.2 minutes);
 the sticks and Goofspiel PPO runs, and the MLP comparisons, are from before, on four
-single-game envs (`--vec-env dummy --n-envs 4`, as their commands now say). These are the numbers as measured, losses included. Regenerate with
+single-game envs (`--vec-env dummy --n-envs 4`, as their commands now say). \
+These are the numbers as measured, losses included. Regenerate with
 `python -m scripts.make_results` (one run: `--games sticks`).
 
 The search-guided agents below were trained before self-play played its games in

@@ -233,8 +233,8 @@ def loaded_after(statement: str) -> list[str]:
     return json.loads(out.strip().splitlines()[-1])
 
 
-FORBIDDEN = ("parlour.envs", "parlour.baselines", "parlour.training", "parlour.cli", "parlour.terminal", "parlour.table", "parlour.interop", "parlour.render", "torch",
-             "stable_baselines3", "sb3_contrib", "pyspiel", "parlour.web", "starlette")
+FORBIDDEN = ("parlour.envs", "parlour.baselines", "parlour.training", "parlour.cli", "parlour.terminal", "parlour.table",
+             "parlour.interop", "parlour.render", "torch", "stable_baselines3", "sb3_contrib", "pyspiel", "parlour.web", "starlette")
 
 
 @pytest.mark.parametrize(

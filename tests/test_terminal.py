@@ -185,7 +185,8 @@ def test_tribolo_session_says_which_letter_is_yours_and_each_opponents_last_move
     assert "you are B (player_0); R is player_1, G is player_2" in out
     assert "\n  a b c d e f\n1 " in out
     last = re.findall(r"last moves: (.*)", out)
-    assert last and all(re.fullmatch(r"player_1 \(random\) (played [a-f][1-5]|had no legal move)( \| player_2 \(random\) (played [a-f][1-5]|had no legal move))?", line) for line in last)
+    assert last and all(re.fullmatch(r"player_1 \(random\) (played [a-f][1-5]|had no legal move)"
+                                     r"( \| player_2 \(random\) (played [a-f][1-5]|had no legal move))?", line) for line in last)
     # the line repeats the latest announcement of each opponent
     before_first = out[: out.index("last moves:")]
     for seat in (1, 2):
@@ -285,7 +286,8 @@ def test_double_card_examples_in_lists_and_errors_are_legal_now():
 def test_double_card_session_lists_moves_readably():
     _, out = session(load_game("double_card"), ["0 5 A 2", "xx", "quit"], opponent="random")
     assert "legal moves: '0 P C R' puts a card with placement P on cell C R (its bottom-left cell), e.g. '0 1 A 1'\n" in out
-    assert "\n  placements 1 3 5 7 (horizontal) at A1 B1 C1 D1 E1 F1 G1\n  placements 2 4 6 8 (vertical) at A1 B1 C1 D1 E1 F1 G1 H1\n" in out
+    assert ("\n  placements 1 3 5 7 (horizontal) at A1 B1 C1 D1 E1 F1 G1\n"
+            "  placements 2 4 6 8 (vertical) at A1 B1 C1 D1 E1 F1 G1 H1\n") in out
     assert "0 1 A 1 0 1 B 1" not in out
     assert "'0 5 A 2' is not a legal move now.\nlegal moves: '0 P C R'" in out
     assert "e.g. '0 5 A 2'" not in out and "not a move: malformed move 'xx'; expected '0 P C R'" in out
@@ -305,7 +307,8 @@ def test_double_card_recycling_move_is_typed_once():
 
 
 def test_help_explains_the_notation_of_the_game_being_played():
-    games = [load_game("sticks"), load_game("goofspiel", num_cards=4), load_game("tides_of_time", rounds=1), load_game("tribolo", width=6, height=5, walls=2, start_cells=3), load_game("double_card")]
+    games = [load_game("sticks"), load_game("goofspiel", num_cards=4), load_game("tides_of_time", rounds=1),
+             load_game("tribolo", width=6, height=5, walls=2, start_cells=3), load_game("double_card")]
     helps = set()
     for game in games:
         _, out = session(game, ["help", "quit"], opponent="random")
@@ -340,7 +343,8 @@ def drop_hints(text: str) -> str:
 
 @pytest.mark.parametrize(
     "game",
-    [load_game("tribolo", width=6, height=5, walls=2, start_cells=3), load_game("goofspiel", num_cards=5, imperfect_info=True), load_game("double_card", max_moves=8)],
+    [load_game("tribolo", width=6, height=5, walls=2, start_cells=3), load_game("goofspiel", num_cards=5, imperfect_info=True),
+     load_game("double_card", max_moves=8)],
     ids=["tribolo", "goofspiel", "double_card"],
 )
 def test_hints_change_neither_the_game_nor_the_opponents_randomness(game):

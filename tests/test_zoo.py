@@ -89,8 +89,10 @@ def test_zoo_specs_and_zoo_agent(tiny_zoo):
     assert entry.player_params(simulations=0, deterministic=None) == {"simulations": 0}  # None: the card's
     game = load_game("sticks")
     state = game.new_initial_state()
-    built, spelled = make_from_spec("zoo:sticks,deterministic=false", game, seed=5), make_from_spec(entry.spec(deterministic=False), game, seed=5)
-    assert repr(built.inner) == repr(spelled) and built.act(state.info_state(0)) == spelled.act(state.info_state(0))  # the card's player itself
+    built = make_from_spec("zoo:sticks,deterministic=false", game, seed=5)
+    spelled = make_from_spec(entry.spec(deterministic=False), game, seed=5)
+    # the card's player itself
+    assert repr(built.inner) == repr(spelled) and built.act(state.info_state(0)) == spelled.act(state.info_state(0))
     for spec in ("zoo", "zoo:sticks", "zoo:sticks,simulations=0", "zoo:entry=sticks,deterministic=false,temperature=0.5"):
         a, b = make_from_spec(spec, game, seed=3), make_from_spec(spec, game, seed=3)
         move = a.act(state.info_state(0))

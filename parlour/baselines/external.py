@@ -114,7 +114,8 @@ class PythonPolicy(Policy):
         except (TypeError, ValueError):
             raise ValueError(f"python agent {self.config['target']!r} returned {action!r}, not an action number") from None
         if not 0 <= action < len(mask) or not mask[action]:
-            raise ValueError(f"python agent {self.config['target']!r} returned illegal action {action}; legal actions: {np.flatnonzero(mask).tolist()}")
+            raise ValueError(f"python agent {self.config['target']!r} returned illegal action {action}; "
+                             f"legal actions: {np.flatnonzero(mask).tolist()}")
         return action
 
     def __getstate__(self) -> dict[str, Any]:
@@ -158,7 +159,8 @@ def sb3_algorithm(path: str | os.PathLike) -> str:
 @register
 class SB3Policy(Policy):
     name = "sb3"
-    summary = "a Stable-Baselines3 or sb3-contrib model file (spec sb3:PATH), trained on parlour's observation tensors; needs the train extra."
+    summary = ("a Stable-Baselines3 or sb3-contrib model file (spec sb3:PATH), trained on parlour's observation tensors; "
+               "needs the train extra.")
     source = "Stable-Baselines3 (Raffin et al. 2021), sb3-contrib"
     positional = "path"
     params = {
@@ -261,7 +263,8 @@ class TorchScriptPolicy(Policy):
         except Exception as error:  # torch raises RuntimeError and others for a bad file
             raise DamagedFileError(f"policy file {path!r} cannot be loaded: {error}") from None
         if arguments not in (1, 2):
-            raise ValueError(f"policy file {path!r}: forward takes {arguments} inputs; expected (observation) or (observation, action_mask)")
+            raise ValueError(f"policy file {path!r}: forward takes {arguments} inputs; "
+                             "expected (observation) or (observation, action_mask)")
         self.with_mask = arguments == 2
         self._torch = torch
 

@@ -30,7 +30,8 @@ def add_parser(sub: Any, common: argparse.ArgumentParser) -> None:
     arena.add_argument("--game", **GAME_ARG, help="the game (default: the default arena's)")
     arena.add_argument("--agents", nargs="+", metavar="SPEC", help="two or more agent specs")
     arena.add_argument("--option", action="append", metavar="KEY=VALUE", help=OPTION_HELP)
-    arena.add_argument("--games", type=int, default=200, help="games per pairing of agents, rounded up so every agent plays every seat equally often (default 200)")
+    arena.add_argument("--games", type=int, default=200,
+                       help="games per pairing of agents, rounded up so every agent plays every seat equally often (default 200)")
     arena.add_argument("--seed", type=int, default=0, help="master seed (default 0)")
     arena.add_argument("--workers", type=int, default=1, help="worker processes (default 1; the results do not depend on it)")
     arena.add_argument("--opening", type=int, default=0,

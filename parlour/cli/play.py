@@ -19,7 +19,8 @@ from parlour.games import GAMES, OPENSPIEL_PREFIX
 def add_parser(sub: Any, common: argparse.ArgumentParser) -> None:
     games = sorted(GAMES)
     play = sub.add_parser("play", help="play a game in the terminal against a policy", parents=[common])
-    play.add_argument("game", type=game_name, metavar="GAME", help=f"one of {', '.join(games)}, or {OPENSPIEL_PREFIX}NAME (an OpenSpiel game)")
+    play.add_argument("game", type=game_name, metavar="GAME",
+                      help=f"one of {', '.join(games)}, or {OPENSPIEL_PREFIX}NAME (an OpenSpiel game)")
     play.add_argument("--opponent", default="random", metavar="SPEC", help="policy spec for every other seat (default random)")
     play.add_argument("--seat", type=int, default=0, help="your seat, from 0 (default 0)")
     play.add_argument("--option", action="append", metavar="KEY=VALUE", help=OPTION_HELP)

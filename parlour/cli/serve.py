@@ -22,7 +22,8 @@ def add_parser(sub: Any, common: argparse.ArgumentParser) -> None:
                        help="the longest a player may think over one move, searches and hints included (default 3)")
     serve.add_argument("--state", metavar="DIR", help="keep the games in play in DIR, so that they survive a restart")
     serve.add_argument("--token", help="the token every API request must carry (made and printed when --host is not loopback)")
-    serve.add_argument("--max-games", type=int, default=500, help="games kept at most; past it, the one left alone longest goes (default 500)")
+    serve.add_argument("--max-games", type=int, default=500,
+                       help="games kept at most; past it, the one left alone longest goes (default 500)")
     serve.add_argument("--idle-minutes", type=float, default=60.0, help="a game nobody asked about for this long is dropped (default 60)")
     serve.add_argument("--workers", type=int, default=2, help="processes in which the players think (default 2)")
     serve.set_defaults(run=run_serve)

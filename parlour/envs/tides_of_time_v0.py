@@ -9,7 +9,7 @@
 | Observation | ``{"observation": Box(0, 1, (202,)), "action_mask": int8}``, layout in docs/tides_of_time.md |
 | Rewards | the game's returns at the end (``returns``: win_loss or score_difference); 0 before |
 | Reset options | ``{"deck": [18 card numbers in dealing order]}`` or ``{"position": text}`` |
-| Render | ``ansi``/``human``: hands, kingdoms with relics and card names, round scores with per-card points; ``rgb_array``: the same as cards |
+| Render | ``ansi``/``human``: hands, kingdoms (relics, card names), round scores with per-card points; ``rgb_array``: the same as cards |
 
 Options: ``rounds`` (3 or 1), ``returns``, ``zero_ties_win``, ``maze_counts_sets``; see
 docs/tides_of_time.md.  Version history: v0, first release.

@@ -263,7 +263,8 @@ def to_markdown(summary: dict[str, Any], focus: str | None = None) -> str:
 def timing_text(summary: dict[str, Any]) -> str:
     timing = summary["timing"]
     per_move = ", ".join(f"{name} {seconds * 1000:.2f}" for name, seconds in timing["seconds_per_move"].items())
-    return f"{summary['schedule']['total_games']} games in {timing['seconds']:.1f} s with {timing['workers']} worker(s); ms per move: {per_move}"
+    return (f"{summary['schedule']['total_games']} games in {timing['seconds']:.1f} s with {timing['workers']} worker(s); "
+            f"ms per move: {per_move}")
 
 
 # --- files ------------------------------------------------------------------------------

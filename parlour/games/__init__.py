@@ -63,4 +63,5 @@ def load_game(name: str, /, **config: Any) -> Game:
     return cls(**config)
 
 
-__all__ = ["ENTRIES", "GAMES", "GAME_PACKAGES", "GAME_SOURCES", "GameEntry", "OPENSPIEL_PREFIX", "Game", "GameInfo", "Option", "PerfectInfoState", "State", "load_game"]
+__all__ = ["ENTRIES", "GAMES", "GAME_PACKAGES", "GAME_SOURCES", "GameEntry", "OPENSPIEL_PREFIX", "Game", "GameInfo", "Option",
+           "PerfectInfoState", "State", "load_game"]

@@ -27,7 +27,9 @@ from parlour.ladder.statistics import calibrate
 from parlour.registration import env_id
 
 
-def pair_matches(spec: LadderSpec, num_seats: int, pairs: Sequence[tuple[int, int]] | None = None) -> tuple[list[str], list[Match], list[tuple[int, int]]]:
+def pair_matches(
+    spec: LadderSpec, num_seats: int, pairs: Sequence[tuple[int, int]] | None = None
+) -> tuple[list[str], list[Match], list[tuple[int, int]]]:
     """The agent list (each rung once per opponent seat), the matches and their (hero, rung) pairs."""
     n_copies = copies(num_seats)
     agents = [rung for rung in spec.rungs for _ in range(n_copies)]

@@ -103,7 +103,8 @@ def ladder_text(game: str, record: dict | None = None) -> str:
     lines = [f"{spec.version} ({options}; calibrated {record['made']}, {record['games_per_pair']} games per pair"
              f"{' and direction' if spec.make_game().num_players > 2 else ''})"]
     for rung in record["rungs"]:
-        lines.append(f"  {rung['rung']:46s} {rung['elo']:+6.0f} [{rung['low']:+.0f}, {rung['high']:+.0f}]  {rung['ms_per_move']:.2f} ms/move")
+        lines.append(f"  {rung['rung']:46s} {rung['elo']:+6.0f} [{rung['low']:+.0f}, {rung['high']:+.0f}]  "
+                     f"{rung['ms_per_move']:.2f} ms/move")
     return "\n".join(lines)
 
 

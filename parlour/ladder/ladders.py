@@ -112,7 +112,8 @@ LADDERS: dict[str, LadderSpec] = {
             rungs=("random", "greedy", "paranoid:depth=2", "original-strategy", "paranoid:depth=3", "paranoid:depth=4"),
             games_per_rung=48,
             calibration_games=60,
-            notes="three seats: in half the games the candidate plays alone against two copies of a rung, in the other half two copies of it play against the rung",
+            notes=("three seats: in half the games the candidate plays alone against two copies of a rung, "
+                   "in the other half two copies of it play against the rung"),
         ),
         LadderSpec(
             game="double_card",
@@ -128,7 +129,8 @@ LADDERS: dict[str, LadderSpec] = {
             games_per_rung=100,
             calibration_games=200,
             opening=2,
-            notes="the opening (one move per player) stands in for the chance the game lacks, against which deterministic searchers would replay one game",
+            notes=("the opening (one move per player) stands in for the chance the game lacks, "
+                   "against which deterministic searchers would replay one game"),
         ),
     )
 }

@@ -32,7 +32,8 @@ def ladders_markdown() -> str:
         opening = f"; every game opens with {spec.opening} random move{'s' if spec.opening > 1 else ''}" if spec.opening else ""
         parts.append(f"### {spec.version} ({_options(game, spec.options)})\n")
         parts.append(
-            f"Calibrated {record['made']} with parlour {record['parlour_version']} (rules `{record['rules']}`): {per_pair}, seed {record['seed']}{opening}; "
+            f"Calibrated {record['made']} with parlour {record['parlour_version']} (rules `{record['rules']}`): "
+            f"{per_pair}, seed {record['seed']}{opening}; "
             f"a candidate plays {spec.games_per_rung} games against each rung; move budget {spec.move_budget_ms:.0f} ms."
             + (f" {spec.notes[0].upper()}{spec.notes[1:]}." if spec.notes else "")
             + "\n"
@@ -40,7 +41,8 @@ def ladders_markdown() -> str:
         parts.append("| rung | rating | 95% interval | ms per move at calibration |")
         parts.append("|---|---:|---|---:|")
         for rung in record["rungs"]:
-            parts.append(f"| `{rung['rung']}` | {rung['elo']:+.0f} | [{rung['low']:+.0f}, {rung['high']:+.0f}] | {rung['ms_per_move']:.2f} |")
+            parts.append(f"| `{rung['rung']}` | {rung['elo']:+.0f} | [{rung['low']:+.0f}, {rung['high']:+.0f}] | "
+                         f"{rung['ms_per_move']:.2f} |")
         parts.append("")
     return "\n".join(parts).rstrip() + "\n"
 

@@ -3,7 +3,8 @@
 A *match* is one player (the "hero") alone against copies of another.  In a two-seat
 game the two swap seats every other game; in Tribolo the hero plays against two copies
 of the other, in every seat equally often (the arena's six seatings of three agents),
-and every pair plays two matches, each of the two as the hero (see ``both_ways``).  Every match of a ladder uses the same arena schedule (one
+and every pair plays two matches, each of the two as the hero (see ``both_ways``).
+Every match of a ladder uses the same arena schedule (one
 seed per protocol), so the hero meets the same deals and openings, seat for seat,
 against every rung ("duplicate" play across the ladder), and a game's seeds depend only
 on its number: the cards are the same for any number of workers.

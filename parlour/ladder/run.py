@@ -96,10 +96,12 @@ def bench(
         if adaptive and (high - low) / 2 <= target:
             break
     per_move = [float(np.mean(moves_timing[: len(mine)]))] + moves_timing[len(mine) :]
-    return _card(ladder, agent, agent_spec, rating, score, games, played < size, adaptive, target, per_rung, seconds, per_move, workers, n_copies)
+    return _card(ladder, agent, agent_spec, rating, score, games, played < size, adaptive, target, per_rung, seconds, per_move,
+                 workers, n_copies)
 
 
-def _card(ladder, agent, agent_spec, rating, score, games, stopped_early, adaptive, target, per_rung, seconds, per_move, workers, n_copies) -> dict[str, Any]:
+def _card(ladder, agent, agent_spec, rating, score, games, stopped_early, adaptive, target, per_rung, seconds, per_move, workers,
+          n_copies) -> dict[str, Any]:
     spec = ladder.spec
     low, high = rating.interval
     rungs = []
@@ -134,7 +136,8 @@ def _card(ladder, agent, agent_spec, rating, score, games, stopped_early, adapti
         "timing": {
             "ms_per_move": candidate_ms,
             "within_budget": candidate_ms <= spec.move_budget_ms,
-            "rung_ms_per_move": {rung: 1000.0 * sum(per_move[1 + k * n_copies : 1 + (k + 1) * n_copies]) / n_copies for k, rung in enumerate(spec.rungs)},
+            "rung_ms_per_move": {rung: 1000.0 * sum(per_move[1 + k * n_copies : 1 + (k + 1) * n_copies]) / n_copies
+                                 for k, rung in enumerate(spec.rungs)},
             "seconds": seconds,
             "workers": workers,
             "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
@@ -160,11 +163,13 @@ def card_text(card: dict[str, Any]) -> str:
     ]
     for rung in card["rungs"]:
         lo, hi = rung["score_interval"]
-        lines.append(f"{rung['rung']:48s} {rung['rating']:+7.0f} {rung['games']:6d}  {100 * rung['score']:5.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]")
+        lines.append(f"{rung['rung']:48s} {rung['rating']:+7.0f} {rung['games']:6d}  "
+                     f"{100 * rung['score']:5.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]")
     timing = card["timing"]
     budget = "" if timing["within_budget"] else f"  OVER the protocol's {card['move_budget_ms']:.0f} ms budget"
     lines.append("")
-    lines.append(f"{card['games']} games in {timing['seconds']:.1f} s with {timing['workers']} worker(s); {timing['ms_per_move']:.2f} ms per move{budget}")
+    lines.append(f"{card['games']} games in {timing['seconds']:.1f} s with {timing['workers']} worker(s); "
+                 f"{timing['ms_per_move']:.2f} ms per move{budget}")
     if card["adaptive"]["stopped_early"]:
         lines.append(f"adaptive: stopped once the interval was within +-{card['adaptive']['target']:.0f}")
     if not card["protocol_games"]:

@@ -59,7 +59,8 @@ def vet_spec(spec: object, game: Game, runs_dir: Path | None, move_seconds: floa
     if name in MODEL_POLICIES and name in playable(game):
         allowed.append(name)
     if name in NOT_OVER_THE_WEB or name not in REGISTRY:
-        why = " (it runs code or loads files named by the request: use it with parlour arena or parlour play)" if name in NOT_OVER_THE_WEB else ""
+        why = (" (it runs code or loads files named by the request: use it with parlour arena or parlour play)"
+               if name in NOT_OVER_THE_WEB else "")
         raise SessionError(f"{spec!r}: {name!r} cannot play {game.name} here{why}; players are {', '.join(allowed)}, "
                            "and the models in the runs directory (ppo:PATH, az:PATH)")
     if name not in allowed:

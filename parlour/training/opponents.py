@@ -10,7 +10,8 @@ so a seed fixes who plays whom.
 Policies are built once per pool and reused (``reset(seed)`` gives them fresh
 randomness every episode); a snapshot's player is built when first drawn and kept
 while the snapshot is among the latest ``max_snapshots`` (the torch model itself is
-shared by every pool of the process, see ``parlour.baselines.learned.ppo.load_model``).  A pool lives inside each environment (also in ``SubprocVecEnv`` workers);
+shared by every pool of the process, see ``parlour.baselines.learned.ppo.load_model``).
+A pool lives inside each environment (also in ``SubprocVecEnv`` workers);
 the trainer tells every copy about a new snapshot with ``add_snapshot(path)``.
 """
 

@@ -42,7 +42,8 @@ from typing import Any
 
 from parlour.atomic import copy_atomic, write_atomic
 
-__all__ = ["Checkpoint", "DamagedRun", "RunFiles", "copy_atomic", "read_checkpoint", "read_evaluations", "write_atomic", "write_checkpoint", "write_csv", "write_evaluations", "write_pointer"]
+__all__ = ["Checkpoint", "DamagedRun", "RunFiles", "copy_atomic", "read_checkpoint", "read_evaluations", "write_atomic",
+           "write_checkpoint", "write_csv", "write_evaluations", "write_pointer"]
 
 EVAL_FIELDS = ["step", "opponent", "games", "win_rate", "win_low", "win_high", "draw_rate", "score", "mean_return"]
 

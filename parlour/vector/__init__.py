@@ -22,7 +22,8 @@ ENGINES: dict[str, type[BatchedEngine]] = {name: entry.engine for name, entry in
 """Each game's batched engine class, by the game's name."""
 
 
-def make_engine(name: str, num_envs: int, seed: int | np.random.Generator | None = None, *, autoreset: bool = True, **options: Any) -> BatchedEngine:
+def make_engine(name: str, num_envs: int, seed: int | np.random.Generator | None = None, *, autoreset: bool = True,
+                **options: Any) -> BatchedEngine:
     """The batched engine of the game ``name``; a clear error for a game without one."""
     try:
         cls = ENGINES[name]

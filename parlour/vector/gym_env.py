@@ -56,7 +56,8 @@ class LearnerCore:
     every seat, ``parlour.baselines.batched.BatchedSeats``; the training layer's mix of
     policies and snapshots)."""
 
-    def __init__(self, game: str, num_envs: int, opponent: str | SeatPlayers = "random", seat: int | str = "random", illegal_action: str = "terminate", seed: int | None = None, **game_options: Any) -> None:
+    def __init__(self, game: str, num_envs: int, opponent: str | SeatPlayers = "random", seat: int | str = "random",
+                 illegal_action: str = "terminate", seed: int | None = None, **game_options: Any) -> None:
         illegal_action = illegal_mode(illegal_action)
         # compact observations (uint8 where the engine has them), decoded once per batch below
         self.engine: BatchedEngine = make_engine(game, num_envs, seed, autoreset=True, compact=True, **game_options)
@@ -118,7 +119,8 @@ class LearnerCore:
         outside = (array < 0) | (array >= A)
         if outside.any():
             b = int(np.argmax(outside))
-            raise IllegalActionError(f"{engine.game_name}: action {int(array[b])} of game {b} is outside Discrete({A})", action=int(array[b]))
+            raise IllegalActionError(f"{engine.game_name}: action {int(array[b])} of game {b} is outside Discrete({A})",
+                                     action=int(array[b]))
         masks = self.action_masks()
         illegal = ~masks[self._rows, array]
         if illegal.any() and self.illegal_action == "raise":
@@ -197,7 +199,9 @@ class BatchedVectorEnv(gymnasium.vector.VectorEnv):
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP}
 
-    def __init__(self, game: str = "goofspiel", num_envs: int = 8, opponent: str | SeatPlayers = "random", seat: int | str = "random", illegal_action: str = "terminate", seed: int | None = None, **game_options: Any) -> None:
+    def __init__(self, game: str = "goofspiel", num_envs: int = 8, opponent: str | SeatPlayers = "random",
+                 seat: int | str = "random", illegal_action: str = "terminate", seed: int | None = None,
+                 **game_options: Any) -> None:
         self.core = LearnerCore(game, num_envs, opponent, seat, illegal_action, seed, **game_options)
         engine = self.core.engine
         self.num_envs = num_envs

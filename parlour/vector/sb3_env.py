@@ -30,7 +30,9 @@ class BatchedSB3VecEnv(VecEnv):
     """``num_envs`` games of ``game`` for SB3 (see the module docstring); the
     arguments are those of :class:`parlour.vector.gym_env.BatchedVectorEnv`."""
 
-    def __init__(self, game: str = "goofspiel", num_envs: int = 8, opponent: str | SeatPlayers = "random", seat: int | str = "random", illegal_action: str = "terminate", seed: int | None = None, **game_options: Any) -> None:
+    def __init__(self, game: str = "goofspiel", num_envs: int = 8, opponent: str | SeatPlayers = "random",
+                 seat: int | str = "random", illegal_action: str = "terminate", seed: int | None = None,
+                 **game_options: Any) -> None:
         self.core = LearnerCore(game, num_envs, opponent, seat, illegal_action, seed, **game_options)
         engine = self.core.engine
         low, high = engine.game.observation_bounds

@@ -106,7 +106,8 @@ def card(game: str) -> ZooCard:
     except (OSError, ValueError, TypeError) as error:
         raise ValueError(f"zoo card {str(path)!r} cannot be read: {error}") from None
     if made.game != game or made.kind not in KINDS:
-        raise ValueError(f"zoo card {str(path)!r} is for game {made.game!r} and kind {made.kind!r}, expected {game!r} and one of {list(KINDS)}")
+        raise ValueError(f"zoo card {str(path)!r} is for game {made.game!r} and kind {made.kind!r}, "
+                         f"expected {game!r} and one of {list(KINDS)}")
     version = load_game(game).rules_version
     if made.rules_version != version:
         raise ValueError(f"the zoo's {game} agent was made for version {made.rules_version} of the {game} rules; "

@@ -232,4 +232,5 @@ def test_losing_moves_are_skipped_but_one_is_kept():
     assert sorted(policy._ordered(state, state.to_move, state.legal_actions(state.to_move), None, 0, 2)) == [0, 1]
     normal = SticksGame(num_sticks=14, max_take=3, misere=False)
     state = normal.new_initial_state(sticks=2)  # taking 2 wins: searched alone
-    assert _Decisive(normal, depth=2, evaluation="closed_form")._ordered(state, state.to_move, state.legal_actions(state.to_move), None, 0, 2) == [1]
+    assert _Decisive(normal, depth=2, evaluation="closed_form")._ordered(
+        state, state.to_move, state.legal_actions(state.to_move), None, 0, 2) == [1]

@@ -91,7 +91,8 @@ def test_h2_cache_is_keyed_by_the_board():
     """Positions of unrelated games, in any order, with a shared or a fresh cache: the
     cache only decides how many lines are recounted, never the counts."""
     rng = np.random.default_rng(11)
-    games = [DoubleCardGame(max_moves=60).new_initial_state(moves=DOUBLE_CARD_SETUP_24), DoubleCardGame(first_player="dots").new_initial_state()]
+    games = [DoubleCardGame(max_moves=60).new_initial_state(moves=DOUBLE_CARD_SETUP_24),
+             DoubleCardGame(first_player="dots").new_initial_state()]
     mine = LineCounts()
     for _ in range(60):
         k = int(rng.integers(2))
@@ -150,7 +151,8 @@ def test_players_take_an_immediate_win(spec):
 def test_players_play_recycling_moves():
     game = DoubleCardGame()
     state = game.new_initial_state(moves=DOUBLE_CARD_SETUP_24)
-    for spec in ("alphabeta:depth=2,evaluation=h2", "original-tournament:time_limit=1", "double-card-best:time_limit=0.3", "mcts:simulations=50"):
+    for spec in ("alphabeta:depth=2,evaluation=h2", "original-tournament:time_limit=1", "double-card-best:time_limit=0.3",
+                 "mcts:simulations=50"):
         from parlour.baselines import make_from_spec
 
         policy = make_from_spec(spec, game, seed=1)

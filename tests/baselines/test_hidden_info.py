@@ -91,7 +91,8 @@ def test_pimc_bad_parameters():
     sticks, goofspiel = SticksGame(), GoofspielGame(num_cards=4)
     for spec, game, message in [
         ("pimc:base=random", sticks, r"base='random': the base must search complete states; choose from \[.*'mcts'.*\]"),
-        ("pimc:base=alphabeta,combine=average", sticks, "combine='average' cannot use base='alphabeta': its root values other than the best are only bounds"),
+        ("pimc:base=alphabeta,combine=average", sticks,
+         "combine='average' cannot use base='alphabeta': its root values other than the best are only bounds"),
         ("pimc:base=alphabeta", goofspiel, "pimc base 'alphabeta': policy 'alphabeta' cannot play goofspiel: its moves are simultaneous"),
         ("pimc:base_params=simulations", sticks, r"base_params='simulations': 'simulations' is not key=value"),
         ("pimc:base_params=sims=3", sticks, r"pimc base 'mcts': unknown parameter\(s\) \['sims'\]"),

@@ -33,7 +33,8 @@ def test_mcts_without_transpositions_and_with_an_evaluation():
     for pile in range(1, 16):
         game = SticksGame(num_sticks=pile, max_take=3)
         seat = 1 if losing_position(pile, 3, True) else 0
-        for params in ({"transpositions": False, "simulations": 1500}, {"rollout": "evaluation", "evaluation": "closed_form", "simulations": 100}):
+        for params in ({"transpositions": False, "simulations": 1500},
+                       {"rollout": "evaluation", "evaluation": "closed_form", "simulations": 100}):
             policies = {seat: make("mcts", game, seed=pile, **params), 1 - seat: make("random", game, seed=pile)}
             assert play(game, policies).returns()[seat] == 1, (pile, params)
 

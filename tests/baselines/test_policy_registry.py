@@ -18,7 +18,8 @@ def test_unknown_policy_lists_the_names():
         make("best", SticksGame())
 
 
-@pytest.mark.parametrize("old, new, game", [("seed-minimax", "original-minimax", "sticks"), ("seed-tournament", "original-tournament", "double_card")])
+@pytest.mark.parametrize("old, new, game", [("seed-minimax", "original-minimax", "sticks"),
+                                            ("seed-tournament", "original-tournament", "double_card")])
 def test_an_old_name_says_the_new_one(old, new, game):
     with pytest.raises(ValueError, match=f"unknown policy '{old}' \\(renamed '{new}'\\)"):
         make(old, game)
@@ -85,7 +86,8 @@ def test_specs_from_the_command_line():
     policy = make_from_spec("alphabeta:depth=3,tt=false,ordering=none", SticksGame(), seed=1)
     assert policy.config["depth"] == 3 and policy.config["tt"] is False
     assert repr(policy) == "alphabeta:depth=3,ordering=none,tt=False"
-    for bad, message in [(":depth=3", "no policy name"), ("minimax:depth", "is not key=value"), ("minimax:depth=three", "expected int"), ("alphabeta:tt=maybe", "expected bool"), ("nobody", "unknown policy 'nobody'")]:
+    for bad, message in [(":depth=3", "no policy name"), ("minimax:depth", "is not key=value"), ("minimax:depth=three", "expected int"),
+                         ("alphabeta:tt=maybe", "expected bool"), ("nobody", "unknown policy 'nobody'")]:
         with pytest.raises(ValueError, match=message):
             make_from_spec(bad, SticksGame())
 

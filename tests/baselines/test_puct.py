@@ -72,10 +72,11 @@ def test_deterministic_and_noise_from_the_generator():
     game = load_game("tribolo", width=6, height=5, walls=2, start_cells=2)
     state = game.new_initial_state(seed=3)
     (seat,) = state.current_players()
-    runs = [PUCT(uniform_evaluator(game), game.num_actions, noise=(10.0, 0.25)).search(state, state.clone, seat, 50, np.random.default_rng(7))
-            for _ in range(2)]
+    runs = [PUCT(uniform_evaluator(game), game.num_actions, noise=(10.0, 0.25)).search(
+        state, state.clone, seat, 50, np.random.default_rng(7)) for _ in range(2)]
     assert runs[0] == runs[1]
-    other = PUCT(uniform_evaluator(game), game.num_actions, noise=(10.0, 0.25)).search(state, state.clone, seat, 50, np.random.default_rng(8))
+    other = PUCT(uniform_evaluator(game), game.num_actions, noise=(10.0, 0.25)).search(
+        state, state.clone, seat, 50, np.random.default_rng(8))
     assert other.visits != runs[0].visits  # the noise differs with the generator
 
 

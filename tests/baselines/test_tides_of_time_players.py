@@ -62,7 +62,9 @@ def test_alphabeta_equals_plain_minimax(seed):
     search = SequentialAlphaBeta(own_leaf)
     value, card, _ = search.root(kb, ko, state.hands[0], state.hands[1])
     assert value == minimax(kb, ko, state.hands[0], state.hands[1], own_leaf)
-    exact = {c: min(minimax(kb | 1 << c, ko | 1 << d, state.hands[1] & ~(1 << d), state.hands[0] & ~(1 << c), own_leaf) for d in bits(state.hands[1])) for c in bits(state.hands[0])}
+    exact = {c: min(minimax(kb | 1 << c, ko | 1 << d, state.hands[1] & ~(1 << d), state.hands[0] & ~(1 << c), own_leaf)
+                    for d in bits(state.hands[1]))
+             for c in bits(state.hands[0])}
     assert card == min(c for c, v in exact.items() if v == value)  # the first best card, as the seed
 
 
@@ -156,7 +158,8 @@ def test_equilibrium_first_pick_mixes_over_sampled_hands():
     assert best.act(info) == max(best.stats["values"], key=best.stats["values"].get)
 
 
-@pytest.mark.parametrize("spec", ["original-alphabeta", "greedy", "tides-equilibrium:samples=2", "original-alphabeta:keep=greedy", "tides-equilibrium:samples=2,keep_samples=2"])
+@pytest.mark.parametrize("spec", ["original-alphabeta", "greedy", "tides-equilibrium:samples=2", "original-alphabeta:keep=greedy",
+                                  "tides-equilibrium:samples=2,keep_samples=2"])
 def test_relic_and_discard_choices_are_legal(spec):
     state = advance(GAME3.new_initial_state(11), 5)
     policy = make_from_spec(spec, GAME3, seed=0)

@@ -14,7 +14,8 @@ from parlour.games.sticks import SticksGame, losing_position
 
 @pytest.mark.parametrize(
     ("name", "params"),
-    [("minimax", {}), ("alphabeta", {}), ("paranoid", {}), ("alphabeta", {"ordering": "evaluation", "evaluation": "zero", "depth": 12}), ("optimal", {}), ("original-minimax", {})],
+    [("minimax", {}), ("alphabeta", {}), ("paranoid", {}), ("alphabeta", {"ordering": "evaluation", "evaluation": "zero", "depth": 12}),
+     ("optimal", {}), ("original-minimax", {})],
 )
 @pytest.mark.parametrize("max_take", [2, 3, 4])
 @pytest.mark.parametrize("misere", [True, False])

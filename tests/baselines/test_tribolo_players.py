@@ -243,7 +243,8 @@ def test_deeper_seed_search_and_determinism():
     [
         [("original-strategy", {}), ("greedy", {}), ("random", {})],
         [("minimax", dict(depth=2)), ("paranoid", dict(depth=3)), ("mcts", dict(simulations=30))],
-        [("paranoid", dict(depth=2, evaluation="mobility")), ("mcts", dict(simulations=20, rollout="evaluation")), ("original-strategy", dict(ally_against=0))],
+        [("paranoid", dict(depth=2, evaluation="mobility")), ("mcts", dict(simulations=20, rollout="evaluation")),
+         ("original-strategy", dict(ally_against=0))],
     ],
 )
 def test_baselines_play_whole_games(specs):

@@ -253,7 +253,8 @@ def test_unknown_reset_option_warns():
 
 def test_bad_sticks_reset_options():
     env = sticks_v0.raw_env(num_sticks=5)
-    for options, message in [({"sticks": 0}, "between 1 and 5"), ({"sticks": 9}, "between 1 and 5"), ({"position": "9 sticks | player_0 to move"}, "does not fit")]:
+    for options, message in [({"sticks": 0}, "between 1 and 5"), ({"sticks": 9}, "between 1 and 5"),
+                             ({"position": "9 sticks | player_0 to move"}, "does not fit")]:
         with pytest.raises(ValueError, match=message):
             env.reset(options=options)
 

@@ -180,7 +180,8 @@ WITH_ILLEGAL = _params([c for c in CASES if c.game.info.num_actions > 1])  # an 
 WITH_ILLEGAL_SIMULTANEOUS = _params([c for c in CASES if c.game.info.num_actions > 1 and c.game.info.simultaneous])
 NEEDS_PILLOW = pytest.mark.skipif(importlib.util.find_spec("PIL") is None, reason="rgb_array needs Pillow (the render extra)")
 RENDERS = [
-    pytest.param(c, mode, id=f"{c.id}-{mode}", marks=([pytest.mark.slow] if c.slow else []) + ([NEEDS_PILLOW] if mode == "rgb_array" else []))
+    pytest.param(c, mode, id=f"{c.id}-{mode}",
+                 marks=([pytest.mark.slow] if c.slow else []) + ([NEEDS_PILLOW] if mode == "rgb_array" else []))
     for c in CASES
     for mode in c.make("raw_env").metadata["render_modes"]
 ]

@@ -17,7 +17,8 @@ from parlour.games import GAMES, load_game
 from parlour.registration import GYM_IDS
 from parlour.training.single_agent import SingleAgentEnv
 
-SMALL = {"sticks": {}, "goofspiel": {"num_cards": 4}, "tides_of_time": {"rounds": 1}, "tribolo": {"width": 8, "height": 6, "start_cells": 3, "walls": 4}, "double_card": {}}
+SMALL = {"sticks": {}, "goofspiel": {"num_cards": 4}, "tides_of_time": {"rounds": 1},
+         "tribolo": {"width": 8, "height": 6, "start_cells": 3, "walls": 4}, "double_card": {}}
 SCALARS = (bool, int, float)
 
 

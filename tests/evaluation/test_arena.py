@@ -76,7 +76,8 @@ def seat_counts(schedule):
     return counts
 
 
-@pytest.mark.parametrize(("agents", "seats", "games", "permutations"), [(2, 2, 7, 2), (3, 2, 10, 2), (4, 3, 6, 6), (5, 3, 1, 6), (6, 5, 5, 5)])
+@pytest.mark.parametrize(("agents", "seats", "games", "permutations"),
+                         [(2, 2, 7, 2), (3, 2, 10, 2), (4, 3, 6, 6), (5, 3, 1, 6), (6, 5, 5, 5)])
 def test_every_agent_plays_every_seat_equally_often(agents, seats, games, permutations):
     schedule = make_schedule(agents, seats, games, seed=1)
     assert len(schedule.seatings) == permutations  # all permutations up to 4 seats, rotations beyond
@@ -285,7 +286,8 @@ def _alive(pid: int) -> bool:
 def test_sigterm_to_the_parent_alone_stops_its_workers_too():
     """``kill PID`` (a scheduler, ``docker stop``) reaches the parent only: it stops as on
     Ctrl-C, terminating its pool, instead of dying and leaving the workers to play on."""
-    process = subprocess.Popen([sys.executable, "-m", "parlour.cli", *LONG_ARENA], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    process = subprocess.Popen([sys.executable, "-m", "parlour.cli", *LONG_ARENA], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True, start_new_session=True)
     time.sleep(6)  # the workers are up and playing
     workers = _children(process.pid)
     assert len(workers) >= 2, workers
@@ -321,7 +323,8 @@ def test_bad_agents_are_rejected_before_any_game():
 
 
 def arena(tmp_path, *extra):
-    return main(["arena", "--game", "sticks", "--option", "num_sticks=9", "--agents", "random", WEAK, "--games", "6", "--quiet", "--out", str(tmp_path / "res"), *extra])
+    return main(["arena", "--game", "sticks", "--option", "num_sticks=9", "--agents", "random", WEAK, "--games", "6", "--quiet",
+                 "--out", str(tmp_path / "res"), *extra])
 
 
 def test_files_are_written_and_never_overwritten_silently(tmp_path, capsys):

@@ -68,7 +68,8 @@ def mutated(draw, text: str) -> str:
     deleted, duplicated, swapped, changed or inserted; a number replaced."""
     for _ in range(draw(st.integers(1, 3))):
         lines = text.split("\n")
-        edit = draw(st.sampled_from(["del line", "dup line", "swap lines", "del char", "dup char", "swap chars", "set char", "insert", "number"]))
+        edit = draw(st.sampled_from(["del line", "dup line", "swap lines", "del char", "dup char", "swap chars", "set char",
+                                     "insert", "number"]))
         if edit.endswith(("line", "lines")):
             i, j = draw(st.integers(0, len(lines) - 1)), draw(st.integers(0, len(lines) - 1))
             if edit == "del line":
@@ -217,7 +218,8 @@ def test_an_option_called_self_or_name_is_unknown(name):
 
 TRICKY_VALUES = [None, True, 0, -1, 2, 3, 65, 1000, 2**63, 10**30, 1.0, 2.5, float("nan"), float("inf"), "", "x", "3", "none",
                  [], [1], [2, 1], [[1, 2], [2, 1]], [[1, 2], [3]], [[1, 2], "ab"], [[10**30, 1], [1, 2]], [[1.0, 2.0], [1, 2]], [None],
-                 {}, (1,), np.int64(3), np.float64(3.0), np.array(5), np.array([2, 1]), np.array([[1, 2], [2, 1]]), np.bool_(True), b"x", 1j]
+                 {}, (1,), np.int64(3), np.float64(3.0), np.array(5), np.array([2, 1]), np.array([[1, 2], [2, 1]]), np.bool_(True),
+                 b"x", 1j]
 """Values for every option and start option, one at a time (the others at their default)."""
 
 
@@ -239,7 +241,8 @@ def test_each_option_and_start_option_alone(name, value):
 @FUZZ
 @given(data=st.data())
 def test_start_options(game, data):
-    keys = st.one_of(st.sampled_from(sorted(game.start_options) or ["none"]), st.text(max_size=5).filter(lambda k: k not in ("self", "seed")))
+    keys = st.one_of(st.sampled_from(sorted(game.start_options) or ["none"]),
+                     st.text(max_size=5).filter(lambda k: k not in ("self", "seed")))
     start = data.draw(st.dictionaries(keys, values(["0 5 A 2", "F 2 F 3 3 A 2"]), max_size=2), label="start")
     state = value_or_value_error(lambda: game.new_initial_state(0, **start))
     if state is not None:
@@ -294,7 +297,8 @@ def test_parse_spec(spec):
         assert name and name == name.strip() and all(type(v) is str for v in params.values())
 
 
-SPEC_GAMES = [load_game("sticks"), load_game("goofspiel", num_cards=4), load_game("tides_of_time", rounds=1), load_game("tribolo", width=6, height=5, walls=3, start_cells=2), load_game("double_card")]
+SPEC_GAMES = [load_game("sticks"), load_game("goofspiel", num_cards=4), load_game("tides_of_time", rounds=1),
+              load_game("tribolo", width=6, height=5, walls=3, start_cells=2), load_game("double_card")]
 
 
 @FUZZ

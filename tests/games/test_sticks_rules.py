@@ -81,7 +81,8 @@ def test_mask_hides_takes_larger_than_the_pile():
 
 def test_illegal_actions_raise_and_change_nothing():
     state = SticksGame().new_initial_state(sticks=2)
-    for action, message in [(2, "take 3"), (-1, "illegal"), (7, "illegal"), ("1", "not an integer"), (1.0, "not an integer"), ({1: 0}, "only seat 0 acts")]:
+    for action, message in [(2, "take 3"), (-1, "illegal"), (7, "illegal"), ("1", "not an integer"), (1.0, "not an integer"),
+                            ({1: 0}, "only seat 0 acts")]:
         with pytest.raises(IllegalActionError, match=message):
             state.apply(action)
         assert state.to_text() == "2 sticks | player_0 to move"
@@ -98,7 +99,8 @@ def test_text_form_round_trip_and_malformed():
         state.apply(action)
     assert state.to_text() == "0 sticks | player_1 took the last stick | player_0 wins"
     assert game.state_from_text(state.to_text()) == state
-    for bad in ["", "11 sticks | player_0 to move", "3 sticks | player_2 to move", "0 sticks | player_0 to move", "3 sticks | player_0 took the last stick", "three sticks"]:
+    for bad in ["", "11 sticks | player_0 to move", "3 sticks | player_2 to move", "0 sticks | player_0 to move",
+                "3 sticks | player_0 took the last stick", "three sticks"]:
         with pytest.raises(ValueError, match="sticks position|does not fit"):
             game.state_from_text(bad)
 

@@ -301,7 +301,8 @@ def _at_relic_step():
 def test_pick_not_in_hand():
     state = TidesOfTimeGame().new_initial_state(deck=DECK)
     before = state.to_text()
-    with pytest.raises(IllegalActionError, match=r"action 1 \(card 2\) is not in the hand of seat 0; legal actions are \[5, 9, 10, 14, 17\]") as info:
+    with pytest.raises(IllegalActionError,
+                       match=r"action 1 \(card 2\) is not in the hand of seat 0; legal actions are \[5, 9, 10, 14, 17\]") as info:
         state.apply({0: 1, 1: 1})
     assert info.value.player == 0 and info.value.legal == [5, 9, 10, 14, 17]
     assert state.to_text() == before

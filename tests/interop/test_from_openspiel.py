@@ -156,8 +156,8 @@ def test_parlours_baselines_play_openspiel_games():
 def test_the_command_line_takes_openspiel_games(capsys, tmp_path):
     assert main(["arena", "--game", "openspiel:tic_tac_toe", "--agents", "random", "mcts:simulations=20", "--games", "2", "--quiet"]) == 0
     assert "mcts:simulations=20" in capsys.readouterr().out
-    assert main(["arena", "--game", "openspiel:leduc_poker", "--option", "players=3", "--agents", "random", "random", "ismcts:simulations=10",
-                 "--games", "1", "--quiet"]) == 0
+    assert main(["arena", "--game", "openspiel:leduc_poker", "--option", "players=3", "--agents", "random", "random",
+                 "ismcts:simulations=10", "--games", "1", "--quiet"]) == 0
     assert "leduc_poker(players=3)" in capsys.readouterr().out
     assert main(["arena", "--game", "openspiel:no_such_game", "--agents", "random", "random"]) == 2
     assert "OpenSpiel cannot load the game" in capsys.readouterr().err

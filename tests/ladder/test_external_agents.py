@@ -33,7 +33,8 @@ def test_a_python_function_that_answers_an_illegal_move_is_named():
 
 @pytest.mark.parametrize(
     ("target", "message"),
-    [("agents_for_tests:nothing", "has no 'nothing'"), ("no_such_module_x:f", "cannot import"), ("missing.py:f", "no file"), ("nocolon", "expected MODULE:FUNCTION")],
+    [("agents_for_tests:nothing", "has no 'nothing'"), ("no_such_module_x:f", "cannot import"), ("missing.py:f", "no file"),
+     ("nocolon", "expected MODULE:FUNCTION")],
 )
 def test_bad_python_targets_are_named(target, message):
     with pytest.raises(ValueError, match=message):
@@ -67,7 +68,8 @@ def _trained(algo: str, path) -> str:
         import stable_baselines3
 
         cls = getattr(stable_baselines3, algo)
-    kwargs = {"learning_starts": 0, "buffer_size": 100} if algo == "DQN" else {"n_steps": 32, "batch_size": 16} if algo != "A2C" else {"n_steps": 8}
+    kwargs = ({"learning_starts": 0, "buffer_size": 100} if algo == "DQN"
+              else {"n_steps": 32, "batch_size": 16} if algo != "A2C" else {"n_steps": 8})
     model = cls("MlpPolicy", env, seed=0, device="cpu", **kwargs)
     model.learn(64)
     model.save(path)

@@ -216,7 +216,8 @@ def test_one_vocabulary_for_illegal_moves():
     assert env.illegal_action == "terminate"
     env.reset(seed=0)
     assert env.step(2)[1] == -1.0
-    for make in (lambda mode: SingleAgentEnv("sticks", illegal_action=mode), lambda mode: BatchedVectorEnv("sticks", 2, illegal_action=mode),
+    for make in (lambda mode: SingleAgentEnv("sticks", illegal_action=mode),
+                 lambda mode: BatchedVectorEnv("sticks", 2, illegal_action=mode),
                  lambda mode: ParlourAECEnv(GAMES["sticks"], illegal_action=mode)):
         with pytest.raises(ValueError, match=r"illegal_action must be one of \['terminate', 'raise'\], got 'quit'"):
             make("quit")

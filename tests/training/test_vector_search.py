@@ -109,7 +109,8 @@ def test_hidden_information_searches_are_consistent_and_independent():
     net = PolicyValueNet(game.observation_shape, game.num_actions, game.num_players, hidden=16)
     search = VectorPUCT(engine, c=1.5, noise=(10.0, 0.25))
     roots, seats = np.array([0, 0, 1, 4, 5, 5]), np.array([0, 1, 0, 1, 0, 1])
-    together = search.run(engine, roots, seats, [np.random.default_rng(i) for i in range(6)], 24, network_leaves(net, 0.5, game.info.max_game_length))
+    together = search.run(engine, roots, seats, [np.random.default_rng(i) for i in range(6)], 24,
+                          network_leaves(net, 0.5, game.info.max_game_length))
     legal = engine.legal_masks()[roots, seats].astype(bool)
     assert (together.visits.sum(axis=1) == 24).all() and not together.visits[~legal].any()
     assert legal[np.arange(6), together.actions].all()

@@ -74,11 +74,14 @@ def test_draw_when_no_card_can_be_taken() -> None:
 @pytest.mark.parametrize(
     ("actions", "error", "message"),
     [
-        (np.array([0, 16]), IllegalActionError, r"action 16 \('0 1 A 3'\) is illegal for seat 1 in game 1 of the batch: cell A 3 would hang over the empty A 2; legal actions are \["),
+        (np.array([0, 16]), IllegalActionError,
+         r"action 16 \('0 1 A 3'\) is illegal for seat 1 in game 1 of the batch: "
+         r"cell A 3 would hang over the empty A 2; legal actions are \["),
         (np.array([0, 97]), IllegalActionError, r"action 97 .* in game 1 of the batch: cell B 1 is occupied"),
         (np.array([0, 7]), IllegalActionError, r"action 7 .* its right cell would be off the board"),
         (np.array([0, PICK_BASE]), IllegalActionError, r"action 768 .* taking a card is only allowed when recycling"),
-        (np.array([864, 0]), IllegalActionError, r"action 864 \(not an action\) is illegal for seat 0 in game 0 of the batch: outside 0..863"),
+        (np.array([864, 0]), IllegalActionError,
+         r"action 864 \(not an action\) is illegal for seat 0 in game 0 of the batch: outside 0..863"),
         (np.array([0, -1]), IllegalActionError, r"action -1 .*outside 0..863"),
     ],
 )
@@ -100,7 +103,8 @@ def test_recycling_errors_and_where() -> None:
     state.apply(take)
     assert engine.game_state(0).key() == state.key() and engine.moves[1] == 0 and not engine.board[1].any()
     back = 1 * 96 + take - PICK_BASE  # placement 2 (vertical) on D1: the same two cells
-    assert_refused(engine, np.array([back, 0]), IllegalActionError, "may not go back onto the same two cells", where=np.array([True, False]))
+    assert_refused(engine, np.array([back, 0]), IllegalActionError, "may not go back onto the same two cells",
+                   where=np.array([True, False]))
 
 
 def test_bad_options() -> None:

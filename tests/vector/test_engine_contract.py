@@ -122,7 +122,8 @@ def test_load_states_refuses_what_does_not_fit(name):
     with pytest.raises(ValueError, match="rows must be distinct games in 0..2"):
         engine.load_states([state], [3])
     other = {"double_card": {"max_moves": 60}, "goofspiel": {"num_cards": 3}, "sticks": {"num_sticks": 5},
-             "tides_of_time": {"rounds": 3, "maze_counts_sets": True}, "tribolo": {"width": 5, "height": 5, "walls": 0, "start_cells": 1}}[name]
+             "tides_of_time": {"rounds": 3, "maze_counts_sets": True},
+             "tribolo": {"width": 5, "height": 5, "walls": 0, "start_cells": 1}}[name]
     with pytest.raises(ValueError, match="load_states needs states of"):
         engine.load_states([load_game(name, **other).new_initial_state(0)], [0])
     finished = make_engine(name, 1, 0, autoreset=False, **options)

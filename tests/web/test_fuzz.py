@@ -57,7 +57,8 @@ FAST = settings(max_examples=1500, deadline=None, suppress_health_check=[HealthC
 
 
 SPECS = ["person", "person", "random", "mcts:simulations=10", "optimal", "greedy", "rudimentary", "original-strategy:depth=1", "nobody"]
-OPTIONS = {"num_sticks": st.integers(0, 1100), "max_take": st.integers(0, 5), "num_cards": st.integers(0, 6), "num_players": st.integers(1, 4),
+OPTIONS = {"num_sticks": st.integers(0, 1100), "max_take": st.integers(0, 5), "num_cards": st.integers(0, 6),
+           "num_players": st.integers(1, 4),
            "width": st.integers(3, 8), "height": st.integers(3, 8), "walls": st.integers(0, 4), "start_cells": st.integers(1, 3),
            "rounds": st.sampled_from([1, 2, 3]), "max_moves": st.integers(0, 50), "imperfect_info": st.booleans()}
 created = st.fixed_dictionaries({"game": st.sampled_from(["sticks", "goofspiel", "tribolo", "double_card", "tides_of_time"])},
@@ -107,7 +108,8 @@ def test_any_post_body(client, route, which, raw, plausible, data):
 
 @FAST
 @given(route=st.sampled_from(["", "/hint", "/record"]), which=st.integers(0, 10),
-       query=st.dictionaries(st.sampled_from(["seat", "spec", "token"]), st.sampled_from(URL_WORDS) | st.text(max_size=30) | st.integers(-5, 5).map(str),
+       query=st.dictionaries(st.sampled_from(["seat", "spec", "token"]),
+                             st.sampled_from(URL_WORDS) | st.text(max_size=30) | st.integers(-5, 5).map(str),
                              max_size=3))
 def test_any_query(client, route, which, query):
     keys = list(client.app.state.sessions.items)

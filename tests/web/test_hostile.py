@@ -181,7 +181,8 @@ def test_a_step_of_one_seat_may_be_written_as_a_dict_and_still_plays(client):
 def test_numbers_too_large_or_not_finite_are_refused(client):
     before = games_in_play(client)
     for route, body in [
-        ("/api/sessions/load", '{"format": "parlour-game/1", "game": "sticks", "start": "10 sticks | player_0 to move", "steps": [{"0": 1e400}]}'),
+        ("/api/sessions/load",
+         '{"format": "parlour-game/1", "game": "sticks", "start": "10 sticks | player_0 to move", "steps": [{"0": 1e400}]}'),
         ("/api/sessions/load", '{"format": "parlour-game/1", "game": "sticks", "start": "10 sticks | player_0 to move", "steps": [1e400]}'),
         ("/api/sessions/replay", '{"arena": {"game": "sticks", "games_played": [{"game": 1e400}]}, "index": 0}'),
         ("/api/sessions", '{"game": "sticks", "seats": ["person", "mcts:time_limit=nan"]}'),

@@ -14,7 +14,8 @@ from helpers import free_port
 
 httpx = pytest.importorskip("httpx", reason="needs httpx (the dev extra)")
 
-GAMES = [("sticks", {"num_sticks": 12}), ("goofspiel", {"num_cards": 5}), ("tribolo", {"width": 6, "height": 5, "walls": 2, "start_cells": 2})]
+GAMES = [("sticks", {"num_sticks": 12}), ("goofspiel", {"num_cards": 5}),
+         ("tribolo", {"width": 6, "height": 5, "walls": 2, "start_cells": 2})]
 
 
 def play_one(url: str, index: int) -> tuple[str, int]:
@@ -61,7 +62,8 @@ def test_parlour_serve_listens_on_loopback_only(tmp_path):
                 break
             except httpx.TransportError:
                 if time.time() > deadline or process.poll() is not None:
-                    raise AssertionError(f"parlour serve did not answer: {process.stdout.read() if process.poll() is not None else ''}") from None
+                    raise AssertionError("parlour serve did not answer: "
+                                         f"{process.stdout.read() if process.poll() is not None else ''}") from None
                 time.sleep(0.2)
         assert response.status_code == 200 and len(response.json()["games"]) == 5
         listening = subprocess.run(["ss", "-ltnH", f"sport = :{port}"], capture_output=True, text=True).stdout

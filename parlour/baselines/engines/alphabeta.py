@@ -22,7 +22,8 @@ score per legal move, higher first, e.g. wins and blocks; ``WINS`` / ``LOSES`` m
 move that wins at once or loses by force within the depth searched, so that a winning
 move alone is searched and losing moves are skipped, which is exact because no
 position is worth more than a win or less than a loss), ``winning_move`` (a win on the
-spot found before generating the moves) and ``leaf_key`` (the key under which a leaf's evaluation is cached).  Killer moves: Akl and Newborn 1977;
+spot found before generating the moves) and ``leaf_key`` (the key under which a leaf's
+evaluation is cached).  Killer moves: Akl and Newborn 1977;
 history heuristic: Schaeffer 1989.  No ordering changes the value of a search: only
 which moves are cut off (tests compare root values with minimax).
 """
@@ -83,8 +84,10 @@ class AlphaBetaSearch(SearchPolicy):
         "tt": Param(True, "use the transposition table", bool),
         "iterative": Param(True, "iterative deepening (False: one search straight to `depth`)", bool),
         "evaluation": Param("default", "evaluation at the depth limit (see docs/baselines.md)", str),
-        "killers": Param(True, "killer moves: the two latest cutoff moves of each ply go right after the table's move (with ordering history)", bool),
-        "pvs": Param(False, "principal variation search: moves after the first are tried with a null window, and searched again only if they may be better", bool),
+        "killers": Param(True, "killer moves: the two latest cutoff moves of each ply go right after the table's move "
+                               "(with ordering history)", bool),
+        "pvs": Param(False, "principal variation search: moves after the first are tried with a null window, "
+                            "and searched again only if they may be better", bool),
         "eval_cache": Param(True, "cache leaf evaluations by position (a transposition table for the leaves)", bool),
     }
 
@@ -298,7 +301,8 @@ class AlphaBetaSearch(SearchPolicy):
             self._store(state, depth, best, flag, best_action, self.horizons == horizons, key)
         return best
 
-    def _store(self, state: State, depth: int, value: float, flag: int, action: int | None, proven: bool, key: Hashable | None = None) -> None:
+    def _store(self, state: State, depth: int, value: float, flag: int, action: int | None, proven: bool,
+               key: Hashable | None = None) -> None:
         """Remember a result; ``proven``: no line below it stopped at the depth limit."""
         if self.config["tt"]:
             self.table[state.key() if key is None else key] = (depth, flag, value, action, proven)
@@ -312,7 +316,8 @@ class AlphaBetaSearch(SearchPolicy):
             slot.insert(0, action)
             del slot[2:]
 
-    def _ordered(self, state: State, player: int, actions: list[int], tt_move: int | None = None, ply: int = 0, depth: int = 0) -> list[int]:
+    def _ordered(self, state: State, player: int, actions: list[int], tt_move: int | None = None, ply: int = 0,
+                 depth: int = 0) -> list[int]:
         ordering = self.config["ordering"]
         if ordering == "history":
             history = self.history

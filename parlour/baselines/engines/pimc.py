@@ -55,7 +55,8 @@ class PIMCPolicy(Policy):
     summary = "determinization: search sampled complete states with a base searcher, then vote or average"
     source = "Long, Sturtevant, Buro and Furtak 2010 (Perfect Information Monte Carlo)"
     params = {
-        "base": Param("mcts", "the searcher run on each sampled state (a policy with search(), e.g. mcts, minimax, alphabeta, sm-mcts)", str),
+        "base": Param("mcts", "the searcher run on each sampled state (a policy with search(), e.g. mcts, minimax, "
+                              "alphabeta, sm-mcts)", str),
         "samples": Param(20, "determinizations per move", int),
         "combine": Param("vote", "vote: most chosen action; average: best mean root value", str, ("vote", "average")),
         "base_params": Param("", "parameters of the base searcher: key=value;key=value", None),

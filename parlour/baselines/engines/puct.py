@@ -11,7 +11,8 @@ Every simulation walks down from the root choosing, for each seat to move,
     a* = argmax_a  Q(a) + c * P(a) * sqrt(N) / (1 + n(a))
 
 (``N``: the node's visits, counting the evaluation that added it and at least 1 at the
-root, ``n(a)``, ``Q(a)``: the action's visits and mean value for the seat choosing it, ``P(a)``: the prior renormalised over the actions legal here), until it
+root, ``n(a)``, ``Q(a)``: the action's visits and mean value for the seat choosing it,
+``P(a)``: the prior renormalised over the actions legal here), until it
 reaches a position not yet in the tree; that position is evaluated once and its values
 are backed up along the path, each edge taking the value of the seat that chose it.
 What this adds to textbook AlphaZero, and why:

@@ -68,7 +68,8 @@ class PolicyValueNet(nn.Module):
         self.cells = action_planes is not None
         if action_planes is not None:
             if network != "cnn" or len(observation_shape) != 3:
-                raise ValueError(f"action_planes needs the cnn network on board planes, got network {network!r} and shape {tuple(observation_shape)}")
+                raise ValueError(f"action_planes needs the cnn network on board planes, got network {network!r} "
+                                 f"and shape {tuple(observation_shape)}")
             planes, rows, columns = observation_shape
             if action_planes * rows * columns != num_actions:
                 raise ValueError(f"action_planes={action_planes} on a {rows} x {columns} board gives "
@@ -142,7 +143,8 @@ class NetworkEvaluator:
     def __call__(self, state: State, players: tuple[int, ...]) -> tuple[dict[int, np.ndarray], np.ndarray]:
         return evaluate_together([(self, state, players)])[0]
 
-    def finish(self, state: State, players: tuple[int, ...], probs: np.ndarray, values: np.ndarray) -> tuple[dict[int, np.ndarray], np.ndarray]:
+    def finish(self, state: State, players: tuple[int, ...], probs: np.ndarray,
+               values: np.ndarray) -> tuple[dict[int, np.ndarray], np.ndarray]:
         """The evaluation of ``state`` from its rows of the network's output."""
         if len(players) == 1:  # a turn: one observer (most calls; no mean to take)
             value = absolute_values(values[0], players[0])

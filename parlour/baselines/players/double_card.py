@@ -512,7 +512,8 @@ def tournament_depth(move_number: int) -> int:
 class OriginalTournament(AlphaBetaSearch):
     name = "original-tournament"
     summary = "the original report's tournament player: alpha-beta with h1 and its depth schedule, 6 s per move"
-    source = 'Jun Shao and Zhiyi Ding, "Heuristic Minimax search with Alpha-Beta pruning for the Double Card game" (COMP 6721 report, Concordia University, 2019), section 3.5'
+    source = ('Jun Shao and Zhiyi Ding, "Heuristic Minimax search with Alpha-Beta pruning for the Double Card game" '
+              "(COMP 6721 report, Concordia University, 2019), section 3.5")
     games = ("double_card",)
     params = {
         **AlphaBetaSearch.params,

@@ -72,7 +72,8 @@ from parlour.games.tides_of_time import (
     score_masks,
 )
 
-ORIGINAL_SOURCE = "a C# article building a minimax and alpha-beta bot for round 1 of Tides of Time (for the AI TensorFlow Challenge), bugs fixed"
+ORIGINAL_SOURCE = ("a C# article building a minimax and alpha-beta bot for round 1 of Tides of Time "
+                   "(for the AI TensorFlow Challenge), bugs fixed")
 INF = 10_000
 ONE = np.int64(1)
 
@@ -427,8 +428,11 @@ class OriginalAlphaBeta(Policy):
     games = ("tides_of_time",)
     game: TidesOfTimeGame
     params = {
-        "objective": Param("own", "leaf value: the bot's round score (as in the C# article) or the round score difference", str, ("own", "difference")),
-        "first_solver": Param("vectorised", "first pick: all hands at once with numpy, or one alpha-beta per hand (slow; same result)", str, ("vectorised", "alphabeta")),
+        "objective": Param("own", "leaf value: the bot's round score (as in the C# article) or the round score difference",
+                           str, ("own", "difference")),
+        "first_solver": Param("vectorised",
+                              "first pick: all hands at once with numpy, or one alpha-beta per hand (slow; same result)",
+                              str, ("vectorised", "alphabeta")),
         **KEEP_PARAMS,
     }
 

@@ -248,7 +248,8 @@ class OriginalStrategyTribolo(Policy):
     exact_root_values = False  # alpha-beta: a move that loses says only how much at least
     params = {
         "depth": Param(2, "plies searched before the strategy's leaf evaluation (the original AI: 2)", int),
-        "ally_against": Param(None, "seat the AIs ally against, the original game's human player (None: the opponent with most cells)", int),
+        "ally_against": Param(None, "seat the AIs ally against, the original game's human player "
+                                    "(None: the opponent with most cells)", int),
         "strategy": Param("auto", "the original high-level AI (a strategy chosen per move), or always one strategy", str, STRATEGIES),
     }
 

@@ -73,12 +73,13 @@ a recycling move is two steps, so a game lasts at most 1,976 steps (docs/double_
 
 class DoubleCardGame(Game):
     name = "double_card"
-    summary = "Double Card: two players place two-cell cards on an 8 x 12 board, then recycle them; four in a row of a colour or of a dot kind wins."
+    summary = ("Double Card: two players place two-cell cards on an 8 x 12 board, then recycle them; "
+               "four in a row of a colour or of a dot kind wins.")
     options = {
-        "max_moves": Option(40, "moves (regular + recycling) before a draw: 40 (the original report's tournament) or 60 (the course assignment)",
-                            low=1, high=MAX_MOVES),
-        "recycle_rule": Option("same_cells", "what a recycled card may not do: same_cells (not back onto its two cells), same_placement, none",
-                               choices=RECYCLE_RULES),
+        "max_moves": Option(40, "moves (regular + recycling) before a draw: 40 (the original report's tournament) "
+                                "or 60 (the course assignment)", low=1, high=MAX_MOVES),
+        "recycle_rule": Option("same_cells", "what a recycled card may not do: same_cells (not back onto its two cells), "
+                                             "same_placement, none", choices=RECYCLE_RULES),
         "first_player": Option("colors", "objective of the first mover (player_0): colors or dots", choices=OBJECTIVES),
     }
     notation = (

@@ -149,7 +149,8 @@ class GoofspielBatch(BatchedEngine):
                     constant[self.off_cur + following] = 1
                     constant[self.off_come + following] = 0
             columns = list(constant)
-            self._lockstep_constants.append((pos[columns].reshape(-1), np.repeat(np.array([constant[c] for c in columns]).astype(dtype), P)))
+            self._lockstep_constants.append(
+                (pos[columns].reshape(-1), np.repeat(np.array([constant[c] for c in columns]).astype(dtype), P)))
 
         # --- state ------------------------------------------------------------------
         self.prizes = np.zeros((B, N), dtype=np.int64)
@@ -460,7 +461,8 @@ class GoofspielBatch(BatchedEngine):
             vals[:, 2] = 1
             self._write(self._rows, cols, vals)
 
-    def _observe_rows(self, rows: np.ndarray, sel: np.ndarray | slice, r: np.ndarray, acts: np.ndarray, winner: np.ndarray, prize: np.ndarray) -> None:
+    def _observe_rows(self, rows: np.ndarray, sel: np.ndarray | slice, r: np.ndarray, acts: np.ndarray, winner: np.ndarray,
+                      prize: np.ndarray) -> None:
         """The observation writes of a step of the games ``rows``, each at its own
         round ``r``: every changed entry of every view in one scatter."""
         P, N = self.P, self.N

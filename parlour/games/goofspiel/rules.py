@@ -236,7 +236,8 @@ def _check_prizes(order: object, n: int, what: str) -> tuple[int, ...]:
 
 def _check_hands(hands: object, players: int, n: int, max_card: int | None) -> tuple[tuple[int, ...], ...]:
     what = "hands"
-    if isinstance(hands, (str, bytes)) or not isinstance(hands, (Sequence, np.ndarray)) or getattr(hands, "ndim", 1) == 0 or len(hands) != players:
+    if (isinstance(hands, (str, bytes)) or not isinstance(hands, (Sequence, np.ndarray))
+            or getattr(hands, "ndim", 1) == 0 or len(hands) != players):
         raise ValueError(f"{what} must hold one list of cards per player ({players}), got {shown(hands)}")
     result = []
     for seat, hand in enumerate(hands):

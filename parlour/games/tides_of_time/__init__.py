@@ -81,4 +81,9 @@ from parlour.games.tides_of_time.scoring import (
 ENTRY = GameEntry(TidesOfTimeGame, TidesOfTimeBatch)
 """The game's registration (``parlour.games.entry``)."""
 
-__all__ = ['ENTRY', 'TidesOfTimeBatch', 'ALL_CARDS', 'CARDS', 'Card', 'DISCARD', 'DRAFT', 'EYE', 'G', 'HAND_SIZE', 'L', 'MAJORITY_SCORING', 'MAZE', 'MOLEHILL', 'NEST', 'NUM_CARDS', 'OBS_LAYOUT', 'OBS_SIZE', 'OVER', 'P', 'PHASES', 'PLANES', 'PORT', 'RELIC', 'RETURN_TYPES', 'ROOF', 'S', 'SCORE_SCALE', 'SET_SCORING', 'SUITS', 'SUIT_OF', 'T', 'TidesInfoState', 'TidesOfTimeGame', 'TidesOfTimeState', 'card_label', 'cards_text', 'check_deck', 'info_state_of', 'named_cards', 'observation_vector', 'score_breakdown', 'score_kingdoms', 'score_many', 'score_masks', 'score_round', 'text_to_action']
+__all__ = ['ENTRY', 'TidesOfTimeBatch', 'ALL_CARDS', 'CARDS', 'Card', 'DISCARD', 'DRAFT', 'EYE', 'G', 'HAND_SIZE', 'L',
+           'MAJORITY_SCORING', 'MAZE', 'MOLEHILL', 'NEST', 'NUM_CARDS', 'OBS_LAYOUT', 'OBS_SIZE', 'OVER', 'P', 'PHASES', 'PLANES',
+           'PORT', 'RELIC', 'RETURN_TYPES', 'ROOF', 'S', 'SCORE_SCALE', 'SET_SCORING', 'SUITS', 'SUIT_OF', 'T', 'TidesInfoState',
+           'TidesOfTimeGame', 'TidesOfTimeState', 'card_label', 'cards_text', 'check_deck', 'info_state_of', 'named_cards',
+           'observation_vector', 'score_breakdown', 'score_kingdoms', 'score_many', 'score_masks', 'score_round',
+           'text_to_action']

@@ -44,7 +44,8 @@ RETURN_TYPES = ("win_loss", "score_difference")
 
 class TidesOfTimeGame(Game):
     name = "tides_of_time"
-    summary = "Tides of Time: two players draft cards by simultaneous picks, passing hands, and score their kingdoms over one or three rounds."
+    summary = ("Tides of Time: two players draft cards by simultaneous picks, passing hands, "
+               "and score their kingdoms over one or three rounds.")
     simultaneous = True
     options = {
         "rounds": Option(3, "3: the full game with relics; 1: the one-round game of the C# article", choices=(1, 3)),

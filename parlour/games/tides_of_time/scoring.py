@@ -172,7 +172,8 @@ def _check_kingdoms(kingdom_a: Sequence[int], kingdom_b: Sequence[int]) -> tuple
     return masks[0], masks[1]
 
 
-def score_round(kingdom_a: Sequence[int], kingdom_b: Sequence[int], *, zero_ties_win: bool = True, maze_counts_sets: bool = False) -> tuple[int, int]:
+def score_round(kingdom_a: Sequence[int], kingdom_b: Sequence[int], *, zero_ties_win: bool = True,
+                maze_counts_sets: bool = False) -> tuple[int, int]:
     """Round scores ``(a, b)`` of two disjoint kingdoms of card numbers 1..18 (any size).
 
     ``zero_ties_win``: a tie at 0 vs 0 is a tie the King's Nest wins (docs/tides_of_time.md);
@@ -182,7 +183,8 @@ def score_round(kingdom_a: Sequence[int], kingdom_b: Sequence[int], *, zero_ties
     return score_masks(ma, mb, check_bool("zero_ties_win", zero_ties_win), check_bool("maze_counts_sets", maze_counts_sets))
 
 
-def score_breakdown(kingdom_a: Sequence[int], kingdom_b: Sequence[int], *, zero_ties_win: bool = True, maze_counts_sets: bool = False) -> tuple[dict[int, int], dict[int, int]]:
+def score_breakdown(kingdom_a: Sequence[int], kingdom_b: Sequence[int], *, zero_ties_win: bool = True,
+                    maze_counts_sets: bool = False) -> tuple[dict[int, int], dict[int, int]]:
     """Points of every card of each kingdom, ``({card: points}, {card: points})`` by card
     number; each dict sums to that kingdom's ``score_round``."""
     ma, mb = _check_kingdoms(kingdom_a, kingdom_b)

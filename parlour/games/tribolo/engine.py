@@ -690,7 +690,8 @@ class TriboloBatch(SearchableEngine):
             self._write_returns(rewards, done)
             final = self._final_buffers.get(done)
             views = np.empty((len(done), NUM_PLAYERS, *self.observation_shape), dtype=self.observation_dtype)
-            self._observe(np.repeat(done, NUM_PLAYERS), np.tile(np.arange(NUM_PLAYERS), len(done)), views.reshape(-1, 5, self.height, self.width))
+            self._observe(np.repeat(done, NUM_PLAYERS), np.tile(np.arange(NUM_PLAYERS), len(done)),
+                          views.reshape(-1, 5, self.height, self.width))
             final[done] = views
             if self.autoreset:
                 self._reset_rows(done)

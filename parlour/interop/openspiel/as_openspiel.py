@@ -300,7 +300,8 @@ def register_parlour_games() -> list[str]:
     for name, cls in GAMES.items():
         short_name = PREFIX + name
         if short_name not in registered:
-            bridged = type(f"Bridged{cls.__name__}", (_BridgedGame,), {"parlour_class": cls, "__doc__": f"parlour's {name} as a pyspiel game."})
+            bridged = type(f"Bridged{cls.__name__}", (_BridgedGame,),
+                           {"parlour_class": cls, "__doc__": f"parlour's {name} as a pyspiel game."})
             pyspiel.register_game(_game_type(cls(), _parameters(cls)), bridged)
         names.append(short_name)
     return names

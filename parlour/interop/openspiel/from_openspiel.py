@@ -76,7 +76,8 @@ class OpenSpielGame(Game):
 
     name = "openspiel"
     summary = "Any OpenSpiel game (pyspiel.load_game) through parlour's protocol: its baselines, arena, envs and training."
-    options = {"game": Option("tic_tac_toe", "an OpenSpiel game string: a registered name, with parameters if any, e.g. leduc_poker(players=3)")}
+    options = {"game": Option("tic_tac_toe",
+                              "an OpenSpiel game string: a registered name, with parameters if any, e.g. leduc_poker(players=3)")}
     notation = "a move is written as OpenSpiel writes it (the list of legal moves shows them)"
 
     def __new__(cls, /, **config: Any) -> OpenSpielGame:
@@ -224,8 +225,8 @@ class OpenSpielState(State):
         elif player == _SIMULTANEOUS:
             seats = self.game.seats
             if not isinstance(action, dict) or sorted(action) != list(seats):
-                raise IllegalActionError(f"{name}: every seat acts now: apply takes {{seat: action}} for seats {list(seats)}, got {action!r}",
-                                         action=action)
+                raise IllegalActionError(f"{name}: every seat acts now: apply takes {{seat: action}} for seats {list(seats)}, "
+                                         f"got {action!r}", action=action)
             self.spiel.apply_actions([self._checked(seat, action[seat]) for seat in seats])
         else:
             raise IllegalActionError(f"{name}: the game is over", action=action)

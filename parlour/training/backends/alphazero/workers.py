@@ -133,9 +133,8 @@ class _SelfPlayActor:
         return _play((weights, seeds))
 
 
-def open_workers(
-    backend: str, game: Game, net: Any, settings: dict[str, Any], threads: int, device: str
-) -> LocalWorkers | RayWorkers | None:
+def open_workers(backend: str, game: Game, net: Any, settings: dict[str, Any], threads: int,
+                 device: str) -> LocalWorkers | RayWorkers | None:
     """The run's self-play workers (``None``: play in this process)."""
     if backend == "ray":
         return RayWorkers(game, net, settings, threads, device)
