@@ -45,6 +45,13 @@ class BatchedPolicy(abc.ABC):
         """``(k,)`` int64: the action of seat ``seats[i]`` in game ``rows[i]`` (each one to
         act there), drawing from ``rng`` where the rule draws."""
 
+    def probabilities(self, engine: BatchedEngine, rows: np.ndarray, seats: np.ndarray) -> np.ndarray | None:
+        """``(k, num_actions)`` float: the distribution seat ``seats[i]`` draws its move from
+        in game ``rows[i]`` (zero off the legal moves; one-hot for a rule that does not
+        draw), for a learner distilling this player (a teacher); ``None`` for a player
+        that cannot say one (the default)."""
+        return None
+
 
 def pick(engine: BatchedEngine, every: np.ndarray, rows: np.ndarray, seats: np.ndarray) -> np.ndarray:
     """The entries ``(rows, seats)`` of a choice made for the whole batch (``(B, P)`` for
