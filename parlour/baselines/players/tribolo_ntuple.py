@@ -160,12 +160,13 @@ class WindowChildLogits:
         """Seat ``perspective[i]``'s logit of game ``i`` of ``engine`` (the first ``count``
         games; a finished game's is meaningless: its returns are known)."""
         tables = window_tables(engine.width, engine.height)
-        cells = engine.codes[:count, : engine.width * engine.height].astype(np.intp)
-        codes = cells[:, tables.cells[0]] * int(_POWERS[0])
+        cells = engine.codes[:count, : engine.width * engine.height].astype(np.int16)  # int16: codes < 625, fast gathers
+        codes = cells.take(tables.cells[0], axis=1) * np.int16(_POWERS[0])
         for k in range(1, WINDOW):
-            codes += cells[:, tables.cells[k]] * int(_POWERS[k])
+            codes += cells.take(tables.cells[k], axis=1) * np.int16(_POWERS[k])
         to_move = np.maximum(engine.to_move[:count], 0)
-        indices = RELABEL[perspective[:, None], codes] + tables.offsets[to_move, perspective]
+        relabelled = RELABEL.reshape(-1).take(codes + (perspective * CODES).astype(np.int16)[:, None])
+        indices = relabelled + tables.offsets.reshape(NUM_PLAYERS * NUM_PLAYERS, -1).take(to_move * NUM_PLAYERS + perspective, axis=0)
         return self.weights.take(indices).sum(axis=1)
 
 
