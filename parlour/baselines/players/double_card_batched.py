@@ -11,6 +11,11 @@ the resulting boards at once (:func:`h1_counts`, the single-game scan of
 ``parlour.baselines.players.double_card.h1_features`` as gathers: the same runs, the
 same first-found rule, the same float arithmetic).  Tests compare the moves with the
 single-game player's.
+
+``ntuple:PATH,depth=1,time_limit=none`` with a ``reach`` model is the same one-ply
+search with the n-tuple evaluation (``parlour.baselines.learned.ntuple_batched``; its
+logits from the engine's boards: ``double_card_ntuple.ReachChildLogits``), the search's
+hints deciding between moves of equal value.
 """
 
 from __future__ import annotations
@@ -20,7 +25,9 @@ from typing import Any
 import numpy as np
 
 from parlour.baselines.batched import BatchedPolicy, register_batched
+from parlour.baselines.learned.ntuple_batched import one_ply_ntuple
 from parlour.baselines.players.double_card import H1_SCAN, REPORT_WEIGHTS, SQUASH
+from parlour.baselines.players.double_card_ntuple import ReachChildLogits
 from parlour.baselines.policy import Policy
 from parlour.games.double_card import CELLS, COLS, ROWS
 from parlour.games.double_card.engine import DoubleCardBatch
@@ -142,3 +149,8 @@ def _one_ply(policy: Policy, engine: Any) -> BatchedPolicy | None:
             and config["ordering"] in ("history", "none")):
         return OnePlyH1(policy)
     return None
+
+
+@register_batched("double_card", "ntuple")
+def _ntuple(policy: Policy, engine: Any) -> BatchedPolicy | None:
+    return one_ply_ntuple(policy, engine, {"reach": ReachChildLogits})

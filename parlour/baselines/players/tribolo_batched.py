@@ -6,6 +6,11 @@ the captures of every legal cell of every game in bit-sliced array work
 (``TriboloBatch.most_capturing_words``); this form draws one of the best cells
 uniformly, one uniform per game from the batch's generator (not the policy's own
 stream), with the rule of ``uniform_legal`` (``TriboloBatch.random_among``).
+
+``ntuple:PATH,depth=1,time_limit=none`` (the n-tuple player's ``paranoid`` at depth 1)
+plays the first move of best value in the legal order, every child evaluated at once
+(``parlour.baselines.learned.ntuple_batched``; the logits from the engine's owner codes:
+``tribolo_ntuple.WindowChildLogits``).
 """
 
 from __future__ import annotations
@@ -15,6 +20,8 @@ from typing import Any
 import numpy as np
 
 from parlour.baselines.batched import BatchedPolicy, register_batched
+from parlour.baselines.learned.ntuple_batched import one_ply_ntuple
+from parlour.baselines.players.tribolo_ntuple import WindowChildLogits
 from parlour.baselines.policy import Policy
 from parlour.games.engine import BatchedEngine
 from parlour.games.tribolo.engine import TriboloBatch
@@ -35,3 +42,8 @@ class TriboloGreedyBatched(BatchedPolicy):
 @register_batched("tribolo", "greedy")
 def _greedy(policy: Policy, engine: Any) -> BatchedPolicy | None:
     return TriboloGreedyBatched() if repr(policy) == "greedy" else None
+
+
+@register_batched("tribolo", "ntuple")
+def _ntuple(policy: Policy, engine: Any) -> BatchedPolicy | None:
+    return one_ply_ntuple(policy, engine, {"windows": WindowChildLogits})

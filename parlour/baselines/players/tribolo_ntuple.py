@@ -34,6 +34,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 
@@ -142,6 +143,31 @@ def tribolo_window_indices(state: TriboloState) -> np.ndarray:
     tables = window_tables(state.geo.width, state.geo.height)
     codes = _POWERS.dot(np.frombuffer(state.board, dtype=np.uint8).take(tables.cells))
     return RELABEL.take(codes, axis=1) + tables.offsets[to_move]  # take: about twice as fast as [] here
+
+
+class WindowChildLogits:
+    """The summed weights of :func:`tribolo_window_indices` for one seat of each of many
+    games at once, for the batched form of the n-tuple player at depth 1
+    (``parlour.baselines.learned.ntuple_batched``): the windows' codes read from a
+    ``TriboloBatch``'s owner codes, relabelled for each game's perspective seat, and one
+    sum per game over the same values in the same order as the single game's row (so
+    the same float)."""
+
+    def __init__(self, weights: np.ndarray) -> None:
+        self.weights = weights
+
+    def __call__(self, engine: Any, count: int, perspective: np.ndarray) -> np.ndarray:
+        """Seat ``perspective[i]``'s logit of game ``i`` of ``engine`` (the first ``count``
+        games; a finished game's is meaningless: its returns are known)."""
+        tables = window_tables(engine.width, engine.height)
+        cells = engine.codes[:count, : engine.width * engine.height].astype(np.int16)  # int16: codes < 625, fast gathers
+        codes = cells.take(tables.cells[0], axis=1) * np.int16(_POWERS[0])
+        for k in range(1, WINDOW):
+            codes += cells.take(tables.cells[k], axis=1) * np.int16(_POWERS[k])
+        to_move = np.maximum(engine.to_move[:count], 0)
+        relabelled = RELABEL.reshape(-1).take(codes + (perspective * CODES).astype(np.int16)[:, None])
+        indices = relabelled + tables.offsets.reshape(NUM_PLAYERS * NUM_PLAYERS, -1).take(to_move * NUM_PLAYERS + perspective, axis=0)
+        return self.weights.take(indices).sum(axis=1)
 
 
 def tribolo_seats(game: object) -> tuple[int, ...]:
