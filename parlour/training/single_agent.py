@@ -22,8 +22,9 @@ SB3's env checkers step with unmasked samples) or raises ``IllegalActionError``
 programming error and always raises, as in the PettingZoo envs.
 
 Randomness: ``reset(seed=...)`` seeds ``self.np_random`` (via ``super().reset``);
-the learner's seat, the opponents drawn from the pool, their seeds and the deal all
-come from it, so the same seeds give the same episodes in any process.
+the learner's seat, the opponents drawn from the pool, their seeds, the deal and the
+opening of a deep start (``starts``) all come from it, so the same seeds give the same
+episodes in any process.
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ from parlour.errors import IllegalActionError, illegal_mode
 from parlour.games import load_game
 from parlour.games.base import Game, State, integer_action
 from parlour.training.opponents import OpponentPool, parse_opponents
+from parlour.training.starts import SingleOpenings, Starts
 
 SEAT_MODES = ("random",)
 MAX_RESET_TRIES = 1000
@@ -54,7 +56,8 @@ class SingleAgentEnv(gymnasium.Env):
     ``game``: a game name (with ``game_options``) or a ``Game``.  ``opponent``: a
     policy spec, comma-separated specs, a list of specs, a ``Policy`` or an
     ``OpponentPool``; ``opponent_weights`` weighs a list of specs.  ``seat``: an int
-    or ``"random"`` (uniform each episode).
+    or ``"random"`` (uniform each episode).  ``starts``: a share of the episodes starts
+    some plies deep (``parlour.training.starts``; ``None``: every episode from the deal).
     """
 
     metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 4}
@@ -68,6 +71,7 @@ class SingleAgentEnv(gymnasium.Env):
         opponent_weights: Sequence[float] | None = None,
         render_mode: str | None = None,
         illegal_action: str = "terminate",
+        starts: Starts | None = None,
         **game_options: Any,
     ) -> None:
         if isinstance(game, Game):
@@ -91,6 +95,7 @@ class SingleAgentEnv(gymnasium.Env):
         self.illegal_action = illegal_action
         self.render_mode = render_mode
         self.pool = self._make_pool(opponent, opponent_weights)
+        self.openings = None if starts is None else SingleOpenings(self.game, starts)
         low, high = self.game.observation_bounds
         self.observation_space = spaces.Box(low, high, self.game.observation_shape, dtype=np.float32)
         self.action_space = spaces.Discrete(info.num_actions)
@@ -117,8 +122,9 @@ class SingleAgentEnv(gymnasium.Env):
     # -- Gymnasium API -------------------------------------------------------------
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
-        """A new episode.  ``options``: ``{"state": State}`` starts it from that position of
-        this game (a copy; the episode is that game's, it is not redealt) and
+        """A new episode (some plies deep where ``starts`` draws so).  ``options``:
+        ``{"state": State}`` starts it from that position of this game (a copy; the episode
+        is that game's, it is not redealt, no opening is played) and
         ``{"seat": int}`` puts the learner at that seat for this episode."""
         start, seat = self._reset_options(options)
         super().reset(seed=seed)
@@ -136,6 +142,8 @@ class SingleAgentEnv(gymnasium.Env):
                     self.opponents[other], self.opponent_labels[other] = policy, label
             deal = int(rng.integers(2**63))
             self._state = self.game.new_initial_state(deal) if start is None else start.clone()
+            if start is None and self.openings is not None:
+                self._state = self.openings.open(self._state, rng)
             self.end_reason = ""
             self._advance()
             self._done = self._state.is_terminal()

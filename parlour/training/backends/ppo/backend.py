@@ -42,6 +42,7 @@ from parlour.training.opponents import OpponentPool, describe_entries, parse_opp
 from parlour.training.run_files import Checkpoint
 from parlour.training.seeds import segment_seed
 from parlour.training.single_agent import SingleAgentEnv
+from parlour.training.starts import OpeningSeats, Starts, parse_players
 
 BATCHED_N_ENVS = 256
 """Games of a batched run when ``n_envs`` is not given (``vec_env = "batched"``, or ``auto``
@@ -107,7 +108,12 @@ class PPOSettings(NetworkSettings, SnapshotSettings):
     ``cnn_precision``, its convolutions in ``float32`` or under ``bfloat16`` autocast (half
     the update's cost per position where the CPU has bfloat16 instructions, the same
     learning: benchmarks/RESULTS.md), ``auto``: ``bfloat16`` for the board network on the
-    batched engine, else ``float32``.  Self-play snapshots: ``SnapshotSettings``."""
+    batched engine, else ``float32``.  Self-play snapshots: ``SnapshotSettings``.
+
+    Diverse starts (``parlour.training.starts``): ``start_share`` of the episodes (drawn
+    for each) start from a position ``start_plies_min`` to ``start_plies_max`` plies deep
+    (uniform), reached by one of ``start_players`` (drawn for each) at every seat; 0, the
+    default, plays every episode from the deal and draws nothing."""
 
     learning_rate: float = setting(3e-4)
     n_steps: int = setting(256)
@@ -126,6 +132,12 @@ class PPOSettings(NetworkSettings, SnapshotSettings):
     torch_threads: int | None = setting(None, kind=int, low=1)
     cnn_shared: bool = setting(True)
     cnn_precision: str = setting("auto", choices=("auto", *PRECISIONS))
+    start_share: float = setting(0.0, low=0.0, high=1.0,
+                                 help="the share of episodes that start some plies deep (0: every one from the deal)")
+    start_plies_min: int = setting(1, low=0, help="the fewest plies a deep start's opening plays")
+    start_plies_max: int = setting(20, low=0, help="the most plies a deep start's opening plays")
+    start_players: str = setting("random", help="who plays the openings: policy specs, comma-separated (batched forms "
+                                                "on the batched engine)")
 
     legacy: ClassVar[dict[str, Any]] = {"cnn_precision": "float32"}
     """Runs from before ``cnn_precision`` computed in float32."""
@@ -134,6 +146,9 @@ class PPOSettings(NetworkSettings, SnapshotSettings):
         super().__post_init__()
         if self.n_envs is not None and self.batch_size > self.n_steps * self.n_envs:
             raise ValueError(f"batch_size={self.batch_size} is larger than a rollout (n_steps {self.n_steps} x n_envs {self.n_envs})")
+        if self.start_plies_min > self.start_plies_max:
+            raise ValueError(f"start_plies_min={self.start_plies_min} is larger than start_plies_max={self.start_plies_max}")
+        parse_players(self.start_players)
 
     @classmethod
     def resolve(cls, values: dict[str, Any], run: RunView) -> dict[str, Any]:
@@ -214,7 +229,7 @@ def make_env(config: dict[str, Any], snapshots: list[str], rank: int, subprocess
     torch.set_num_threads(ppo["torch_threads"])  # in SubprocVecEnv workers, for snapshot opponents
     game = load_game(config["game"], **config["game_options"])
     pool = OpponentPool(game, parse_opponents(config["opponents"], config["opponent_weights"]), snapshots, ppo["max_snapshots"])
-    return Monitor(SingleAgentEnv(game, pool, seat=config["seat"]))
+    return Monitor(SingleAgentEnv(game, pool, seat=config["seat"], starts=Starts.from_settings(ppo)))
 
 
 def make_vec_env(config: RunConfig, snapshots: list[str], device: str = "cpu") -> Any:
@@ -232,9 +247,11 @@ def make_vec_env(config: RunConfig, snapshots: list[str], device: str = "cpu") -
         game = load_game(config.game, **config.game_options)
         mix = OpponentMix(game, parse_opponents(config.opponents, config.opponent_weights), snapshots, ppo["max_snapshots"],
                           device=device, workers=ppo["opponent_workers"])
+        starts = Starts.from_settings(ppo)
+        players = mix if starts is None else OpeningSeats(mix, starts)
         try:
-            return VecMonitor(BatchedSB3VecEnv(config.game, ppo["n_envs"], opponent=mix, seat=config.seat, seed=config.seed,
-                                               **config.game_options))
+            return VecMonitor(BatchedSB3VecEnv(config.game, ppo["n_envs"], opponent=players, seat=config.seat,
+                                               seed=config.seed, **config.game_options))
         except BaseException:
             mix.close()
             raise
@@ -246,13 +263,15 @@ def make_vec_env(config: RunConfig, snapshots: list[str], device: str = "cpu") -
 
 
 def describe_envs(config: RunConfig) -> str:
-    """The line a run starts with: where its games are played, and by whom."""
+    """The line a run starts with: where its games are played, by whom, and from where."""
     ppo = config.ppo
+    starts = Starts.from_settings(ppo)
+    deep = "" if starts is None else f"; {starts.describe()}"
     if ppo["vec_env"] != "batched":
         return (f"environments: {ppo['n_envs']} single games ({ppo['vec_env']}: SB3's "
-                f"{'DummyVecEnv' if ppo['vec_env'] == 'dummy' else 'SubprocVecEnv'} of SingleAgentEnv)")
+                f"{'DummyVecEnv' if ppo['vec_env'] == 'dummy' else 'SubprocVecEnv'} of SingleAgentEnv){deep}")
     entries = parse_opponents(config.opponents, config.opponent_weights)
-    return f"environments: {ppo['n_envs']} games on the batched engine (vec_env batched); {describe_entries(entries)}"
+    return f"environments: {ppo['n_envs']} games on the batched engine (vec_env batched); {describe_entries(entries)}{deep}"
 
 
 class PPOBackend(Backend):
