@@ -93,9 +93,11 @@ def test_batched_players_live_where_the_list_says():
     assert listed[0] == "parlour/baselines/players/<game>_batched.py", listed
     forms = registered_forms()
     assert {game for game, _ in forms} - {EVERY_GAME}, "no game registers a batched form"
+    assert "`parlour/baselines/learned/<player>_batched.py`" in TEXT  # or a learned player's form, beside that player
     for (game, name), factory in forms.items():
         module = "parlour.baselines.batched" if game == EVERY_GAME else f"parlour.baselines.players.{game}_batched"
-        assert factory.__module__ == module, f"the batched {name!r} of {game} is registered in {factory.__module__}, not {module}"
+        beside = re.fullmatch(r"parlour\.baselines\.learned\.\w+_batched", factory.__module__)  # a learned player's
+        assert factory.__module__ == module or beside, f"the batched {name!r} of {game} is registered in {factory.__module__}, not {module}"
     assert all((ROOT / path).exists() for path in listed if "<game>" not in path), listed
 
 

@@ -9,10 +9,11 @@ generator).  This module is their one registry: a game's players module register
 forms it defines with :func:`register_batched` (``players/<game>_batched.py``:
 Goofspiel's ``rudimentary``, Tides of Time's ``greedy`` and ``original-alphabeta``,
 Tribolo's ``greedy``, Double Card's one-ply ``alphabeta``, both games' one-ply
-``ntuple``), and ``random``, which every
-engine can play (its ``random_actions``, a uniform legal draw), is registered here for
-every game.  The engines themselves hold no player: they offer the game facts a form
-reads (legal masks, the points each card would give, the cells that capture most).
+``ntuple``), a learned player's form registers beside that player
+(``learned/alphazero_batched.py``: ``az`` without search, for every game), and
+``random``, which every engine can play (its ``random_actions``, a uniform legal draw),
+is registered here for every game.  The engines themselves hold no player: they offer
+the game facts a form reads (legal masks, the points each card would give, the cells that capture most).
 Every other player plays each game through the rules module, as in the arena.
 
 ``batched_policy(policy, engine)`` gives the batched form of a ``Policy`` object, or

@@ -2,7 +2,9 @@
 written by ``parlour train``), ``az:PATH`` (a policy-value network of ``parlour train
 --algo alphazero``, playing with PUCT search), ``rllib:PATH`` (a PPO agent trained on
 Ray RLlib), ``ntuple:PATH`` (a learned n-tuple evaluation inside the game's alpha-beta
-search, ``parlour train-ntuple``) and their file formats.  torch, Stable-Baselines3 and Ray are imported only
-when a model is loaded (the ``train`` and ``rllib`` extras)."""
+search, ``parlour train-ntuple``) and their file formats; ``alphazero_batched`` registers
+``az:PATH,simulations=0``'s batched form (``parlour.baselines.batched``).  torch,
+Stable-Baselines3 and Ray are imported only when a model is loaded (the ``train`` and
+``rllib`` extras)."""
 
-from parlour.baselines.learned import alphazero, ntuple, ppo, rllib, zoo_player  # noqa: F401  (registration)
+from parlour.baselines.learned import alphazero, alphazero_batched, ntuple, ppo, rllib, zoo_player  # noqa: F401  (registration)

@@ -157,14 +157,23 @@ class NetworkEvaluator:
 
     def policy(self, observation: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """The network's own move distribution over the legal actions (no search)."""
-        rows = np.asarray(observation, dtype=np.float32)[None]
-        if isinstance(self.net, NumpyMLP):
-            logits = self.net.forward(rows)[0][0].astype(np.float64)
-        else:
-            with torch.inference_mode():
-                logits = self.net(torch.from_numpy(rows).to(device_of(self.net)))[0][0].double().cpu().numpy()
-        logits[np.asarray(mask) == 0] = -np.inf
-        return softmax(logits[None])[0]
+        return masked_policies(self.net, np.asarray(observation)[None], np.asarray(mask)[None])[0]
+
+
+def masked_policies(net: Any, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    """``(k, num_actions)`` float64: the network's own move distributions (no search) for
+    a batch of observations, softmax of its logits over each row's legal actions (zero
+    off them); ``net`` a ``PolicyValueNet``, its ``InferenceCopy`` or its ``NumpyMLP``.
+    A player alone (``az:...,simulations=0``) calls it with one row, its batched form
+    (``alphazero_batched``) with every game it plays at once: the same arithmetic."""
+    rows = np.ascontiguousarray(observations, dtype=np.float32)
+    if isinstance(net, NumpyMLP):
+        logits = net.forward(rows)[0].astype(np.float64)
+    else:
+        with torch.inference_mode():
+            logits = net(torch.from_numpy(rows).to(device_of(net)))[0].double().cpu().numpy()
+    logits[np.asarray(masks) == 0] = -np.inf
+    return softmax(logits)
 
 
 SEARCH_BATCH = 16
