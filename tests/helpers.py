@@ -182,3 +182,22 @@ def sticks_without_end(monkeypatch) -> None:
         self.sticks, self.to_move = self.game.num_sticks, 1
 
     monkeypatch.setattr(SticksState, "apply", grow_back)
+
+
+def played_engine(name: str, seed: int, games: int, plies: int, fresh: int = 0, **options):
+    """A batched engine of ``games`` games that went through random moves of different
+    lengths (below ``plies``; none at all in the first ``fresh`` games), with autoreset off
+    so that no game starts again: positions for comparing a batched player with its
+    single-game form."""
+    from parlour.vector import make_engine
+
+    engine = make_engine(name, games, seed, autoreset=False, **options)
+    rng = np.random.default_rng(seed)
+    lengths = rng.integers(0, plies, size=games)
+    lengths[:fresh] = 0
+    for ply in range(int(lengths.max())):
+        where = ~engine.terminated & (lengths > ply)
+        if not where.any():
+            break
+        engine.step(engine.random_actions(rng), where=where)
+    return engine

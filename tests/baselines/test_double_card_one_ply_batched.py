@@ -1,6 +1,7 @@
 """Double Card's one-ply h1 searches over many games at once make the single-game
 player's moves (the batched form a learner meets on the batched engine)."""
 
+import helpers
 import numpy as np
 import pytest
 
@@ -12,17 +13,8 @@ from parlour.vector import make_engine
 
 
 def played_engine(seed, games=24, plies=None, **options):
-    """An engine whose games went through random moves (different lengths, recycling
-    included), with autoreset off so that no game starts again."""
-    engine = make_engine("double_card", games, seed, autoreset=False, **options)
-    rng = np.random.default_rng(seed)
-    lengths = rng.integers(0, plies or 60, size=games)
-    for ply in range(int(lengths.max())):
-        where = ~engine.terminated & (lengths > ply)
-        if not where.any():
-            break
-        engine.step(engine.random_actions(rng), where=where)
-    return engine
+    """Double Card positions of random play of different lengths, recycling included."""
+    return helpers.played_engine("double_card", seed, games, plies or 60, **options)
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])

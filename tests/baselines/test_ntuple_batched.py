@@ -4,6 +4,7 @@ zoo's n-tuple models of Double Card and Tribolo."""
 
 import warnings
 
+import helpers
 import numpy as np
 import pytest
 
@@ -20,18 +21,8 @@ MODELS = {"double_card": zoo.MODELS / "double_card.zip", "tribolo": zoo.MODELS /
 
 
 def played_engine(name, seed, games, plies, **options):
-    """An engine whose games went through random moves of different lengths (none at
-    all in the first two), with autoreset off so that no game starts again."""
-    engine = make_engine(name, games, seed, autoreset=False, **options)
-    rng = np.random.default_rng(seed)
-    lengths = rng.integers(0, plies, size=games)
-    lengths[:2] = 0
-    for ply in range(int(lengths.max())):
-        where = ~engine.terminated & (lengths > ply)
-        if not where.any():
-            break
-        engine.step(engine.random_actions(rng), where=where)
-    return engine
+    """Positions of random play of different lengths, none at all in the first two games."""
+    return helpers.played_engine(name, seed, games, plies, fresh=2, **options)
 
 
 def player(name, game, spec=",depth=1,time_limit=none"):

@@ -33,6 +33,7 @@ import numpy as np
 from parlour.baselines.batched import BatchedPolicy
 from parlour.baselines.engines.alphabeta import LOSES, WINS, AlphaBetaSearch
 from parlour.baselines.learned.ntuple import NTupleEvaluation, NTuplePolicy
+from parlour.baselines.one_ply import ChildExpander
 from parlour.baselines.policy import Policy
 from parlour.games.engine import BatchedEngine
 
@@ -68,15 +69,7 @@ class OnePlyNTuple(BatchedPolicy):
         self.frame = evaluation.frame(policy.game)
         self.logits = logits(evaluation.weights)
         self.hinted = policy.search.config["ordering"] == "history" and type(policy.search).move_hints is not AlphaBetaSearch.move_hints
-        self._scratch: BatchedEngine | None = None
-
-    def _scratch_engine(self, engine: BatchedEngine, rows: int) -> BatchedEngine:
-        """A scratch engine of at least ``rows`` games (kept and grown by doubling)."""
-        scratch = self._scratch
-        if scratch is None or scratch.num_envs < rows or scratch.game != engine.game or type(scratch) is not type(engine):
-            size = 1 << max(6, (rows - 1).bit_length())
-            scratch = self._scratch = type(engine)(size, 0, autoreset=False, **engine.game.config)
-        return scratch
+        self.expander = ChildExpander()
 
     def leaf_values(self, scratch: BatchedEngine, count: int, movers: np.ndarray) -> np.ndarray:
         """The evaluation's value for ``movers[i]`` of the first ``count`` scratch games
@@ -92,24 +85,15 @@ class OnePlyNTuple(BatchedPolicy):
         rows, seats = np.asarray(rows, dtype=np.int64), np.asarray(seats, dtype=np.int64)
         if not len(rows):
             return np.zeros(0, dtype=np.int64)
-        parent, moves = np.nonzero(engine.legal_mask_at(rows, seats))  # each game's legal actions, ascending
-        starts = np.flatnonzero(np.r_[True, parent[1:] != parent[:-1]])
-        if len(starts) != len(rows):
-            raise ValueError(f"{self.spec}: some of the games {rows.tolist()} have no legal action for the seat asked")
+        try:
+            children = self.expander.children(engine, rows, seats)
+        except ValueError as error:
+            raise ValueError(f"{self.spec}: {error}") from None
+        parent, moves, starts = children.parent, children.moves, children.starts
         n = len(moves)
-        scratch = self._scratch_engine(engine, n)
-        filler = np.zeros(scratch.num_envs - n, dtype=np.int64)  # rows past n: copies of the first child, not stepped
-        scratch.copy_rows(engine, np.concatenate([rows[parent], rows[parent[filler]]]), np.arange(scratch.num_envs))
-        where = np.zeros(scratch.num_envs, dtype=bool)
-        where[:n] = True
-        step = scratch.step(np.concatenate([moves, filler]), where=where)
-        mover = seats[parent]
-        over = step.terminated[:n]
-        values = np.where(over, step.rewards[:n][np.arange(n), mover], self.leaf_values(scratch, n, mover))
-        best = np.maximum.reduceat(values, starts)
-        at_best = values == best[parent]
-        first = np.flatnonzero(at_best)
-        first = first[np.r_[True, parent[first][1:] != parent[first][:-1]]]
+        values = children.values(self.leaf_values(children.scratch, n, children.movers))
+        first = children.first_best(values)
+        at_best = values == values[first][parent]
         chosen = moves[first]
         if self.hinted:  # the search's order decides between equal values
             ties = np.flatnonzero(np.add.reduceat(at_best.astype(np.int64), starts) > 1)

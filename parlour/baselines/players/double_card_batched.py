@@ -26,11 +26,11 @@ import numpy as np
 
 from parlour.baselines.batched import BatchedPolicy, register_batched
 from parlour.baselines.learned.ntuple_batched import one_ply_ntuple
+from parlour.baselines.one_ply import ChildExpander
 from parlour.baselines.players.double_card import H1_SCAN, REPORT_WEIGHTS, SQUASH
 from parlour.baselines.players.double_card_ntuple import ReachChildLogits
 from parlour.baselines.policy import Policy
 from parlour.games.double_card import CELLS, COLS, ROWS
-from parlour.games.double_card.engine import DoubleCardBatch
 
 WEIGHTS = {"h1": REPORT_WEIGHTS, "h1-w1": (5.0, 0.2, -5.0, -0.2), "h1-w3": (5.0, 0.2, -15.0, -0.2)}
 """The h1 evaluations this form plays, by name: the weights of ``_per_seat``."""
@@ -112,34 +112,15 @@ class OnePlyH1(BatchedPolicy):
     def __init__(self, policy: Policy) -> None:
         self.spec = repr(policy)
         self.weights = WEIGHTS[policy.config["evaluation"]]
-        self._scratch: DoubleCardBatch | None = None
-
-    def _scratch_engine(self, engine: Any, rows: int) -> DoubleCardBatch:
-        """A scratch engine of at least ``rows`` games (kept and grown by doubling)."""
-        scratch = self._scratch
-        if scratch is None or scratch.num_envs < rows or scratch.game != engine.game:
-            size = 1 << max(6, (rows - 1).bit_length())
-            scratch = self._scratch = DoubleCardBatch(size, autoreset=False, **engine.game.config)
-        return scratch
+        self.expander = ChildExpander()
 
     def actions(self, engine: Any, rows: np.ndarray, seats: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        parent, moves = np.nonzero(engine.legal_mask_at(rows, seats))  # each game's legal actions, ascending
-        n = len(moves)
-        scratch = self._scratch_engine(engine, n)
-        filler = np.zeros(scratch.num_envs - n, dtype=np.int64)  # rows past n: copies of the first child, not stepped
-        scratch.copy_rows(engine, np.concatenate([rows[parent], rows[parent[filler]]]), np.arange(scratch.num_envs))
-        where = np.zeros(scratch.num_envs, dtype=bool)
-        where[:n] = True
-        step = scratch.step(np.concatenate([moves, np.zeros(len(filler), dtype=np.int64)]), where=where)
-        mover = seats[parent]
-        values = h1_values(h1_counts(scratch.board[:n]), mover == engine.game.colors_seat, self.weights)
-        over = step.terminated[:n]
-        values = np.where(over, step.rewards[:n][np.arange(n), mover], values)
-        # the first best move of each game: its moves are a contiguous, ascending run of the children
-        starts = np.flatnonzero(np.r_[True, parent[1:] != parent[:-1]])
-        best = np.maximum.reduceat(values, starts)
-        first = np.flatnonzero(values == best[parent])
-        return moves[first[np.r_[True, parent[first][1:] != parent[first][:-1]]]]
+        children = self.expander.children(engine, rows, seats)
+        n = len(children.moves)
+        colours = children.movers == engine.game.colors_seat
+        scratch: Any = children.scratch  # a DoubleCardBatch: the engine asked is one
+        values = children.values(h1_values(h1_counts(scratch.board[:n]), colours, self.weights))
+        return children.moves[children.first_best(values)]
 
 
 @register_batched("double_card", "alphabeta")
