@@ -68,6 +68,10 @@ def add_parser(sub: Any, common: argparse.ArgumentParser) -> None:
     train.add_argument("--network", choices=NETWORKS,
                        help="ppo, alphazero and rllib: the network: mlp, cnn (a residual CNN over board planes), "
                             "or auto (default: cnn for Tribolo and Double Card)")
+    train.add_argument("--teacher", metavar="SPEC",
+                       help="ppo (ppo.teacher): a player the learner is distilled towards early on, e.g. "
+                            "az:parlour/zoo/models/tides_of_time.zip,simulations=0 (kickstarting; weight and schedule: "
+                            "ppo.teacher_weight, ppo.teacher_schedule, ppo.teacher_steps)")
     train.add_argument("--config", metavar="FILE.toml", help="settings file ([game_options] and [ppo] tables)")
     train.add_argument("--set", action="append", metavar="KEY=VALUE", help="override a setting, e.g. --set ppo.learning_rate=1e-4")
     train.add_argument("--out", metavar="DIR", help="run directory (default runs/GAME-TIMESTAMP)")
@@ -211,6 +215,8 @@ def settings_given(args: argparse.Namespace) -> Any:
             value = values[key] if key in values else getattr(args, key)
             if value is not None:
                 flags.append(Given(key, value, f"{flag} {texts.get(key, value)}"))
+        if args.teacher is not None:
+            flags.append(Given("ppo.teacher", args.teacher, f"--teacher {args.teacher}"))
         overrides = [Given(*parse_override(item), f"--set {item}") for item in args.set or ()]
         return SettingsGiven(args.config, tuple(flags), args.address, tuple(overrides))
     except ValueError as error:

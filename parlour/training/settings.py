@@ -104,6 +104,10 @@ def check_backend_settings(config: TrainConfig, sources: dict[str, str]) -> None
     backend = registry.backend_class(config.algo, config.backend)
     own = backend.Settings.defaults()
     for key, source in sources.items():
+        if source.startswith("--teacher ") and backend.table_name() != "ppo":
+            raise ValueError(f"{source}: --teacher sets ppo.teacher (MaskablePPO's distillation), not a setting of algo "
+                             f"{config.algo!r} on backend {config.backend!r}"
+                             + ("; AlphaZero's is --set alphazero.teacher=SPEC" if config.algo == "alphazero" else ""))
         if key in MOVED_SETTINGS and key not in own:
             users = [f"algo {cls.algo!r} on backend {'/'.join(cls.runs_on)}" for cls in registry.backends()
                      if key in cls.Settings.defaults()]

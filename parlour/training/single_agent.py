@@ -220,6 +220,12 @@ class SingleAgentEnv(gymnasium.Env):
             return None
         return render_state(self._require_state(), self.render_mode)
 
+    def learner_info_state(self) -> Any:
+        """The learner's information state now (what a teacher is asked about through
+        ``env_method``); ``None`` once the episode is over."""
+        state = self._require_state()
+        return None if self._done else state.info_state(self.seat)
+
     # -- self-play -----------------------------------------------------------------
 
     def add_snapshot(self, path: str) -> None:

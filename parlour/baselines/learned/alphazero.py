@@ -130,6 +130,16 @@ class AlphaZeroPolicy(Policy):
         pi = result.policy(self.game.num_actions, self.config["temperature"])
         return int(self.rng.choice(len(pi), p=pi))
 
+    def distribution(self, info_state: Any) -> np.ndarray | None:
+        """Without search (``simulations=0``): the network's masked softmax over the moves of
+        ``info_state``, the distribution it plays the mode of or draws from (what a learner
+        distilling it is pulled towards: ``parlour.training.teacher``); ``None`` for a
+        search, whose distribution is its visit counts after the search."""
+        if self.config["simulations"] != 0:
+            return None
+        state: State = info_state.sample(self.rng)
+        return self.evaluator.policy(state.observation_tensor(info_state.player), state.legal_mask(info_state.player))
+
     def act_observation(self, observation: np.ndarray, mask: np.ndarray) -> int:
         """The network's own move from an observation and legal mask (no search)."""
         probs = self.evaluator.policy(observation, mask)

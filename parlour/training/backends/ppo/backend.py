@@ -43,6 +43,7 @@ from parlour.training.run_files import Checkpoint
 from parlour.training.seeds import segment_seed
 from parlour.training.single_agent import SingleAgentEnv
 from parlour.training.starts import OpeningSeats, Starts, parse_players
+from parlour.training.teacher import SCHEDULES, BatchedTeacher, SingleTeacher, check_teacher, teacher_weight
 
 BATCHED_N_ENVS = 256
 """Games of a batched run when ``n_envs`` is not given (``vec_env = "batched"``, or ``auto``
@@ -113,7 +114,13 @@ class PPOSettings(NetworkSettings, SnapshotSettings):
     Diverse starts (``parlour.training.starts``): ``start_share`` of the episodes (drawn
     for each) start from a position ``start_plies_min`` to ``start_plies_max`` plies deep
     (uniform), reached by one of ``start_players`` (drawn for each) at every seat; 0, the
-    default, plays every episode from the deal and draws nothing."""
+    default, plays every episode from the deal and draws nothing.
+
+    Teacher (``parlour.training.teacher``): ``teacher``, a policy spec whose move
+    distribution on the learner's positions pulls the learner's policy (kickstarting: the
+    cross-entropy term of ``kickstart.KickstartedPPO``), weighted by ``teacher_weight``,
+    falling to 0 over ``teacher_steps`` (``teacher_schedule = "linear"``) or not
+    (``constant``); on the batched engine the teacher is its batched form."""
 
     learning_rate: float = setting(3e-4)
     n_steps: int = setting(256)
@@ -138,6 +145,11 @@ class PPOSettings(NetworkSettings, SnapshotSettings):
     start_plies_max: int = setting(20, low=0, help="the most plies a deep start's opening plays")
     start_players: str = setting("random", help="who plays the openings: policy specs, comma-separated (batched forms "
                                                 "on the batched engine)")
+    teacher: str = setting("", help="a policy spec the learner is distilled towards early on (kickstarting; '': none)")
+    teacher_weight: float = setting(1.0, low=0.0, help="the distillation term's weight at step 0")
+    teacher_schedule: str = setting("linear", choices=SCHEDULES, help="linear: the weight falls to 0 over teacher_steps; "
+                                                                       "constant: it stays")
+    teacher_steps: int = setting(1_000_000, low=1, help="the steps over which a linear schedule falls to 0")
 
     legacy: ClassVar[dict[str, Any]] = {"cnn_precision": "float32"}
     """Runs from before ``cnn_precision`` computed in float32."""
@@ -267,6 +279,9 @@ def describe_envs(config: RunConfig) -> str:
     ppo = config.ppo
     starts = Starts.from_settings(ppo)
     deep = "" if starts is None else f"; {starts.describe()}"
+    if ppo["teacher"]:
+        decay = f"falling to 0 over {ppo['teacher_steps']} steps" if ppo["teacher_schedule"] == "linear" else "constant"
+        deep += f"; teacher {ppo['teacher']} (weight {ppo['teacher_weight']:g}, {decay})"
     if ppo["vec_env"] != "batched":
         return (f"environments: {ppo['n_envs']} single games ({ppo['vec_env']}: SB3's "
                 f"{'DummyVecEnv' if ppo['vec_env'] == 'dummy' else 'SubprocVecEnv'} of SingleAgentEnv){deep}")
@@ -295,13 +310,57 @@ class PPOBackend(Backend):
         """The ``ppo:`` spec of a model: deterministic where evaluations rate it so (``rates_deterministic``)."""
         return f"ppo:{path}" if rates_deterministic(self.game) else f"ppo:{path},deterministic=false"
 
+    def check_settings(self) -> None:
+        if self.config.ppo["teacher"]:  # a bad spec fails here, before anything is written or replaced
+            check_teacher(self.config.ppo["teacher"], self.game)
+
+    @property
+    def teacher(self) -> BatchedTeacher | SingleTeacher | None:
+        """The run's teacher (``ppo.teacher``), made with the vector env; ``None`` without one."""
+        return getattr(self, "_teacher", None)
+
+    def _with_teacher(self, vec_env: Any) -> Any:
+        """``vec_env`` wrapped to ask the run's teacher at every step (``kickstart.TeacherVecEnv``);
+        as it is without a teacher."""
+        spec = self.config.ppo["teacher"]
+        if not spec:
+            self._teacher: BatchedTeacher | SingleTeacher | None = None
+            return vec_env
+        from parlour.training.backends.ppo.kickstart import TeacherVecEnv
+
+        batched = self.config.ppo["vec_env"] == "batched"
+        teacher = (BatchedTeacher if batched else SingleTeacher)(spec, self.game, seed=self.config.seed)
+        self._teacher = teacher
+        try:
+            env = TeacherVecEnv(vec_env, teacher)
+            if isinstance(teacher, BatchedTeacher):  # a spec without a batched form is refused now, not at the first step
+                teacher.form(vec_env.unwrapped.core.engine)
+        except BaseException:
+            vec_env.close()
+            raise
+        return env
+
+    def _algorithm(self) -> Any:
+        """MaskablePPO, or (with a teacher) ``kickstart.KickstartedPPO``, its loss with the distillation term."""
+        if self.teacher is None:
+            from sb3_contrib import MaskablePPO
+
+            return MaskablePPO
+        from parlour.training.backends.ppo.kickstart import KickstartedPPO
+
+        return KickstartedPPO
+
+    def _attach_teacher(self) -> None:
+        if self.teacher is not None:
+            ppo = dict(self.config.ppo)
+            self.model.attach(self.vec_env, lambda step: teacher_weight(ppo, step))
+
     @property
     def uses_self(self) -> bool:
         return any(spec == "self" for spec in self.config.opponents)
 
     def start(self) -> None:
         import torch
-        from sb3_contrib import MaskablePPO
 
         from parlour.baselines.learned.networks import ppo_policy
 
@@ -309,14 +368,15 @@ class PPOBackend(Backend):
         torch.set_num_threads(ppo["torch_threads"])
         self.snapshot_steps = self.round_steps(ppo["snapshot_every"])
         self.snapshots: list[str] = [str(files.snapshot(0))] if self.uses_self else []
-        self.vec_env = make_vec_env(config, [], self.run.device)
+        self.vec_env = self._with_teacher(make_vec_env(config, [], self.run.device))
         self.run.log(describe_envs(config))
         policy, kwargs = ppo_policy(self.run.network, ppo["net_arch"], {"channels": ppo["cnn_channels"], "blocks": ppo["cnn_blocks"]},
                                     shared=ppo["cnn_shared"], action_planes=self.game.action_planes,
                                     precision=ppo["cnn_precision"])
-        self.model = MaskablePPO(policy, self.vec_env, seed=config.seed, device=self.run.device, verbose=0,
-                                 tensorboard_log=str(files.tensorboard), policy_kwargs=kwargs,
-                                 **{key: ppo[key] for key in ALGORITHM})
+        self.model = self._algorithm()(policy, self.vec_env, seed=config.seed, device=self.run.device, verbose=0,
+                                       tensorboard_log=str(files.tensorboard), policy_kwargs=kwargs,
+                                       **{key: ppo[key] for key in ALGORITHM})
+        self._attach_teacher()
         if self.uses_self:
             save_model(self.model, files.snapshot(0), self.game)
             self.vec_env.env_method("add_snapshot", self.snapshots[0])
@@ -324,18 +384,18 @@ class PPOBackend(Backend):
 
     def restore(self, checkpoint: Checkpoint) -> None:
         import torch
-        from sb3_contrib import MaskablePPO
 
         config, files, state = self.config, self.files, checkpoint.state
         torch.set_num_threads(config.ppo["torch_threads"])
         self.snapshot_steps = self.round_steps(config.ppo["snapshot_every"])
         # Snapshots live in snapshots/ (the saved paths may be relative to another working directory).
         self.snapshots = [str(files.snapshots / Path(path).name) for path in state["snapshots"]]
-        self.vec_env = make_vec_env(config, self.snapshots, self.run.device)
+        self.vec_env = self._with_teacher(make_vec_env(config, self.snapshots, self.run.device))
         self.run.log(describe_envs(config))
         with preserved_global_rng():
-            self.model = MaskablePPO.load(checkpoint.model, env=self.vec_env, device=self.run.device,
-                                          tensorboard_log=str(files.tensorboard))
+            self.model = self._algorithm().load(checkpoint.model, env=self.vec_env, device=self.run.device,
+                                                tensorboard_log=str(files.tensorboard))
+        self._attach_teacher()
         set_global_rng_state(state["rng"])
         self._rng = None
 
@@ -343,7 +403,10 @@ class PPOBackend(Backend):
         from parlour.training.backends.ppo.callback import TrainingCallback
 
         model = self.model
-        self.vec_env.seed(segment_seed(self.config.seed, step // self.round_steps(self.config.eval_every)))
+        segment = segment_seed(self.config.seed, step // self.round_steps(self.config.eval_every))
+        self.vec_env.seed(segment)
+        if self.teacher is not None:
+            self.teacher.reset(segment + 1)  # its own draws, from the segment's seed as the games' are
         model._last_obs = None  # start every env afresh from the seeds just set
         model.learn(until - model.num_timesteps, reset_num_timesteps=False, callback=TrainingCallback(self, advance),
                     tb_log_name="ppo")
