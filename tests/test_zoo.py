@@ -356,3 +356,36 @@ def test_the_web_page_offers_a_games_other_entries(ppo_entry):
     offered = offered_players(load_game("sticks"))
     assert "zoo" in offered and "zoo:sticks-ppo" in offered
     assert not [p for p in offered_players(load_game("goofspiel", num_cards=6)) if p.startswith("zoo:")]
+
+
+def test_parlour_train_takes_a_zoo_entry_as_batched_opponent_and_teacher(ppo_entry, tmp_path, monkeypatch):
+    """``--opponents zoo:sticks-ppo,self --teacher zoo:sticks-ppo`` on the batched engine:
+    both are answered by the entry's batched form, never through the rules module."""
+    from parlour.baselines.learned.zoo_batched import ZooBatched
+    from parlour.baselines.learned.zoo_player import ZooPolicy
+    from parlour.training.config import TrainConfig
+    from parlour.training.trainer import Trainer
+
+    asked = {"actions": 0, "probabilities": 0}
+    actions, probabilities = ZooBatched.actions, ZooBatched.probabilities
+
+    def counted_actions(self, *args):
+        asked["actions"] += 1
+        return actions(self, *args)
+
+    def counted_probabilities(self, *args):
+        asked["probabilities"] += 1
+        return probabilities(self, *args)
+
+    def refused(self, info_state):
+        raise AssertionError("zoo:sticks-ppo played through the rules module")
+
+    monkeypatch.setattr(ZooBatched, "actions", counted_actions)
+    monkeypatch.setattr(ZooBatched, "probabilities", counted_probabilities)
+    monkeypatch.setattr(ZooPolicy, "act", refused)
+    config = TrainConfig(game="sticks", opponents=["zoo:sticks-ppo", "self"], timesteps=256, n_envs=4, vec_env="batched",
+                         eval_every=256, eval_games=2, snapshot_every=128, eval_opponents=["random"],
+                         ppo={"n_steps": 32, "batch_size": 64, "n_epochs": 1, "net_arch": [16], "teacher": "zoo:sticks-ppo"})
+    Trainer(config, tmp_path / "train-run", progress=False, log=lambda _: None).run()
+    assert asked["actions"] > 0 and asked["probabilities"] > 0
+    assert "zoo:sticks-ppo" in (tmp_path / "train-run" / "config.toml").read_text()
