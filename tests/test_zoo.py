@@ -53,6 +53,25 @@ def test_each_shipped_agent_plays_legal_moves(name):
     assert policy.game == game
 
 
+@pytest.mark.parametrize("name", [entry for entry in zoo.entries() if "-" in entry] or ["none"])
+def test_each_shipped_variant_entry_plays_legal_moves(name):
+    """Every ``GAME-VARIANT`` entry shipped (the ``GAME-ppo`` agents) plays through its spec,
+    and a ``ppo`` one is a batched player too (an opponent or teacher on the batched engine)."""
+    if name == "none":
+        pytest.skip("the zoo ships no GAME-VARIANT entry yet")
+    from parlour.baselines.batched import batched_policy
+    from parlour.vector import ENGINES, make_engine
+
+    entry = zoo.card(name)
+    game = load_game(entry.game, **entry.game_options)
+    agents = [f"zoo:{name}", *["random"] * (game.num_players - 1)]
+    match = play_match(game, agents, games=2, seed=0, workers=1, progress=False)
+    assert len(match.records) >= 2 and zoo_agent(name).card.name == name
+    if entry.kind == "ppo" and entry.game in ENGINES:
+        engine = make_engine(entry.game, 2, 0, **entry.game_options)
+        assert batched_policy(make_from_spec(f"zoo:{name}", engine.game), engine) is not None
+
+
 def test_an_agent_plays_the_options_it_was_trained_with():
     """The Goofspiel agent is the bench ladder's (6 cards): the 13-card game is refused by name."""
     assert zoo.card("goofspiel").game_options == {"num_cards": 6}
