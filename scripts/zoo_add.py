@@ -4,7 +4,8 @@
         --play simulations=200 --bench bench/tides_of_time.json
 
 Copies RUN/best.zip (or ``--model``, another model file of the run such as last.zip) to
-GAME.zip and writes GAME.json (the card: how it plays, the
+GAME.zip and writes GAME.json (with ``--variant ppo``: the entry GAME-ppo, GAME-ppo.zip and
+GAME-ppo.json, beside the game's default agent) (the card: how it plays, the
 command and the resolved config.toml of the run, or an n-tuple run's settings from its
 summary.json, the parlour and rules versions, the bench card).  An agent already in the zoo is replaced only with ``--force``.
 """
@@ -35,10 +36,10 @@ def run_config(run: Path) -> dict[str, object]:
 
 
 def add(run: Path, command: str, play: dict[str, object], bench: Path | None, notes: str = "", force: bool = False,
-        models: Path | None = None, model_name: str = "best.zip") -> Path:
+        models: Path | None = None, model_name: str = "best.zip", variant: str = "") -> Path:
     """Copy ``run``'s model ``model_name`` (its best by default) into ``models`` (the
     zoo's folder by default, read at the call) with its card (which names the file,
-    ``"run_model"``); the card's path."""
+    ``"run_model"``), as the game's entry (``variant``: the entry ``GAME-VARIANT``); the card's path."""
     models = zoo.MODELS if models is None else models
     if Path(model_name).name != model_name or not model_name.endswith(".zip"):
         raise ValueError(f"--model {model_name!r}: a model file's name in the run directory, such as best.zip or last.zip")
@@ -50,9 +51,13 @@ def add(run: Path, command: str, play: dict[str, object], bench: Path | None, no
     kind = {"alphazero": "az"}.get(meta.get("kind", "ppo"), meta.get("kind", "ppo"))
     if kind not in KINDS:
         raise ValueError(f"{model}: a {kind!r} model; the zoo takes {list(KINDS)}")
-    target = models / f"{game.name}.json"
+    if variant and not zoo.VARIANT.fullmatch(variant):
+        raise ValueError(f"--variant {variant!r}: lower-case letters, digits and '_' (ppo)")
+    name = f"{game.name}-{variant}" if variant else game.name
+    target = models / f"{name}.json"
     if target.exists() and not force:
-        raise FileExistsError(f"the zoo has an agent for {game.name} already ({target}); --force replaces it")
+        what = f"an entry {name}" if variant else f"an agent for {game.name}"
+        raise FileExistsError(f"the zoo has {what} already ({target}); --force replaces it")
     make_from_spec(",".join([f"{kind}:{model}", *(f"{k}={v}" for k, v in play.items())]), game)  # it plays as stated
     entry = {
         "game": game.name,
@@ -67,7 +72,7 @@ def add(run: Path, command: str, play: dict[str, object], bench: Path | None, no
         "notes": notes,
     }
     models.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(model, models / f"{game.name}.zip")
+    shutil.copyfile(model, models / f"{name}.zip")
     target.write_text(json.dumps(entry, indent=1) + "\n")
     return target
 
@@ -88,11 +93,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--notes", default="", help="what a user should know about it")
     parser.add_argument("--force", action="store_true", help="replace the game's agent")
     parser.add_argument("--model", default="best.zip", help="which model file of the run (default best.zip; last.zip: its last generation)")
+    parser.add_argument("--variant", default="", help="add the entry GAME-VARIANT (e.g. ppo: GAME-ppo) instead of the game's default agent")
     parser.add_argument("--models", type=Path, default=None, help="the zoo folder to write to (default: parlour/zoo/models)")
     args = parser.parse_args(argv)
     play = {key: _value(value) for key, _, value in (item.partition("=") for item in args.play)}
-    path = add(args.run, args.command, play, args.bench, args.notes, args.force, models=args.models, model_name=args.model)
-    print(f"wrote {path}" + ("" if args.models else f"; zoo:{card(path.stem).game} plays it"))
+    path = add(args.run, args.command, play, args.bench, args.notes, args.force, models=args.models, model_name=args.model,
+               variant=args.variant)
+    print(f"wrote {path}" + ("" if args.models else f"; zoo:{card(path.stem).name} plays it"))
     return 0
 
 

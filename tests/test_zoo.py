@@ -24,15 +24,18 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_the_shipped_zoo_is_package_data():
-    """What ``available`` lists is in the package's models folder and the wheel's package data."""
+    """What ``entries`` lists (every game's default agent and its ``GAME-VARIANT`` entries
+    such as ``tides_of_time-ppo``) is in the package's models folder and the wheel's package data."""
     assert zoo.MODELS == ROOT / "parlour" / "zoo" / "models"
     assert '"parlour.zoo" = ["models/*.json", "models/*.zip"]' in (ROOT / "pyproject.toml").read_text()
-    for name in zoo.available():
+    assert set(zoo.available()) <= set(zoo.entries())
+    for name in zoo.entries():
+        game, _ = zoo.split_entry(name)  # every file pair is an entry of a known game
         entry = zoo.card(name)
-        assert entry.game == name and entry.command.startswith("parlour train")
-        assert entry.rules_version == load_game(name).rules_version and entry.parlour_version
-        assert entry.model.stat().st_size < 2_000_000  # small files
-        assert entry.bench["game"] == name and "rating" in entry.bench, "each agent ships with its bench card"
+        assert entry.game == game and entry.name == name and entry.command.startswith("parlour train")
+        assert entry.rules_version == load_game(game).rules_version and entry.parlour_version
+        assert entry.model == zoo.MODELS / f"{name}.zip" and entry.model.stat().st_size < 2_000_000  # small files
+        assert entry.bench["game"] == game and "rating" in entry.bench, "each agent ships with its bench card"
 
 
 @pytest.mark.parametrize("name", sorted(GAMES))
@@ -48,6 +51,25 @@ def test_each_shipped_agent_plays_legal_moves(name):
     assert "zoo" in playable(game)
     policy = zoo_agent(name)  # on the options it was trained with
     assert policy.game == game
+
+
+@pytest.mark.parametrize("name", [entry for entry in zoo.entries() if "-" in entry] or ["none"])
+def test_each_shipped_variant_entry_plays_legal_moves(name):
+    """Every ``GAME-VARIANT`` entry shipped (the ``GAME-ppo`` agents) plays through its spec,
+    and a ``ppo`` one is a batched player too (an opponent or teacher on the batched engine)."""
+    if name == "none":
+        pytest.skip("the zoo ships no GAME-VARIANT entry yet")
+    from parlour.baselines.batched import batched_policy
+    from parlour.vector import ENGINES, make_engine
+
+    entry = zoo.card(name)
+    game = load_game(entry.game, **entry.game_options)
+    agents = [f"zoo:{name}", *["random"] * (game.num_players - 1)]
+    match = play_match(game, agents, games=2, seed=0, workers=1, progress=False)
+    assert len(match.records) >= 2 and zoo_agent(name).card.name == name
+    if entry.kind == "ppo" and entry.game in ENGINES:
+        engine = make_engine(entry.game, 2, 0, **entry.game_options)
+        assert batched_policy(make_from_spec(f"zoo:{name}", engine.game), engine) is not None
 
 
 def test_an_agent_plays_the_options_it_was_trained_with():
@@ -196,6 +218,8 @@ def test_a_damaged_card_is_named(tiny_zoo):
 def test_a_zoo_agent_plays_its_own_game_only():
     with pytest.raises(ValueError, match="zoo:sticks is the zoo's sticks agent; it cannot play goofspiel"):
         make_from_spec("zoo:sticks", load_game("goofspiel", num_cards=6))
+    with pytest.raises(ValueError, match="zoo:sticks-ppo is the zoo's sticks agent; it cannot play goofspiel \\(use zoo:goofspiel\\)"):
+        make_from_spec("zoo:sticks-ppo", load_game("goofspiel", num_cards=6))  # another game's entry, named with both
     with pytest.raises(ValueError, match="the zoo's sticks agent was trained on sticks with its default options; "
                                          "this game's observations and actions differ"):
         make_from_spec("zoo", load_game("sticks", num_sticks=12))
@@ -230,3 +254,157 @@ def test_parlour_bench_rates_a_zoo_agent(tmp_path, capsys):
     card = json.loads((tmp_path / "sticks.json").read_text())
     assert card["agent"] == "zoo:sticks,simulations=8" and card["games"] == 500
     assert "zoo:sticks,simulations=8" in capsys.readouterr().out
+
+
+@pytest.fixture
+def ppo_entry(tiny_zoo, tmp_path):
+    """The tiny zoo with a second sticks entry, ``sticks-ppo``: a freshly initialised PPO
+    network (its logits spread out, so its moves are no ties), added by ``scripts/zoo_add.py --variant ppo``."""
+    from sb3_contrib import MaskablePPO
+
+    from parlour.baselines.learned.ppo import save_model
+    from parlour.training.single_agent import SingleAgentEnv
+
+    game = load_game("sticks")
+    model = MaskablePPO("MlpPolicy", SingleAgentEnv(game), n_steps=16, batch_size=16, seed=0, device="cpu",
+                        policy_kwargs={"net_arch": [16]})
+    with torch.no_grad():
+        model.policy.action_net.weight.mul_(200.0)
+    run = tmp_path / "ppo-run"
+    run.mkdir()
+    save_model(model, run / "best.zip", game)
+    (run / "config.toml").write_text('game = "sticks"\nalgo = "ppo"\n')
+    (tmp_path / "bench-ppo.json").write_text(json.dumps({"game": "sticks", "rating": 7.0, "ms_per_move": 0.3}))
+    assert zoo_add([str(run), "--command", "parlour train --game sticks", "--variant", "ppo",
+                    "--bench", str(tmp_path / "bench-ppo.json")]) == 0
+    with pytest.raises(FileExistsError, match="the zoo has an entry sticks-ppo already"):
+        zoo_add([str(run), "--command", "parlour train", "--variant", "ppo"])
+    with pytest.raises(ValueError, match="--variant 'PPO'"):
+        zoo_add([str(run), "--command", "parlour train", "--variant", "PPO"])
+    return tiny_zoo
+
+
+def test_a_game_has_more_entries_than_its_default_agent(ppo_entry):
+    assert zoo.entries() == ["sticks", "sticks-ppo"]
+    assert zoo.available() == ["sticks"]  # the games with an agent (their default entries)
+    assert zoo.game_entries("sticks") == ["sticks", "sticks-ppo"] and zoo.game_entries("tribolo") == []
+    assert zoo.split_entry("sticks-ppo") == ("sticks", "ppo") and zoo.split_entry("sticks") == ("sticks", "")
+    entry = zoo.card("sticks-ppo")
+    assert entry.game == "sticks" and entry.name == "sticks-ppo" and entry.kind == "ppo"
+    assert entry.model == ppo_entry / "sticks-ppo.zip" and entry.bench["rating"] == 7.0
+    assert entry.spec() == f"ppo:{ppo_entry / 'sticks-ppo.zip'}"
+    default = zoo.card("sticks")
+    assert default.name == "sticks" and default.model == ppo_entry / "sticks.zip"  # unchanged beside it
+    with pytest.raises(ValueError, match="the zoo has no entry 'sticks-big' yet; its entries are sticks, sticks-ppo"):
+        zoo.card("sticks-big")
+    with pytest.raises(ValueError, match="unknown game 'chess' in zoo entry 'chess-ppo'; games are"):
+        zoo.card("chess-ppo")
+    with pytest.raises(ValueError, match="zoo entry 'sticks-PPO': an entry is GAME or GAME-VARIANT"):
+        zoo.card("sticks-PPO")
+    with pytest.raises(ValueError, match="zoo entry 'sticks-'"):
+        zoo.card("sticks-")
+
+
+def test_an_entry_plays_as_its_own_player(ppo_entry):
+    from parlour.baselines.learned.ppo import PPOPolicy
+
+    game = load_game("sticks")
+    state = game.new_initial_state()
+    policy = make_from_spec("zoo:sticks-ppo", game, seed=1)
+    assert isinstance(policy.inner, PPOPolicy) and policy.inner.config["path"] == str(ppo_entry / "sticks-ppo.zip")
+    spelled = make_from_spec(f"ppo:{ppo_entry / 'sticks-ppo.zip'}", game, seed=1)
+    assert policy.act(state.info_state(0)) == spelled.act(state.info_state(0))
+    assert np.array_equal(policy.distribution(state.info_state(0)), spelled.distribution(state.info_state(0)))
+    assert make_from_spec("zoo:sticks,simulations=8", game).distribution(state.info_state(0)) is None  # a search
+    assert zoo_agent("sticks-ppo").card.name == "sticks-ppo" and zoo_agent("sticks-ppo").game == game
+    assert isinstance(make_from_spec("zoo", game).inner, type(make_from_spec("zoo:sticks", game).inner))  # the default entry
+    with pytest.raises(ValueError, match="a ppo model \\(no search\\): simulations"):
+        make_from_spec("zoo:sticks-ppo,simulations=4", game)
+    with pytest.raises(ValueError, match="the zoo has no entry 'sticks-az' yet"):
+        zoo_agent("sticks-az")
+    match = play_match(game, ["zoo:sticks-ppo", "zoo:sticks"], games=2, seed=0, workers=1, progress=False)
+    assert len(match.records) == 2
+    spec, _ = vet_spec("zoo:sticks-ppo", game, None, 3.0)  # a web client may seat it
+    assert spec == "zoo:entry=sticks-ppo"
+
+
+def test_an_entry_made_for_other_rules_is_refused_by_its_name(ppo_entry, monkeypatch):
+    monkeypatch.setattr(type(load_game("sticks")), "rules_version", 2)
+    with pytest.raises(ValueError, match="the zoo's sticks-ppo agent was made for version 1 of the sticks rules"):
+        zoo_agent("sticks-ppo")
+
+
+def test_zoo_entries_are_batched_players_where_their_players_are(ppo_entry):
+    """``zoo:sticks-ppo`` (a ppo card) and ``zoo:sticks,simulations=0`` (an az card's network
+    alone) are batched players: their card's player's form, move for move the single game's;
+    the az card's search is not."""
+    import helpers
+
+    from parlour.baselines.batched import BatchedSeats, batched_names, batched_policy
+    from parlour.baselines.learned.alphazero_batched import AlphaZeroBatched
+    from parlour.baselines.learned.ppo_batched import FrozenPPO
+    from parlour.baselines.learned.zoo_batched import ZooBatched
+    from parlour.training.teacher import BatchedTeacher, SingleTeacher
+
+    engine = helpers.played_engine("sticks", 2, 12, 8)
+    rows, seats = np.nonzero(engine.to_act())
+    keep = ~engine.terminated[rows]
+    rows, seats = rows[keep], seats[keep]
+    infos = [engine.game_state(int(b)).info_state(int(s)) for b, s in zip(rows, seats)]
+    assert "zoo" in batched_names("sticks") and len(rows) >= 6
+    for spec, inner in (("zoo:sticks-ppo", FrozenPPO), ("zoo:sticks,simulations=0", AlphaZeroBatched),
+                        ("zoo:sticks-ppo,deterministic=false", FrozenPPO)):
+        single = make_from_spec(spec, engine.game, seed=0)
+        form = batched_policy(single, engine)
+        assert isinstance(form, ZooBatched) and isinstance(form.inner, inner) and form.spec == repr(single)
+        probs = form.probabilities(engine, rows, seats)
+        assert np.allclose(probs, [single.distribution(info) for info in infos], rtol=1e-5, atol=1e-7)
+        if "deterministic=false" not in spec:
+            assert form.actions(engine, rows, seats, np.random.default_rng(0)).tolist() == [single.act(i) for i in infos]
+        taught = BatchedTeacher(spec, engine.game).distributions(engine, seats, rows)
+        assert np.allclose(taught, SingleTeacher(spec, engine.game).distributions(infos), rtol=1e-5, atol=1e-6)
+    assert batched_policy(make_from_spec("zoo:sticks", engine.game), engine) is None  # the card's search: 8 simulations
+    seated = BatchedSeats("zoo:sticks-ppo")
+    seated.bind(engine, np.random.default_rng(0))
+    assert seated.describe() == "zoo:sticks-ppo"
+
+
+def test_the_web_page_offers_a_games_other_entries(ppo_entry):
+    from parlour.table.specs import offered_players
+
+    offered = offered_players(load_game("sticks"))
+    assert "zoo" in offered and "zoo:sticks-ppo" in offered
+    assert not [p for p in offered_players(load_game("goofspiel", num_cards=6)) if p.startswith("zoo:")]
+
+
+def test_parlour_train_takes_a_zoo_entry_as_batched_opponent_and_teacher(ppo_entry, tmp_path, monkeypatch):
+    """``--opponents zoo:sticks-ppo,self --teacher zoo:sticks-ppo`` on the batched engine:
+    both are answered by the entry's batched form, never through the rules module."""
+    from parlour.baselines.learned.zoo_batched import ZooBatched
+    from parlour.baselines.learned.zoo_player import ZooPolicy
+    from parlour.training.config import TrainConfig
+    from parlour.training.trainer import Trainer
+
+    asked = {"actions": 0, "probabilities": 0}
+    actions, probabilities = ZooBatched.actions, ZooBatched.probabilities
+
+    def counted_actions(self, *args):
+        asked["actions"] += 1
+        return actions(self, *args)
+
+    def counted_probabilities(self, *args):
+        asked["probabilities"] += 1
+        return probabilities(self, *args)
+
+    def refused(self, info_state):
+        raise AssertionError("zoo:sticks-ppo played through the rules module")
+
+    monkeypatch.setattr(ZooBatched, "actions", counted_actions)
+    monkeypatch.setattr(ZooBatched, "probabilities", counted_probabilities)
+    monkeypatch.setattr(ZooPolicy, "act", refused)
+    config = TrainConfig(game="sticks", opponents=["zoo:sticks-ppo", "self"], timesteps=256, n_envs=4, vec_env="batched",
+                         eval_every=256, eval_games=2, snapshot_every=128, eval_opponents=["random"],
+                         ppo={"n_steps": 32, "batch_size": 64, "n_epochs": 1, "net_arch": [16], "teacher": "zoo:sticks-ppo"})
+    Trainer(config, tmp_path / "train-run", progress=False, log=lambda _: None).run()
+    assert asked["actions"] > 0 and asked["probabilities"] > 0
+    assert "zoo:sticks-ppo" in (tmp_path / "train-run" / "config.toml").read_text()

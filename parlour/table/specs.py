@@ -29,6 +29,7 @@ from parlour.baselines.policy import POSITIONAL, Policy, playable
 from parlour.games import Game
 from parlour.games.base import shown
 from parlour.table.errors import SessionError
+from parlour.zoo import game_entries
 
 MODEL_POLICIES = ("ppo", "az")
 """Players that load a file from the runs directory (by their ``path`` parameter)."""
@@ -42,6 +43,15 @@ def allowed_players(game: Game) -> list[str]:
     """The players an untrusted request may seat at ``game`` (besides ``person`` and the models,
     which play as ``ppo:PATH`` or ``az:PATH``)."""
     return [name for name in playable(game) if name not in NOT_OVER_THE_WEB and name not in MODEL_POLICIES]
+
+
+def offered_players(game: Game) -> list[str]:
+    """The players a page offers for ``game``: :func:`allowed_players`, then the zoo's other
+    entries for the game (``zoo:tides_of_time-ppo``; ``zoo`` alone is its default agent)."""
+    players = allowed_players(game)
+    if "zoo" in players:
+        players += [f"zoo:{entry}" for entry in game_entries(game.name) if entry != game.name]
+    return players
 
 
 def vet_spec(spec: object, game: Game, runs_dir: Path | None, move_seconds: float) -> tuple[str, str | None]:

@@ -51,7 +51,7 @@ from parlour.games import GAMES, load_game
 from parlour.games.base import Option, shown
 from parlour.table.errors import SessionError
 from parlour.table.session import DEFAULT_MOVE_SECONDS, PERSON, GameSession, from_arena
-from parlour.table.specs import allowed_players, find_models
+from parlour.table.specs import find_models, offered_players
 from parlour.table.thinking import LocalThinker, Thinkers
 from parlour.web.guard import MAX_BODY, Guard, parse_object, read_body
 from parlour.web.http_errors import Busy, http_status
@@ -258,7 +258,7 @@ def _games_catalog() -> list[dict[str, Any]]:
         games.append({
             "name": name, "summary": cls.summary, "players": game.num_players, "simultaneous": cls.simultaneous,
             "options": {k: _option_catalog(v) for k, v in cls.options.items()},
-            "notation": game.notation_help(), "policies": allowed_players(game),
+            "notation": game.notation_help(), "policies": offered_players(game),
         })
     return games
 

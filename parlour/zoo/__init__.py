@@ -10,10 +10,15 @@ Here each game's agent is two small files of package data in ``parlour/zoo/model
   the training command and configuration that made it, the parlour version and the
   game's rules version it was made with, and its ``parlour bench`` card.
 
+That pair is the game's entry, its default agent.  A game may have more entries, each
+named ``GAME-VARIANT`` (``tides_of_time-ppo``, a PPO network that plays in a
+millisecond) with its own ``GAME-VARIANT.zip`` and ``GAME-VARIANT.json``; the card's
+``game`` is the game, the entry's name comes from the file's.
+
 This package is the data alone (it imports only the rules): finding a card, reading it,
 and checking it against the game's rules version (a card made for another version of
 the rules is refused: its moves may mean something else).  The players layer makes the
-policy: the spec ``zoo:GAME`` plays the agent wherever a policy spec is accepted
+policy: the spec ``zoo:GAME`` (or ``zoo:GAME-VARIANT``) plays the agent wherever a policy spec is accepted
 (``parlour arena``, ``play``, ``serve``, ``bench``), and
 :func:`parlour.baselines.zoo_agent` gives it from Python (``act`` searches from an
 information state; ``act_observation`` takes a PettingZoo observation).
@@ -22,7 +27,8 @@ information state; ``act_observation`` takes a PettingZoo observation).
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, replace
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -33,11 +39,14 @@ MODELS = Path(str(resources.files("parlour.zoo") / "models"))
 """Where the zoo's files are (package data)."""
 
 KINDS = ("az", "ppo", "ntuple")
+VARIANT = re.compile(r"[a-z0-9][a-z0-9_]*")
+"""What may follow ``GAME-`` in an entry's name (``ppo``)."""
 
 
 @dataclass(frozen=True)
 class ZooCard:
-    """What the zoo says about one game's agent (``GAME.json``)."""
+    """What the zoo says about one of a game's agents (``ENTRY.json``: ``GAME.json`` or
+    ``GAME-VARIANT.json``)."""
 
     game: str
     kind: str
@@ -51,10 +60,17 @@ class ZooCard:
     notes: str = ""
     run_model: str = "best.zip"
     """Which model file of the training run this is (best.zip; last.zip, its last generation)."""
+    entry: str = ""
+    """The entry's name, from its file's (set by :func:`card`; empty: the game's own entry)."""
+
+    @property
+    def name(self) -> str:
+        """The entry's name: ``GAME`` or ``GAME-VARIANT``."""
+        return self.entry or self.game
 
     @property
     def model(self) -> Path:
-        return MODELS / f"{self.game}.zip"
+        return MODELS / f"{self.name}.zip"
 
     @property
     def game_options(self) -> dict[str, Any]:
@@ -68,7 +84,7 @@ class ZooCard:
         if (trained.observation_shape, trained.num_actions) == (game.observation_shape, game.num_actions):
             return None
         options = ", ".join(f"{key}={value}" for key, value in self.game_options.items()) or "its default options"
-        return f"the zoo's {self.game} agent was trained on {self.game} with {options}; this game's observations and actions differ"
+        return f"the zoo's {self.name} agent was trained on {self.game} with {options}; this game's observations and actions differ"
 
     def player_params(self, **overrides: Any) -> dict[str, Any]:
         """The parameters its ``kind`` of player plays with: the card's ``play``, changed by
@@ -86,20 +102,46 @@ def _text(value: Any) -> str:
     return str(value).lower() if isinstance(value, bool) else str(value)
 
 
-def available() -> list[str]:
-    """The games the zoo has an agent for."""
+def entries() -> list[str]:
+    """Every entry of the zoo: ``GAME`` (a game's default agent) and ``GAME-VARIANT``
+    (its other agents, ``tides_of_time-ppo``), those with a card beside a model file."""
     return sorted(path.stem for path in MODELS.glob("*.json") if (MODELS / f"{path.stem}.zip").is_file())
 
 
-def card(game: str) -> ZooCard:
-    """The card of ``game``'s agent; ``ValueError`` naming the games the zoo has, or
-    saying why the card cannot be used."""
+def available() -> list[str]:
+    """The games the zoo has an agent for (their default entries, ``zoo:GAME``)."""
+    return [name for name in entries() if name in GAMES]
+
+
+def split_entry(entry: str) -> tuple[str, str]:
+    """``(game, variant)`` of an entry's name (``("tides_of_time", "ppo")``; the variant is
+    ``""`` for a game's own entry); ``ValueError`` naming the games, or what a variant may be."""
+    game, _, variant = entry.partition("-")
     if game not in GAMES:
-        raise ValueError(f"unknown game {game!r}; games are {sorted(GAMES)}")
-    have = available()
-    if game not in have:
-        raise ValueError(f"the zoo has no agent for {game} yet; it has agents for {', '.join(have) or 'no game'}")
-    path = MODELS / f"{game}.json"
+        raise ValueError(f"unknown game {game!r}" + (f" in zoo entry {entry!r}" if "-" in entry else "")
+                         + f"; games are {sorted(GAMES)}")
+    if "-" in entry and not VARIANT.fullmatch(variant):
+        raise ValueError(f"zoo entry {entry!r}: an entry is GAME or GAME-VARIANT, the variant lower-case letters, "
+                         "digits and '_' (tides_of_time-ppo)")
+    return game, variant
+
+
+def game_entries(game: str) -> list[str]:
+    """The entries of ``game``: its default agent's first (if it has one), then its variants."""
+    return [name for name in entries() if name == game] + [name for name in entries() if name.startswith(f"{game}-")]
+
+
+def card(entry: str) -> ZooCard:
+    """The card of the zoo entry ``entry`` (``GAME``, the game's default agent, or
+    ``GAME-VARIANT``); ``ValueError`` naming the entries the zoo has, or saying why the
+    card cannot be used."""
+    game, variant = split_entry(entry)
+    have = entries()
+    if entry not in have:
+        if not variant:
+            raise ValueError(f"the zoo has no agent for {game} yet; it has agents for {', '.join(available()) or 'no game'}")
+        raise ValueError(f"the zoo has no entry {entry!r} yet; its entries are {', '.join(have) or 'none'}")
+    path = MODELS / f"{entry}.json"
     try:
         data = json.loads(path.read_text())
         made = ZooCard(**data)
@@ -108,9 +150,9 @@ def card(game: str) -> ZooCard:
     if made.game != game or made.kind not in KINDS:
         raise ValueError(f"zoo card {str(path)!r} is for game {made.game!r} and kind {made.kind!r}, "
                          f"expected {game!r} and one of {list(KINDS)}")
+    made = replace(made, entry=entry)
     version = load_game(game).rules_version
     if made.rules_version != version:
-        raise ValueError(f"the zoo's {game} agent was made for version {made.rules_version} of the {game} rules; "
+        raise ValueError(f"the zoo's {entry} agent was made for version {made.rules_version} of the {game} rules; "
                          f"this parlour plays version {version}: it needs a new model")
     return made
-

@@ -171,7 +171,7 @@ def test_an_old_run_resumes_exactly(tmp_path):
     assert a.keys() == b.keys() and all(torch.equal(a[key], b[key]) for key in a)
 
 
-@pytest.mark.parametrize("name", zoo.available())
+@pytest.mark.parametrize("name", zoo.entries())
 def test_zoo_cards_configs_and_commands_still_read(name):
     card = zoo.card(name)
     config = saved_settings(card.config)

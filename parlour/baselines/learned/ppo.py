@@ -249,6 +249,15 @@ class PPOPolicy(Policy):
         """The same choice from the seat's observation tensor and legal mask."""
         return self.actor.choose(observation, mask, self.rng)
 
+    def distribution(self, info_state: Any) -> np.ndarray:
+        """The model's masked policy over the moves of ``info_state`` (zero off them): the
+        distribution it draws from, or plays the mode of (what a learner distilling it is
+        pulled towards: ``parlour.training.teacher``; its batched form's ``probabilities``)."""
+        player = info_state.player
+        state = info_state.sample(self.rng)
+        mask = state.legal_mask(player)
+        return np.where(np.asarray(mask, dtype=bool), self.actor.probabilities(state.observation_tensor(player), mask), 0.0)
+
     def __getstate__(self) -> dict[str, Any]:
         # The torch model travels as its file name: workers load it themselves.
         return {k: v for k, v in self.__dict__.items() if k != "actor"}

@@ -1,5 +1,6 @@
 """``zoo:GAME``: the model zoo's agent for a game (``parlour.zoo``, its cards and model
-files), as a policy spec; :func:`zoo_agent` is the same from Python.
+files), as a policy spec; ``zoo:GAME-VARIANT`` another of its entries
+(``zoo:tides_of_time-ppo``, a PPO network); :func:`zoo_agent` is the same from Python.
 
 It is the card's own player (``az:``, ``ppo:`` or ``ntuple:`` on the shipped model file,
 made with the card's parameters) under a name that does not depend on where parlour is
@@ -15,7 +16,7 @@ import numpy as np
 
 from parlour.baselines.policy import Param, Policy, make, register
 from parlour.games import load_game
-from parlour.zoo import available, card
+from parlour.zoo import available, card, split_entry
 
 
 @runtime_checkable
@@ -29,11 +30,12 @@ class ObservationPlayer(Protocol):
 @register
 class ZooPolicy(Policy):
     name = "zoo"
-    summary = "The model zoo's trained agent for the game (`zoo`, or `zoo:GAME`; see parlour.zoo); a network agent needs the train extra."
+    summary = ("The model zoo's trained agent for the game (`zoo`, or `zoo:GAME`; another of its entries: `zoo:GAME-VARIANT`, "
+               "such as `zoo:tides_of_time-ppo`; see parlour.zoo); a network agent needs the train extra.")
     source = "parlour's own training runs (each card states its command)"
     positional = "entry"
     params = {
-        "entry": Param(None, "the zoo entry, a game's name (default: the game being played)", type=str),
+        "entry": Param(None, "the zoo entry: a game's name (default: the game played) or GAME-VARIANT (tides_of_time-ppo)", type=str),
         "simulations": Param(None, "search simulations per move (None: the card's; 0: the network alone)", int),
         "deterministic": Param(None, "play the most visited or probable move (None: the card's)", bool),
         "temperature": Param(None, "with deterministic=false, the sampling temperature (None: the card's)", float),
@@ -51,8 +53,9 @@ class ZooPolicy(Policy):
 
     def setup(self) -> None:
         entry = self.config["entry"] or self.game.name
-        if entry != self.game.name:
-            raise ValueError(f"zoo:{entry} is the zoo's {entry} agent; it cannot play {self.game.name} (use zoo:{self.game.name})")
+        game, _ = split_entry(entry)
+        if game != self.game.name:
+            raise ValueError(f"zoo:{entry} is the zoo's {game} agent; it cannot play {self.game.name} (use zoo:{self.game.name})")
         self.card = card(entry)
         reason = self.card.plays(self.game)
         if reason:
@@ -74,6 +77,13 @@ class ZooPolicy(Policy):
         self.stats = self.inner.stats
         return action
 
+    def distribution(self, info_state: Any) -> np.ndarray | None:
+        """The card's player's own distribution over the moves of ``info_state`` (a network
+        alone: its masked policy, what a learner distilling it is pulled towards), or
+        ``None`` for a player that cannot say one (a search)."""
+        own = getattr(self.inner, "distribution", None)
+        return None if own is None else own(info_state)
+
     def act_observation(self, observation: Any, mask: np.ndarray | None = None) -> int:
         """The agent's move from a seat's observation: a PettingZoo observation
         (``{"observation": ..., "action_mask": ...}``) or the array and the mask.  A
@@ -94,10 +104,11 @@ class ZooPolicy(Policy):
         self.setup()
 
 
-def zoo_agent(game: str, seed: int | None = None, **overrides: Any) -> ZooPolicy:
-    """The zoo's agent for ``game`` (a game's name), on the options it was trained with
+def zoo_agent(entry: str, seed: int | None = None, **overrides: Any) -> ZooPolicy:
+    """The zoo's agent ``entry`` (a game's name, its default agent, or ``GAME-VARIANT``
+    such as ``tides_of_time-ppo``), on the options it was trained with
     (``ZooCard.game_options``), as a policy; ``overrides`` change how it plays
-    (``simulations=0``: the network alone).  ``ValueError`` naming the games the zoo has,
-    or why its card cannot be used."""
-    entry = card(game)  # the zoo's own error for a game it has no agent for
-    return ZooPolicy(load_game(game, **entry.game_options), seed=seed, entry=game, **overrides)
+    (``simulations=0``: the network alone).  ``ValueError`` naming the entries the zoo
+    has, or why its card cannot be used."""
+    made = card(entry)  # the zoo's own error for an entry it does not have
+    return ZooPolicy(load_game(made.game, **made.game_options), seed=seed, entry=entry, **overrides)
