@@ -29,6 +29,8 @@ DOCS = ROOT / "docs" / "results"
 COMMON = ["--seed", "0", "--workers", "2", "--quiet"]
 SINGLE = ["--n-envs", "4", "--vec-env", "dummy"]
 """The single-game envs of the runs made before the batched engines were the default."""
+TIDES_NET = "az:parlour/zoo/models/tides_of_time.zip,simulations=0"
+"""Tides of Time's zoo network alone: the teacher and one of the opponents of the taught run."""
 RUNS: dict[str, list[str]] = {
     "sticks": ["--game", "sticks", "--opponents", "random,original-minimax,self", "--timesteps", "30000", "--eval-every", "5000",
                "--eval-games", "200", "--snapshot-every", "5000", *SINGLE],
@@ -81,15 +83,17 @@ SEARCH_GUIDED: dict[str, list[str]] = {
 states its budget per move (``eval_simulations``) and the arena's milliseconds per move."""
 
 MATCHED: dict[str, list[str]] = {
+    "tides_of_time_taught": ["--agents", "ppo:{run}/best.zip", TIDES_NET, "original-alphabeta", "--games", "400"],
     "tides_of_time_az": ["--agents", "az:{run}/best.zip,simulations=64", "az:{run}/best.zip,simulations=300",
                          "sm-mcts:simulations=200", "sm-mcts:simulations=1000", "--games", "40"],
     "double_card_az": ["--agents", "az:{run}/best.zip,simulations=100,deterministic=false,temperature=0.25",
                        "az:{run}/best.zip,simulations=300,deterministic=false,temperature=0.25",
                        "double-card-best:depth=2,time_limit=none", "double-card-best:depth=3,time_limit=none", "--games", "20"],
 }
-"""Arenas after a search-guided run that set the agent and the strongest baseline at similar
-times per move (``{run}`` is the run directory): the baseline's budget cut to the agent's,
-and the agent's raised to the baseline's.  Budgets are simulation counts, not time limits,
+"""Arenas after a run (``{run}`` is the run directory).  After a search-guided run, the
+agent and the strongest baseline at similar times per move: the baseline's budget cut to
+the agent's, and the agent's raised to the baseline's.  After the taught PPO run, the
+agent, its teacher alone (at its own time per move) and the original AI, 400 games a pair.  Budgets are simulation counts, not time limits,
 so the tables do not depend on the machine; the arena's last line gives the times."""
 
 ZOO_MATCHES: dict[str, list[str]] = {
@@ -105,8 +109,21 @@ game's strongest search at a similar time per move (the arena's last line gives 
 matches of their learning targets: 400 games against ``sm-mcts:simulations=1000``, and
 against the hand-made evaluation at the zoo card's depth 4 with two random opening plies."""
 
-EXTRA_RUNS = {**COMPARISONS, **SEARCH_GUIDED}
-TITLES = {"_mlp": "{game} with the flat MLP, for comparison", "_az": "{game}: search-guided learning (`--algo alphazero`)"}
+TAUGHT_TIDES = ["--game", "tides_of_time", "--opponents", f"original-alphabeta,{TIDES_NET},self", "--weights", "2,1,1",
+                "--timesteps", "3000000", "--eval-every", "500000", "--eval-games", "200", "--eval-opponents", "original-alphabeta",
+                "--set", "ppo.net_arch=[256,256]", "--set", "ppo.batch_size=512"]
+TAUGHT: dict[str, list[str]] = {
+    "tides_of_time_taught": [*TAUGHT_TIDES, "--teacher", TIDES_NET, "--set", "ppo.teacher_steps=3000000"],
+    "tides_of_time_untaught": TAUGHT_TIDES,
+}
+"""PPO with a teacher (``--teacher``, kickstarting: training.md), and the same command
+without it, so that what the teacher gave and what PPO added on top can be read; the
+taught run's best model is the zoo's ``tides_of_time-ppo``."""
+
+EXTRA_RUNS = {**COMPARISONS, **SEARCH_GUIDED, **TAUGHT}
+TITLES = {"_mlp": "{game} with the flat MLP, for comparison", "_az": "{game}: search-guided learning (`--algo alphazero`)",
+          "_taught": "{game}: PPO with a teacher (`--teacher`), the zoo's `{game}-ppo`",
+          "_untaught": "{game}: the same PPO command without the teacher"}
 
 INTRO = """# Results: trained agents against the baselines
 
@@ -136,6 +153,10 @@ same opponent mix; see "Self-play on the batched engines" in [training.md](train
 for about the wall-clock of their earlier single-game runs (16.9, 11.6 and 15.2 minutes);
 the sticks and Goofspiel PPO runs, and the MLP comparisons, are from before, on four
 single-game envs (`--vec-env dummy --n-envs 4`, as their commands now say). \
+Tides of Time's PPO run with a teacher (`--teacher`, kickstarting: see [training.md](training.md))
+follows its search-guided run, with the same command without the teacher after it and an
+arena of the taught agent, its teacher alone and the original AI at 400 games a pair; the
+taught agent is the zoo's `tides_of_time-ppo`. \
 These are the numbers as measured, losses included. Regenerate with
 `python -m scripts.make_results` (one run: `--games sticks`).
 
@@ -170,7 +191,7 @@ def section(game: str, run: Path, seconds: float, command: list[str]) -> str:
 
 def matched(game: str, run: Path) -> str:
     """Play ``MATCHED[game]`` for the run in ``run``; the part of its section that shows it."""
-    command = SEARCH_GUIDED[game]
+    command = EXTRA_RUNS[game]
     options = [part for flag, value in itertools.pairwise(command) if flag == "--option" for part in (flag, value)]
     shown = [*options, *[part.format(run=f"runs/results/{game}") for part in MATCHED[game]], "--seed", "0", "--workers", "2"]
     out = ["--quiet", "--no-plot", "--force", "--out", str(run / "matched")]
@@ -203,7 +224,8 @@ def zoo_section() -> str:
 
 def assembled() -> str:
     """docs/results.md: the introduction, then every section docs/results/ holds, in order."""
-    order = [part for game in RUNS for part in (game, f"{game}_mlp", f"{game}_az", f"{game}_az.matched")]
+    order = [part for game in RUNS for part in (game, f"{game}_mlp", f"{game}_az", f"{game}_az.matched", f"{game}_taught",
+                                                 f"{game}_taught.matched", f"{game}_untaught")]
     parts = [INTRO] + [(DOCS / f"{g}.md").read_text() for g in ["zoo", *order] if (DOCS / f"{g}.md").exists()]
     return "\n".join(parts)
 

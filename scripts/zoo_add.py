@@ -35,6 +35,31 @@ def run_config(run: Path) -> dict[str, object]:
     return {"game": summary["game"], "game_options": summary["options"], "ntuple": summary["settings"]}
 
 
+def copy_ppo_for_play(model: Path, target: Path) -> None:
+    """A PPO model file as the zoo ships it: the same policy weights and parlour metadata,
+    Adam's moments dropped (a fresh optimizer: they are two thirds of a training run's
+    file and play no part in a move) and the entries deflated."""
+    import tempfile
+    import zipfile
+
+    from sb3_contrib import MaskablePPO
+
+    loaded = MaskablePPO.load(model, device="cpu")
+    policy = loaded.policy
+    policy.optimizer = policy.optimizer_class(policy.parameters(), lr=loaded.lr_schedule(1), **policy.optimizer_kwargs)
+    with zipfile.ZipFile(model) as original:
+        meta = original.read("parlour.json")
+    with tempfile.TemporaryDirectory() as tmp:
+        saved = Path(tmp) / "model.zip"
+        loaded.save(saved)
+        packed = Path(tmp) / "packed.zip"
+        with zipfile.ZipFile(saved) as plain, zipfile.ZipFile(packed, "w", zipfile.ZIP_DEFLATED) as out:
+            for name in plain.namelist():
+                out.writestr(name, plain.read(name))
+            out.writestr("parlour.json", meta)
+        shutil.copyfile(packed, target)
+
+
 def add(run: Path, command: str, play: dict[str, object], bench: Path | None, notes: str = "", force: bool = False,
         models: Path | None = None, model_name: str = "best.zip", variant: str = "") -> Path:
     """Copy ``run``'s model ``model_name`` (its best by default) into ``models`` (the
@@ -72,7 +97,10 @@ def add(run: Path, command: str, play: dict[str, object], bench: Path | None, no
         "notes": notes,
     }
     models.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(model, models / f"{name}.zip")
+    if kind == "ppo":
+        copy_ppo_for_play(model, models / f"{name}.zip")
+    else:
+        shutil.copyfile(model, models / f"{name}.zip")
     target.write_text(json.dumps(entry, indent=1) + "\n")
     return target
 

@@ -262,7 +262,7 @@ def ppo_entry(tiny_zoo, tmp_path):
     network (its logits spread out, so its moves are no ties), added by ``scripts/zoo_add.py --variant ppo``."""
     from sb3_contrib import MaskablePPO
 
-    from parlour.baselines.learned.ppo import save_model
+    from parlour.baselines.learned.ppo import read_model_meta, save_model
     from parlour.training.single_agent import SingleAgentEnv
 
     game = load_game("sticks")
@@ -277,6 +277,15 @@ def ppo_entry(tiny_zoo, tmp_path):
     (tmp_path / "bench-ppo.json").write_text(json.dumps({"game": "sticks", "rating": 7.0, "ms_per_move": 0.3}))
     assert zoo_add([str(run), "--command", "parlour train --game sticks", "--variant", "ppo",
                     "--bench", str(tmp_path / "bench-ppo.json")]) == 0
+    model.learn(32)  # Adam's moments exist now: the zoo's copy leaves them out, with the same weights
+    save_model(model, run / "best.zip", game)
+    (tiny_zoo / "sticks-ppo.json").unlink()
+    assert zoo_add([str(run), "--command", "parlour train --game sticks", "--variant", "ppo",
+                    "--bench", str(tmp_path / "bench-ppo.json")]) == 0
+    shipped = MaskablePPO.load(tiny_zoo / "sticks-ppo.zip", device="cpu")
+    assert all(torch.equal(value, shipped.policy.state_dict()[key]) for key, value in model.policy.state_dict().items())
+    assert not shipped.policy.optimizer.state_dict()["state"] and model.policy.optimizer.state_dict()["state"]
+    assert read_model_meta(tiny_zoo / "sticks-ppo.zip") == read_model_meta(run / "best.zip")
     with pytest.raises(FileExistsError, match="the zoo has an entry sticks-ppo already"):
         zoo_add([str(run), "--command", "parlour train", "--variant", "ppo"])
     with pytest.raises(ValueError, match="--variant 'PPO'"):
