@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import warnings
 
 import numpy as np
 import pytest
@@ -24,10 +23,7 @@ from parlour.vector import ENGINES, torchrl_env  # noqa: E402
 
 @pytest.mark.parametrize(("name", "options"), CASES, ids=IDS)
 def test_check_env_specs(name: str, options: dict) -> None:
-    env = torchrl_env(name, 3, seed=0, **options)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", FutureWarning)
-        check_env_specs(env, seed=0)
+    check_env_specs(torchrl_env(name, 3, seed=0, **options), seed=0)
 
 
 @pytest.mark.parametrize("name", sorted(ENGINES))
