@@ -14,6 +14,13 @@ Target (issue 50): the native env at B = 256 >= 100x the wrapper, for Goofspiel 
     python -m benchmarks.torchrl_collect                    # markdown table on stdout
     python -m benchmarks.torchrl_collect --quick            # a smoke run
     python -m benchmarks.torchrl_collect --num-envs 1024 --steps 50 --games goofspiel
+    python -m benchmarks.torchrl_collect --threads 1      # on a busy machine
+
+torch's intra-op threads: the native env's tensors are large enough for torch to split
+its copies and the rollout's final stack over threads, and on a machine whose cores are
+busy with other jobs those threads wait for each other (measured on 2 shared cores:
+Double Card's rollouts 10x slower with 2 threads than with 1); the wrapper's small
+tensors never split.  The table's first line names the threads.
 """
 
 from __future__ import annotations
@@ -62,8 +69,12 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--num-envs", type=int, default=256, help="games in the native env (B)")
     p.add_argument("--steps", type=int, default=100, help="rollout length of the native env (each a step of all B games)")
     p.add_argument("--wrapper-steps", type=int, default=500, help="rollout length of the wrapper (one game)")
+    p.add_argument("--threads", type=int, default=0,
+                   help="torch's intra-op threads (0: torch's default); on a busy machine 1 is steadier")
     p.add_argument("--games", nargs="+", choices=sorted(GAMES), default=list(GAMES), help="sections to run")
     args = p.parse_args(argv)
+    if args.threads:
+        torch.set_num_threads(args.threads)
     runs = quick_or(args.quick, 1, args.runs)
     games = quick_or(args.quick, 8, args.num_envs)
     steps, wrapper_steps = quick_or(args.quick, 5, args.steps), quick_or(args.quick, 5, args.wrapper_steps)

@@ -213,11 +213,15 @@ class ParlourTorchRLEnv(EnvBase):
     def _output(self, rewards: np.ndarray | None) -> TensorDictBase:
         """The tensordict of the games as they are now (with ``rewards``, a step's)."""
         engine, device, seats = self.engine, self.device, self._shape
-        acting = torch.from_numpy(engine.to_act())
+        # Every tensor handed out owns torch memory (``clone``, ``bool``): stacking and
+        # ``torch.where`` over tensors that view numpy's buffers ran 10-40x slower
+        # (torch 2.13: a rollout's final stack of Double Card's observations took 1.6 s
+        # instead of 0.04 s), and the engine may reuse its buffers.
+        acting = torch.from_numpy(engine.to_act()).clone()
         legal = torch.from_numpy(engine.legal_masks()).bool()
         action_mask = legal.logical_or_(~acting.unsqueeze(-1))
-        observation = torch.from_numpy(engine.observations())
-        over = torch.from_numpy(engine.terminated).unsqueeze(-1)
+        observation = torch.from_numpy(engine.observations()).clone()
+        over = torch.from_numpy(engine.terminated).unsqueeze(-1).clone()
         over_seats = over.unsqueeze(-1).expand(*seats, 1).clone()
         group = {
             "observation": TensorDict({"observation": observation}, batch_size=seats),
@@ -230,7 +234,7 @@ class ParlourTorchRLEnv(EnvBase):
             "truncated": torch.zeros(over_seats.shape, dtype=torch.bool),
         }
         if rewards is not None:
-            group["reward"] = torch.from_numpy(rewards.astype(np.float32)).unsqueeze(-1)
+            group["reward"] = torch.from_numpy(rewards).to(torch.float32).unsqueeze(-1)
         out = TensorDict(
             {GROUP: TensorDict(group, batch_size=seats), "done": over, "terminated": over.clone(),
              "truncated": torch.zeros(over.shape, dtype=torch.bool)},
