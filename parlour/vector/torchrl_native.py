@@ -213,15 +213,14 @@ class ParlourTorchRLEnv(EnvBase):
     def _output(self, rewards: np.ndarray | None) -> TensorDictBase:
         """The tensordict of the games as they are now (with ``rewards``, a step's)."""
         engine, device, seats = self.engine, self.device, self._shape
-        # Every tensor handed out owns torch memory (``clone``, ``bool``): stacking and
-        # ``torch.where`` over tensors that view numpy's buffers ran 10-40x slower
-        # (torch 2.13: a rollout's final stack of Double Card's observations took 1.6 s
-        # instead of 0.04 s), and the engine may reuse its buffers.
-        acting = torch.from_numpy(engine.to_act()).clone()
+        # ``from_numpy`` shares the engine's fresh arrays without a copy; a tensor holds
+        # its array, so the engine's buffer pool (``OutputBuffers``) does not hand it out
+        # again while a rollout keeps the step.
+        acting = torch.from_numpy(engine.to_act())
         legal = torch.from_numpy(engine.legal_masks()).bool()
         action_mask = legal.logical_or_(~acting.unsqueeze(-1))
-        observation = torch.from_numpy(engine.observations()).clone()
-        over = torch.from_numpy(engine.terminated).unsqueeze(-1).clone()
+        observation = torch.from_numpy(engine.observations())
+        over = torch.from_numpy(engine.terminated).unsqueeze(-1)
         over_seats = over.unsqueeze(-1).expand(*seats, 1).clone()
         group = {
             "observation": TensorDict({"observation": observation}, batch_size=seats),

@@ -85,6 +85,25 @@ def test_partial_reset_restarts_only_the_games_named() -> None:
     assert after["player", "mask"][[0, 2]].all() and not after["player", "mask"][[1, 3]].any()
 
 
+@pytest.mark.parametrize("name", sorted(ENGINES))
+def test_a_steps_tensors_stay_as_they_were(name: str) -> None:
+    """The tensors share the engine's arrays (``from_numpy``): later steps must not
+    write into a step a rollout still holds."""
+    torch.manual_seed(0)
+    env = torchrl_env(name, 4, seed=0, **SMALL[name])
+    td = env.reset()
+    kept, copies = [td], [td.clone()]
+    for _ in range(24):
+        td = env.rand_action(td)
+        stepped, td = env.step_and_maybe_reset(td)
+        kept.append(stepped["next"])
+        copies.append(stepped["next"].clone())
+    # (TorchRL writes the next actions into the same tensordicts: compare what the env wrote)
+    assert all((a.select(*b.keys(True, True)) == b).all() for a, b in zip(kept, copies))
+    assert not all(torch.equal(kept[0]["player", "observation", "observation"], t["player", "observation", "observation"])
+                   for t in kept[1:])
+
+
 def test_stepping_a_finished_game_leaves_it_over() -> None:
     env = torchrl_env("sticks", 2, seed=0, num_sticks=1)
     td = env.step(env.rand_action(env.reset()))
