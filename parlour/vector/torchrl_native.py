@@ -27,7 +27,10 @@ same keys, shapes, dtypes and specs).  One group, ``"player"`` (agents ``player_
   ``parallel_env()`` does by default, so they never change);
 - ``("player", "action")``: int64 ``(B, P)``, a ``Categorical(A)`` spec whose mask is the
   current ``action_mask``, so ``env.rand_action()`` and ``env.rollout(n)`` without a
-  policy draw random legal moves; the actions of seats not to act are ignored;
+  policy draw random legal moves (a collector's default random policy clones the spec
+  once and would not follow the mask, as with the wrapper: give a collector a policy
+  that reads ``action_mask``, e.g. ``MaskedCategorical``); the actions of seats not to
+  act are ignored;
 - ``("player", "reward")``: float32 ``(B, P, 1)``, the game's returns in the step it
   ends, else 0;
 - ``("player", "done" | "terminated" | "truncated")``: bool ``(B, P, 1)``, and the same

@@ -164,3 +164,34 @@ def test_importing_parlour_vector_loads_no_torch() -> None:
     code = "import sys, parlour.vector; print(any(m == 'torch' or m.startswith(('torch.', 'torchrl', 'tensordict')) for m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"
+
+
+@pytest.mark.parametrize("name", ["goofspiel", "tribolo"])
+def test_a_collector_with_a_multi_agent_mlp_policy(name: str) -> None:
+    """What a TorchRL learner runs: a collector, ``MultiAgentMLP`` over the seat
+    dimension, ``MaskedCategorical`` over ``action_mask`` (a collector's default random
+    policy clones the action spec once, so it would not follow the masks: as with the
+    wrapper, a collector needs a policy that reads them)."""
+    from tensordict.nn import TensorDictModule
+    from torchrl.collectors import Collector
+    from torchrl.modules import MaskedCategorical, MultiAgentMLP, ProbabilisticActor
+
+    torch.manual_seed(0)
+    env = torchrl_env(name, 6, seed=0, **SMALL[name])
+    engine = env.engine
+    body = torch.nn.Sequential(
+        torch.nn.Flatten(-len(engine.observation_shape)),
+        MultiAgentMLP(n_agent_inputs=int(np.prod(engine.observation_shape)), n_agent_outputs=engine.num_actions,
+                      n_agents=engine.num_players, centralised=False, share_params=True, depth=1, num_cells=16))
+    actor = ProbabilisticActor(
+        TensorDictModule(body, in_keys=[("player", "observation", "observation")], out_keys=[("player", "logits")]),
+        in_keys={"logits": ("player", "logits"), "mask": ("player", "action_mask")}, out_keys=[("player", "action")],
+        distribution_class=MaskedCategorical, return_log_prob=True, log_prob_key=("player", "log_prob"))
+    collector = Collector(env, actor, frames_per_batch=6 * 20, total_frames=6 * 40, auto_register_policy_transforms=False)
+    try:
+        batches = list(collector)
+    finally:
+        collector.shutdown()
+    assert [b.batch_size for b in batches] == [torch.Size([6, 20])] * 2
+    assert batches[-1]["player", "log_prob"].shape == (6, 20, engine.num_players)
+    assert any(b["next", "done"].any() for b in batches)
