@@ -113,3 +113,14 @@ def test_the_start_position_holds_the_deal() -> None:
     env.reset()
     texts = [env.engine.game_state(b).to_text() for b in range(2)]
     assert texts[0] != texts[1] and "deal:" in texts[0]
+
+
+@pytest.mark.parametrize("name", sorted(ENGINES))
+def test_the_specs_of_one_game_are_the_wrappers(name: str) -> None:
+    """Leaf by leaf (shape, dtype, bounds, kind), the specs of one game of the batch."""
+    env, single = torchrl_env(name, 3, seed=0, **SMALL[name]), wrapped(name, SMALL[name])
+    for spec in ("full_observation_spec", "full_action_spec", "full_reward_spec", "full_done_spec"):
+        native, reference = getattr(env, spec)[0], getattr(single, spec)
+        assert set(native.keys(True, True)) == set(reference.keys(True, True)), spec
+        for key in reference.keys(True, True):
+            assert native[key] == reference[key], f"{spec} {key}:\n{native[key]}\n{reference[key]}"
