@@ -202,8 +202,17 @@ class ParlourTorchRLEnv(EnvBase):
         if actions.device.type != "cpu":
             actions = actions.cpu()
         joint = actions.numpy()
+        # finished games wait for their reset; ``"_step"`` (TorchRL's partial steps, e.g.
+        # ``rollout(break_when_all_done=True)``) leaves out more
         terminated = engine.terminated
         where = None if not terminated.any() else ~terminated
+        partial = tensordict.get("_step", None)
+        # TorchRL's rollout(break_when_all_done=True) leaves the group's "_neg_step" in the
+        # step's tensordict, where it then misses from others it merges with
+        tensordict.pop((GROUP, "_neg_step"), None)
+        if partial is not None:
+            chosen = partial.reshape(-1).cpu().numpy()
+            where = chosen if where is None else where & chosen
         if engine.simultaneous:
             result = engine.step(joint, where=where)
         else:

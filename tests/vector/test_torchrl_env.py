@@ -104,6 +104,20 @@ def test_a_steps_tensors_stay_as_they_were(name: str) -> None:
                    for t in kept[1:])
 
 
+def test_partial_steps_play_only_the_games_named() -> None:
+    torch.manual_seed(0)
+    env = torchrl_env("goofspiel", 3, seed=0, num_cards=4)
+    td = env.rand_action(env.reset())
+    td.set("_step", torch.tensor([True, False, True]))
+    after = env.step(td)["next"]
+    assert after["player", "observation", "observation"][1].equal(td["player", "observation", "observation"][1])
+    assert not after["player", "observation", "observation"][0].equal(td["player", "observation", "observation"][0])
+    # rollout until every game is over, each game stepped only until it ends
+    env = torchrl_env("sticks", 4, seed=0, num_sticks=6)
+    rollout = env.rollout(50, break_when_any_done=False, break_when_all_done=True)
+    assert rollout.shape[1] < 50 and rollout["next", "done"][:, -1].all()
+
+
 def test_stepping_a_finished_game_leaves_it_over() -> None:
     env = torchrl_env("sticks", 2, seed=0, num_sticks=1)
     td = env.step(env.rand_action(env.reset()))
