@@ -225,14 +225,15 @@ class ParlourTorchRLEnv(EnvBase):
     def _output(self, rewards: np.ndarray | None) -> TensorDictBase:
         """The tensordict of the games as they are now (with ``rewards``, a step's)."""
         engine, device, seats = self.engine, self.device, self._shape
-        # ``from_numpy`` shares the engine's fresh arrays without a copy; a tensor holds
-        # its array, so the engine's buffer pool (``OutputBuffers``) does not hand it out
-        # again while a rollout keeps the step.
-        acting = torch.from_numpy(engine.to_act())
+        # The observations, the one large array, are shared without a copy: a tensor
+        # holds its array, so the engine's buffer pool (``OutputBuffers``) does not hand
+        # it out again while a rollout keeps the step.  The small arrays are copied (an
+        # engine may return a view of its state).
+        acting = torch.tensor(engine.to_act())
         legal = torch.from_numpy(engine.legal_masks()).bool()
         action_mask = legal.logical_or_(~acting.unsqueeze(-1))
         observation = torch.from_numpy(engine.observations())
-        over = torch.from_numpy(engine.terminated).unsqueeze(-1)
+        over = torch.tensor(engine.terminated).unsqueeze(-1)
         over_seats = over.unsqueeze(-1).expand(*seats, 1).clone()
         group = {
             "observation": TensorDict({"observation": observation}, batch_size=seats),
