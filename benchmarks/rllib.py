@@ -105,6 +105,7 @@ def sb3_batched_rate(envs: int, steps: int, iterations: int, seed: int) -> float
     from stable_baselines3.common.vec_env import VecMonitor
 
     from parlour.baselines.learned.networks import ppo_policy
+    from parlour.baselines.learned.ppo import save_model
     from parlour.games import load_game
     from parlour.training.opponent_mix import OpponentMix
     from parlour.training.opponents import parse_opponents
@@ -117,7 +118,7 @@ def sb3_batched_rate(envs: int, steps: int, iterations: int, seed: int) -> float
     model = MaskablePPO(policy, vec, n_steps=steps, batch_size=envs * steps // 4, n_epochs=4, seed=seed, device="cpu",
                         policy_kwargs=kwargs)
     with tempfile.TemporaryDirectory() as folder:
-        model.save(f"{folder}/snapshot.zip")
+        save_model(model, f"{folder}/snapshot.zip", game)
         mix.add_snapshot(f"{folder}/snapshot.zip")
         model.learn(envs * steps)  # warm-up
         start = time.perf_counter()
