@@ -17,6 +17,7 @@ from helpers import SMALL_GAMES
 from parlour.baselines import make_from_spec
 from parlour.baselines.batched import RandomBatched
 from parlour.baselines.learned.rllib_batched import BatchedModule
+from parlour.cli import main
 from parlour.evaluation.arena import play_match
 from parlour.games import load_game
 from parlour.ray_cluster import loopback_only
@@ -204,6 +205,24 @@ def test_the_env_runner_steps_one_batched_engine_and_learns(local_ray, game, opp
         algo.stop()
 
 
+def test_the_same_seed_samples_and_learns_the_same(local_ray):
+    """Sampling in the driver: the env runner seeds its engine from the config's seed, and
+    RLlib seeds torch, so one iteration and the next sample are the same for a seed."""
+    def run(seed):
+        algo = batched_ppo_config("goofspiel", SMALL_GAMES["goofspiel"], opponents="random,rudimentary", num_envs_per_env_runner=8,
+                                  train_batch_size=128, minibatch_size=64, num_epochs=1, model={"hidden": [16]}, seed=seed).build_algo()
+        try:
+            algo.train()
+            episodes = algo.env_runner.sample(num_timesteps=64, explore=True)
+            return [np.asarray(e.get_actions()).tolist() for e in episodes], algo.learner_group.get_weights(["default_policy"])
+        finally:
+            algo.stop()
+
+    (actions, weights), (again, weights_again), (other, _) = run(3), run(3), run(4)
+    assert actions == again and actions != other
+    assert all(np.array_equal(value, weights_again["default_policy"][name]) for name, value in weights["default_policy"].items())
+
+
 def test_a_batched_run_saves_evaluates_resumes_and_plays(local_ray, tmp_path):
     out = tmp_path / "run"
     config = TrainConfig(game="goofspiel", game_options=SMALL_GAMES["goofspiel"], backend="rllib", opponents=["random", "league"],
@@ -223,6 +242,18 @@ def test_a_batched_run_saves_evaluates_resumes_and_plays(local_ray, tmp_path):
     player = make_from_spec(f"rllib:{out}", game)
     assert player.module_ids == ["default_policy"]
     assert len(play_match(game, [f"rllib:{out}", "random"], 2, seed=0).records) == 2
+
+
+def test_cli_batched_rllib_run(local_ray, tmp_path, capsys):
+    out = tmp_path / "cli"
+    code = main(["train", "--backend", "rllib", "--game", "tides_of_time", "--option", "rounds=1", "--vec-env", "batched",
+                 "--opponents", "random,greedy,league", "--weights", "1,1,2", "--timesteps", "128", "--eval-every", "128",
+                 "--eval-games", "2", "--set", "rllib.train_batch_size=128", "--set", "rllib.minibatch_size=64",
+                 "--set", "rllib.num_envs_per_env_runner=8", "--set", "rllib.num_epochs=1", "--final-games", "2", "--quiet",
+                 "--out", str(out)])
+    assert code == 0
+    text = capsys.readouterr().out
+    assert "environments: 8 games on the batched engine per env runner" in text and (out / "best" / "parlour.json").is_file()
 
 
 @pytest.mark.slow

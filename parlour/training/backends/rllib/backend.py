@@ -54,7 +54,7 @@ from parlour.training.backend import Backend, RunContext
 from parlour.training.backend_settings import NetworkSettings, RunView, SnapshotSettings, setting
 from parlour.training.backends.rllib.checkpoint import save_checkpoint, swap_in, unzip_checkpoint, zip_directory
 from parlour.training.backends.rllib.league import add_league_snapshot, load_snapshot, push_snapshot, save_snapshot
-from parlour.training.opponents import LEAGUE, SELF
+from parlour.training.opponents import LEAGUE, SELF, describe_entries, parse_opponents
 from parlour.training.run_files import Checkpoint
 
 VEC_KINDS = ("auto", "dummy", "subproc", "batched")
@@ -202,11 +202,23 @@ class RLlibBackend(Backend):
         algo_config.env_runners(num_envs_per_env_runner=rl["num_envs_per_env_runner"])
         return algo_config
 
+    def describe_envs(self) -> str:
+        """The line a run starts with: where its games are played."""
+        rl = self.config.rllib
+        runners = f"{rl['num_env_runners']} env runner(s)" if rl["num_env_runners"] else "sampling in the driver"
+        if self.batched:
+            entries = parse_opponents(self.config.opponents, self.config.opponent_weights)
+            return (f"environments: {rl['num_envs_per_env_runner']} games on the batched engine per env runner, {runners} "
+                    f"(rllib.vec_env batched), module default_policy; {describe_entries(entries)}")
+        return (f"environments: {rl['num_envs_per_env_runner']} multi-agent env(s) of one game per env runner, {runners} "
+                f"(rllib.vec_env dummy)")
+
     # -- the model ---------------------------------------------------------------------
 
     def _build(self) -> None:
         """Join (or start) Ray and build the algorithm; TensorBoard's writer."""
         self.started_ray = connect(self.config.rllib["address"])
+        self.run.log(self.describe_envs())
         self.algorithm = self.algorithm_config().build_algo()
         self.open_writer("rllib")
 
