@@ -256,6 +256,22 @@ def test_cli_batched_rllib_run(local_ray, tmp_path, capsys):
     assert "environments: 8 games on the batched engine per env runner" in text and (out / "best" / "parlour.json").is_file()
 
 
+def test_an_old_run_directory_resumes_on_its_multi_agent_envs(local_ray, tmp_path):
+    """A run whose config.toml predates ``rllib.vec_env`` (opponents ``random``, which now
+    default to the batched path) resumes on the multi-agent envs it ran on."""
+    out = tmp_path / "old"
+    config = TrainConfig(game="sticks", backend="rllib", opponents=["random"], timesteps=200, eval_every=200, eval_games=4,
+                         ppo={"net_arch": [16]}, rllib={"vec_env": "dummy", "train_batch_size": 200, "minibatch_size": 100,
+                                                        "num_epochs": 1})
+    Trainer(config, out, **QUIET).run()
+    files = RunFiles(out)
+    lines = files.config.read_text().splitlines()
+    files.config.write_text("\n".join(line for line in lines if not line.startswith(("vec_env", "num_envs_per_env_runner"))) + "\n")
+    resumed = Trainer(None, out, resume=True, timesteps=400, **QUIET)
+    assert resumed.config.rllib["vec_env"] == "dummy" and resumed.config.rllib["num_envs_per_env_runner"] == 1
+    assert resumed.run().steps == 400
+
+
 @pytest.mark.slow
 @pytest.mark.timeout(300)
 def test_a_remote_env_runner_samples_its_batched_engine_and_gets_the_league(local_ray):
