@@ -8,7 +8,8 @@ checkpoint directory zipped, ``state.pkl`` parlour's counters), and ``best/``, t
 evaluated checkpoint as a plain directory, which ``rllib:runs/NAME`` plays.
 
 Steps are environment steps (``step()`` calls of the multi-agent env, whatever the
-number of seats moving in them); RLlib rounds each iteration to whole batches of
+number of seats moving in them; on the batched path, the learner's moves, one per game
+of the engine per step); RLlib rounds each iteration to whole batches of
 ``rllib.train_batch_size``, so evaluations fall on the first iteration that crosses
 each multiple of ``eval_every``.
 
