@@ -129,7 +129,12 @@ def rllib_run(**changes):
 
 def test_auto_is_batched_where_every_seat_but_the_learners_has_a_player():
     assert rllib_run(opponents=["random", "league"]).rllib["vec_env"] == "batched"
-    assert rllib_run(opponents=["random", "league"]).rllib["num_envs_per_env_runner"] == 256
+    batched = rllib_run(opponents=["random", "league"]).rllib
+    assert (batched["num_envs_per_env_runner"], batched["train_batch_size"], batched["minibatch_size"]) == (256, 16384, 4096)
+    given = rllib_run(opponents=["random"], rllib={"num_envs_per_env_runner": 32}).rllib
+    assert (given["train_batch_size"], given["minibatch_size"]) == (2048, 512)
+    dummy = rllib_run(opponents=["random", "self"]).rllib
+    assert (dummy["train_batch_size"], dummy["minibatch_size"]) == (2000, 250)
     assert rllib_run(opponents=["random", "self"]).rllib["vec_env"] == "dummy"  # live learning seats
     assert rllib_run(opponents=["random", "self"], opponent_weights=[1, 0]).rllib["vec_env"] == "batched"
     assert rllib_run(opponents=["random"], rllib={"policies": "per_seat"}).rllib["vec_env"] == "dummy"
@@ -164,10 +169,11 @@ def test_an_old_rllib_config_toml_keeps_its_multi_agent_envs():
     new = rllib_run(opponents=["random"])
     assert new.rllib["vec_env"] == "batched"
     data = tomllib.loads(new.to_toml())
-    for key in ("vec_env", "num_envs_per_env_runner"):
+    for key in ("vec_env", "num_envs_per_env_runner", "train_batch_size", "minibatch_size"):
         del data["rllib"][key]
     old = saved_settings(data)
     assert old.rllib["vec_env"] == "dummy" and old.rllib["num_envs_per_env_runner"] == 1
+    assert (old.rllib["train_batch_size"], old.rllib["minibatch_size"]) == (2000, 250)
     assert make_config(tomllib.loads(old.to_toml())) == old
 
 

@@ -121,14 +121,15 @@ def batched_ppo_config(
     num_env_runners: int = 0,
     num_learners: int = 0,
     seed: int = 0,
-    train_batch_size: int = 2000,
-    minibatch_size: int = 250,
+    train_batch_size: int | None = None,
+    minibatch_size: int | None = None,
     num_epochs: int = 6,
     lr: float = 3e-4,
 ) -> PPOConfig:
     """PPO for ``game`` on the batched path (see the module docstring): ``num_envs_per_env_runner``
     games of one batched engine per env runner; ``opponents`` may not hold ``self`` (a live
-    learning seat), ``league`` is the learner's frozen snapshots."""
+    learning seat), ``league`` is the learner's frozen snapshots; ``train_batch_size`` defaults
+    to 64 steps of every game of one engine, ``minibatch_size`` to a quarter of it."""
     env_config = {"game": game, "options": dict(options or {}), "opponents": opponents,
                   "opponent_weights": None if opponent_weights is None else list(opponent_weights), "seat": seat,
                   "max_snapshots": max_snapshots}
@@ -137,6 +138,10 @@ def batched_ppo_config(
     check_processes(num_env_runners, num_learners)
     if isinstance(num_envs_per_env_runner, bool) or not isinstance(num_envs_per_env_runner, int) or num_envs_per_env_runner < 1:
         raise ValueError(f"num_envs_per_env_runner must be an int >= 1, got {num_envs_per_env_runner!r}")
+    if train_batch_size is None:
+        train_batch_size = 64 * num_envs_per_env_runner
+    if minibatch_size is None:
+        minibatch_size = max(1, train_batch_size // 4)
     return (
         PPOConfig()
         .api_stack(enable_rl_module_and_learner=True, enable_env_runner_and_connector_v2=True)

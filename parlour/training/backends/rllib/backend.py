@@ -66,6 +66,15 @@ PLACE = "rllib"
 """Where this backend runs (``--backend rllib``)."""
 BATCHED_ENVS_PER_RUNNER = 256
 """Games of one env runner's batched engine when ``num_envs_per_env_runner`` is not given."""
+BATCHED_STEPS = 64
+"""A batched run's ``train_batch_size`` when not given: 64 steps of every game of one
+engine (the SB3 batched runs' rollout, ``ppo.n_steps``), so that RLlib's episode chunks
+are as long as SB3's rollouts; with more env runners each samples its share."""
+BATCHED_MINIBATCHES = 4
+"""A batched run's ``minibatch_size`` when not given: a quarter of the batch (the SB3
+batched runs' dense-network rule)."""
+SINGLE_BATCH, SINGLE_MINIBATCH = 2000, 250
+"""``train_batch_size`` and ``minibatch_size`` of a ``dummy`` run when not given."""
 
 
 @dataclass(frozen=True)
@@ -80,8 +89,9 @@ class RLlibSettings(NetworkSettings, SnapshotSettings):
     setting ran ``dummy``); ``num_env_runners`` sampling processes (0: in
     the driver), ``num_learners`` learner
     processes (0: in the driver); ``address`` of a Ray cluster to join (empty: ``RAY_ADDRESS``
-    if set, else a local Ray on 127.0.0.1); PPO's ``train_batch_size`` env steps per update,
-    ``minibatch_size``, ``num_epochs``, ``learning_rate`` and ``entropy_coeff``; the network's
+    if set, else a local Ray on 127.0.0.1); PPO's ``train_batch_size`` env steps per update
+    (default: batched, 64 steps of every game of one engine; else 2000),
+    ``minibatch_size`` (a quarter of the batch, else 250), ``num_epochs``, ``learning_rate`` and ``entropy_coeff``; the network's
     shape (``NetworkSettings``) and the league's snapshots (``SnapshotSettings``)."""
 
     policies: str = setting("shared", choices=("shared", "per_seat"))
@@ -90,24 +100,26 @@ class RLlibSettings(NetworkSettings, SnapshotSettings):
     num_envs_per_env_runner: int | None = setting(None, kind=int, low=1)
     num_learners: int = setting(0, low=0)
     address: str = setting("")
-    train_batch_size: int = setting(2000, low=1)
-    minibatch_size: int = setting(250, low=1)
+    train_batch_size: int | None = setting(None, kind=int, low=1)
+    minibatch_size: int | None = setting(None, kind=int, low=1)
     num_epochs: int = setting(6, low=1)
     learning_rate: float = setting(3e-4, positive=True)
     entropy_coeff: float = setting(0.01, low=0)
 
-    legacy: ClassVar[dict[str, Any]] = {"vec_env": "dummy", "num_envs_per_env_runner": 1}
+    legacy: ClassVar[dict[str, Any]] = {"vec_env": "dummy", "num_envs_per_env_runner": 1, "train_batch_size": 2000,
+                                        "minibatch_size": 250}
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        if self.minibatch_size > self.train_batch_size:
+        if self.minibatch_size is not None and self.train_batch_size is not None and self.minibatch_size > self.train_batch_size:
             raise ValueError(f"minibatch_size={self.minibatch_size} is larger than rllib.train_batch_size={self.train_batch_size}")
 
     @classmethod
     def resolve(cls, values: dict[str, Any], run: RunView) -> dict[str, Any]:
         """``vec_env = "auto"``: ``batched`` for an RLlib run of a game with a batched engine
         whose opponents seat no live ``self``, with ``policies = "shared"``, else ``dummy``; ``num_envs_per_env_runner``:
-        256 games batched, else 1.  ``ValueError`` for a batched RLlib run that cannot be
+        256 games batched, else 1; ``train_batch_size`` and ``minibatch_size``: 64 steps of
+        every game and a quarter of that batched, else 2000 and 250.  ``ValueError`` for a batched RLlib run that cannot be
         (naming what is missing) and for ``subproc`` (the ppo backend's)."""
         from parlour.training.backends.rllib.batched_env import batched_entries, live_self
         from parlour.vector import ENGINES
@@ -129,6 +141,13 @@ class RLlibSettings(NetworkSettings, SnapshotSettings):
             batched_entries(run.game, list(run.opponents), run.opponent_weights)  # raises naming what is missing
         if table.get("num_envs_per_env_runner") is None:
             table["num_envs_per_env_runner"] = BATCHED_ENVS_PER_RUNNER if kind == "batched" else 1
+        envs = table["num_envs_per_env_runner"]
+        batched = ours and kind == "batched" and isinstance(envs, int) and not isinstance(envs, bool)
+        if table.get("train_batch_size") is None:
+            table["train_batch_size"] = BATCHED_STEPS * envs if batched else SINGLE_BATCH
+        if table.get("minibatch_size") is None:
+            size = table["train_batch_size"]
+            table["minibatch_size"] = max(1, size // BATCHED_MINIBATCHES) if batched and isinstance(size, int) else SINGLE_MINIBATCH
         return table
 
 
