@@ -151,6 +151,8 @@ def test_the_ppo_flag_sets_the_rllib_backends_path_too():
 @pytest.mark.parametrize(("changes", "message"), [
     ({"opponents": ["random", "self"]}, r"rllib\.vec_env 'batched' holds one learning seat per game: opponent 'self'"),
     ({"rllib": {"vec_env": "batched", "policies": "per_seat"}}, r"rllib\.vec_env 'batched' trains one module .* got 'per_seat'"),
+    ({"game": "openspiel:tic_tac_toe", "opponents": ["random"]},
+     r"rllib\.vec_env 'batched' needs a game with a batched engine \(\['double_card', .*got game 'openspiel:tic_tac_toe'"),
 ])
 def test_a_batched_run_that_cannot_be_says_what_is_missing(changes, message):
     changes = {"rllib": {"vec_env": "batched"}, **changes}

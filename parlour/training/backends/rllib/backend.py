@@ -90,9 +90,10 @@ class RLlibSettings(NetworkSettings, SnapshotSettings):
     the driver), ``num_learners`` learner
     processes (0: in the driver); ``address`` of a Ray cluster to join (empty: ``RAY_ADDRESS``
     if set, else a local Ray on 127.0.0.1); PPO's ``train_batch_size`` env steps per update
-    (default: batched, 64 steps of every game of one engine; else 2000),
-    ``minibatch_size`` (a quarter of the batch, else 250), ``num_epochs``, ``learning_rate`` and ``entropy_coeff``; the network's
-    shape (``NetworkSettings``) and the league's snapshots (``SnapshotSettings``)."""
+    (default: batched, 64 steps of every game of one engine; else 2000), ``minibatch_size``
+    (a quarter of the batch, else 250), ``num_epochs``, ``learning_rate`` and
+    ``entropy_coeff``; the network's shape (``NetworkSettings``) and the league's snapshots
+    (``SnapshotSettings``)."""
 
     policies: str = setting("shared", choices=("shared", "per_seat"))
     vec_env: str = setting("auto", choices=VEC_KINDS)
@@ -117,11 +118,12 @@ class RLlibSettings(NetworkSettings, SnapshotSettings):
     @classmethod
     def resolve(cls, values: dict[str, Any], run: RunView) -> dict[str, Any]:
         """``vec_env = "auto"``: ``batched`` for an RLlib run of a game with a batched engine
-        whose opponents seat no live ``self``, with ``policies = "shared"``, else ``dummy``; ``num_envs_per_env_runner``:
-        256 games batched, else 1; ``train_batch_size`` and ``minibatch_size``: 64 steps of
-        every game and a quarter of that batched, else 2000 and 250.  ``ValueError`` for a batched RLlib run that cannot be
-        (naming what is missing) and for ``subproc`` (the ppo backend's)."""
-        from parlour.training.backends.rllib.batched_env import batched_entries, live_self
+        whose opponents seat no live ``self``, with ``policies = "shared"``, else ``dummy``;
+        ``num_envs_per_env_runner``: 256 games batched, else 1; ``train_batch_size`` and
+        ``minibatch_size``: 64 steps of every game and a quarter of that batched, else 2000
+        and 250.  ``ValueError`` for a batched RLlib run that cannot be (naming what is
+        missing) and for ``subproc`` (the ppo backend's)."""
+        from parlour.training.backends.rllib.batched_env import batched_problem, live_self
         from parlour.vector import ENGINES
 
         table = dict(values)
@@ -137,8 +139,9 @@ class RLlibSettings(NetworkSettings, SnapshotSettings):
         if ours and kind == "batched" and table.get("policies", "shared") != "shared":
             raise ValueError(f"vec_env 'batched' trains one module (one learning seat per game): policies must be 'shared', "
                              f"got {table['policies']!r}")
-        if ours and kind == "batched":
-            batched_entries(run.game, list(run.opponents), run.opponent_weights)  # raises naming what is missing
+        problem = batched_problem(run.game, list(run.opponents), run.opponent_weights) if ours and kind == "batched" else None
+        if problem:
+            raise ValueError(problem)
         if table.get("num_envs_per_env_runner") is None:
             table["num_envs_per_env_runner"] = BATCHED_ENVS_PER_RUNNER if kind == "batched" else 1
         envs = table["num_envs_per_env_runner"]

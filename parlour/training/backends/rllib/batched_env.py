@@ -65,15 +65,24 @@ def live_self(opponents: Any, weights: Any) -> bool:
     return any(entry.spec == SELF and entry.weight > 0 for entry in entries)
 
 
+def batched_problem(game: str, opponents: Any, weights: Any) -> str | None:
+    """What keeps a run of ``game`` against ``opponents`` off the batched path, or ``None``
+    (opponents that do not parse: ``None``, their own check says why)."""
+    if game not in ENGINES:
+        return f"vec_env 'batched' needs a game with a batched engine ({sorted(ENGINES)}), got game {game!r}"
+    if live_self(opponents, weights):
+        return ("vec_env 'batched' holds one learning seat per game: opponent 'self' (a live learning seat of the "
+                "RLlib backend) needs vec_env 'dummy'; for frozen copies of the learner use 'league'")
+    return None
+
+
 def batched_entries(game: str, opponents: Any, weights: Any) -> list[Entry]:
     """The pool as the batched mix plays it (``league`` -> the mix's snapshot entry);
     ``ValueError`` naming what the batched path lacks."""
-    if game not in ENGINES:
-        raise ValueError(f"vec_env 'batched' needs a game with a batched engine ({sorted(ENGINES)}), got game {game!r}")
+    problem = batched_problem(game, opponents, weights)
+    if problem:
+        raise ValueError(problem)
     entries = parse_opponents(opponents or SELF, weights)
-    if any(entry.spec == SELF and entry.weight > 0 for entry in entries):
-        raise ValueError("vec_env 'batched' holds one learning seat per game: opponent 'self' (a live learning seat of the "
-                         "RLlib backend) needs vec_env 'dummy'; for frozen copies of the learner use 'league'")
     return [Entry(SELF, entry.weight) if entry.spec == LEAGUE else entry for entry in entries if entry.spec != SELF]
 
 
