@@ -19,12 +19,28 @@ then again) so that load from other jobs hits them alike; medians over ``--runs`
     python -m benchmarks.rllib                       # sticks and tribolo, 3 runs
     python -m benchmarks.rllib --games sticks --runs 1 --iterations 1
     python -m benchmarks.rllib --quick               # a smoke run: sticks, small batches, no env runner
+
+``--batched``: the batched engines on both sides (issue 50), Tides of Time against the
+mix of docs/results.md's Tides of Time PPO run (``random,greedy,original-alphabeta:
+objective=difference,self``, weights 1,1,1,2; scripts/make_results.py).  SB3: MaskablePPO
+on ``BatchedSB3VecEnv`` of ``--batched-envs`` games with that ``OpponentMix`` (``self``:
+one snapshot, the initial model), ``parlour train``'s batched defaults (rollouts of
+``--batched-steps`` steps, minibatches of a quarter rollout, 4 epochs, MLP 128-128, torch
+on ``--torch-threads``).  RLlib: ``batched_ppo_config``, ``--batched-envs`` games per env
+runner against the same mix with ``league`` for ``self`` (RLlib's ``self`` is a live
+learning seat, which one learner seat per game cannot hold; ``league`` is its frozen
+snapshots, as SB3's ``self`` is: one snapshot, the initial module), the same PPO shape
+(``train_batch_size`` = a rollout of every runner's games, the same minibatch and epochs).
+
+    python -m benchmarks.rllib --batched                                    # the quiet machine's run
+    python -m benchmarks.rllib --batched --batched-envs 64 --batched-steps 16 --runs 1 --runners 0
 """
 
 from __future__ import annotations
 
 import statistics
 import time
+from typing import Any
 
 from benchmarks.driver import parser
 
@@ -75,6 +91,98 @@ def rllib_rate(game: str, batch: int, runners: int, envs: int, iterations: int, 
         algo.stop()
 
 
+BATCHED_GAME = "tides_of_time"
+BATCHED_MIX = "random,greedy,original-alphabeta:objective=difference,self"
+"""docs/results.md's Tides of Time PPO run's opponents (scripts/make_results.py RUNS)."""
+BATCHED_WEIGHTS = [1.0, 1.0, 1.0, 2.0]
+
+
+def sb3_batched_rate(envs: int, steps: int, iterations: int, seed: int) -> float:
+    """Env steps/s of MaskablePPO on the batched engine against the results' mix (one warm-up rollout)."""
+    import tempfile
+
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.vec_env import VecMonitor
+
+    from parlour.baselines.learned.networks import ppo_policy
+    from parlour.baselines.learned.ppo import save_model
+    from parlour.games import load_game
+    from parlour.training.opponent_mix import OpponentMix
+    from parlour.training.opponents import parse_opponents
+    from parlour.vector.sb3_env import BatchedSB3VecEnv
+
+    game = load_game(BATCHED_GAME)
+    mix = OpponentMix(game, parse_opponents(BATCHED_MIX, BATCHED_WEIGHTS))
+    vec = VecMonitor(BatchedSB3VecEnv(BATCHED_GAME, envs, opponent=mix, seed=seed))
+    policy, kwargs = ppo_policy("mlp", [128, 128], {"channels": 32, "blocks": 2})
+    model = MaskablePPO(policy, vec, n_steps=steps, batch_size=envs * steps // 4, n_epochs=4, seed=seed, device="cpu",
+                        policy_kwargs=kwargs)
+    with tempfile.TemporaryDirectory() as folder:
+        save_model(model, f"{folder}/snapshot.zip", game)
+        mix.add_snapshot(f"{folder}/snapshot.zip")
+        model.learn(envs * steps)  # warm-up
+        start = time.perf_counter()
+        model.learn(envs * steps * iterations, reset_num_timesteps=False)
+        rate = envs * steps * iterations / (time.perf_counter() - start)
+    vec.close()
+    return rate
+
+
+def rllib_batched_rate(envs: int, steps: int, runners: int, iterations: int, seed: int) -> tuple[float, float, float]:
+    """Env steps/s of RLlib PPO on the batched path against the results' mix (``league`` for
+    ``self``), after one warm-up iteration; RLlib's sampling and learner timers of the last."""
+    from parlour.training.backends.rllib.algo import batched_ppo_config
+    from parlour.training.backends.rllib.league import add_league_snapshot
+
+    batch = envs * steps * max(runners, 1)
+    config = batched_ppo_config(BATCHED_GAME, opponents=BATCHED_MIX.replace(",self", ",league"), opponent_weights=BATCHED_WEIGHTS,
+                                num_envs_per_env_runner=envs, num_env_runners=runners, seed=seed, train_batch_size=batch,
+                                minibatch_size=batch // 4, num_epochs=4, model={"hidden": [128, 128]})
+    algo = config.build_algo()
+    try:
+        add_league_snapshot(algo, "league:step_0")
+        algo.train()  # warm-up
+        done, start = 0, time.perf_counter()
+        for _ in range(iterations):
+            result = algo.train()
+            done += int(result["env_runners"]["num_env_steps_sampled"])
+        timers = result["timers"]
+        return done / (time.perf_counter() - start), timers["env_runner_sampling_timer"], timers["learner_update_timer"]
+    finally:
+        algo.stop()
+
+
+def batched_main(args: Any) -> None:
+    """``--batched``: SB3 and RLlib on the batched engines, alternating run by run."""
+    import torch
+
+    from parlour.ray_cluster import ray_session
+
+    torch.set_num_threads(args.torch_threads)
+    runner_counts = [int(r) for r in args.runners.split(",")]
+    rates: dict[str, list[float]] = {}
+    with ray_session():
+        for run in range(args.runs):
+            rates.setdefault("sb3", []).append(sb3_batched_rate(args.batched_envs, args.batched_steps, args.iterations, run))
+            for runners in runner_counts:
+                rate, sampling, learning = rllib_batched_rate(args.batched_envs, args.batched_steps, runners, args.iterations, run)
+                rates.setdefault(f"rllib{runners}", []).append(rate)
+                rates.setdefault(f"sample{runners}", []).append(sampling)
+                rates.setdefault(f"learn{runners}", []).append(learning)
+    med = {key: statistics.median(values) for key, values in rates.items()}
+    print(f"PPO env steps/s on the batched engines, {BATCHED_GAME} against {BATCHED_MIX} (weights 1,1,1,2; RLlib: league "
+          f"for self); {args.batched_envs} games x {args.batched_steps} steps per rollout (per env runner), minibatch a "
+          f"quarter, 4 epochs, MLP 128-128, torch threads {args.torch_threads}; {args.iterations} timed updates, "
+          f"median of {args.runs} run(s)\n")
+    print("| SB3 MaskablePPO batched | " + " | ".join(f"RLlib batched, {r} env runner(s) | RLlib / SB3" for r in runner_counts)
+          + " |")
+    print("|---:|" + "---:|---:|" * len(runner_counts))
+    print(f"| {med['sb3']:,.0f} | " + " | ".join(f"{med[f'rllib{r}']:,.0f} | {med[f'rllib{r}'] / med['sb3']:.2f}"
+                                                 for r in runner_counts) + " |")
+    print("\nRLlib's timers per update (seconds sampling / seconds in the learner): "
+          + ", ".join(f"{r} runner(s) {med[f'sample{r}']:.2f} / {med[f'learn{r}']:.2f}" for r in runner_counts))
+
+
 def main(argv: list[str] | None = None) -> None:
     args_parser = parser(__doc__.splitlines()[0], runs=3)
     args_parser.add_argument("--games", default="sticks,tribolo")
@@ -83,7 +191,17 @@ def main(argv: list[str] | None = None) -> None:
     args_parser.add_argument("--n-envs", type=int, default=4, help="SB3's DummyVecEnv size")
     args_parser.add_argument("--runners", default="0,1,2", help="RLlib env-runner counts to measure")
     args_parser.add_argument("--envs-per-runner", type=int, default=1, help="RLlib's num_envs_per_env_runner")
+    args_parser.add_argument("--batched", action="store_true", help="the batched engines on both sides: Tides of Time "
+                             "against the results' mix (see the module docstring)")
+    args_parser.add_argument("--batched-envs", type=int, default=256, help="--batched: games per engine")
+    args_parser.add_argument("--batched-steps", type=int, default=64, help="--batched: steps of every game per rollout")
+    args_parser.add_argument("--torch-threads", type=int, default=2, help="--batched: torch's threads in this process")
     args = args_parser.parse_args(argv)
+    if args.batched:
+        if args.quick:
+            args.batched_envs, args.batched_steps, args.runs, args.iterations, args.runners = 32, 8, 1, 1, "0"
+        batched_main(args)
+        return
     if args.quick:
         args.games, args.runs, args.iterations, args.batch, args.runners = "sticks", 1, 1, 256, "0"
 

@@ -48,7 +48,9 @@ def add_parser(sub: Any, common: argparse.ArgumentParser) -> None:
                        help="ppo (ppo.vec_env): batched: one numpy engine steps every game, against the whole opponent mix; "
                             "dummy or subproc: "
                             "SB3's DummyVecEnv or SubprocVecEnv of single games; auto (default): batched for ppo on a game "
-                            "with a batched engine (all five), else dummy; the choice is printed when the run starts")
+                            "with a batched engine (all five), else dummy; the choice is printed when the run starts. "
+                            "rllib (rllib.vec_env): batched: one engine per env runner; dummy: one multi-agent env per "
+                            "game; auto: batched unless the opponents hold self (a live learning seat)")
     train.add_argument("--seed", type=int, help="run seed (default 0)")
     train.add_argument("--eval-every", type=int, help="steps between evaluations and checkpoints (default 10000)")
     train.add_argument("--eval-games", type=int, help="games per evaluation opponent (default 100)")

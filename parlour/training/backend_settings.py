@@ -44,7 +44,9 @@ class RunView:
     """What a backend's settings may depend on when they are resolved for a run: its
     ``game`` (with ``game_options``), ``algo`` and ``backend``, and whether the run's backend
     trains on a game's batched engine (``batched_engine``; ``batched_backends`` names those
-    that do, ``ppo/local``).  Every table is resolved, the run's backend's and the others."""
+    that do, ``ppo/local``), and its ``opponents`` with their ``opponent_weights`` (the
+    RLlib backend's batched path cannot seat a live ``self``).  Every table is resolved,
+    the run's backend's and the others."""
 
     game: str
     game_options: dict[str, Any]
@@ -52,6 +54,8 @@ class RunView:
     backend: str
     batched_engine: bool
     batched_backends: str
+    opponents: tuple[str, ...] = ()
+    opponent_weights: tuple[float, ...] | None = None
 
 
 @dataclass(frozen=True)

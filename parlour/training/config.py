@@ -128,8 +128,11 @@ class TrainConfig:
         except ValueError:  # a bad pair: validate() says so
             run_backend = None
         batched = ", ".join(f"{cls.algo}/{'/'.join(cls.runs_on)}" for cls in registry.backends() if cls.batched_engine)
+        opponents, weights = self.opponents, self.opponent_weights  # as given: validate() checks them
         run = RunView(self.game, self.game_options, self.algo, self.backend,
-                      batched_engine=run_backend is not None and run_backend.batched_engine, batched_backends=batched)
+                      batched_engine=run_backend is not None and run_backend.batched_engine, batched_backends=batched,
+                      opponents=tuple(opponents) if isinstance(opponents, (list, tuple)) else (str(opponents),),
+                      opponent_weights=tuple(weights) if isinstance(weights, (list, tuple)) else None)
         for name, Settings in registry.tables().items():
             try:
                 self.tables[name] = Settings.resolve(self.tables[name], run)

@@ -107,8 +107,13 @@ class LearnerCore:
             self._masks = self.engine.legal_mask(self.seats).astype(bool)
         return self._masks
 
-    def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None, np.ndarray]:
-        """``(observations, rewards, terminated, final_observations or None, illegal)``."""
+    def step(self, actions: Any,
+             where: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None, np.ndarray]:
+        """``(observations, rewards, terminated, final_observations or None, illegal)``.
+
+        ``where`` (``(B,)`` bool, default every game): the games the learner moves in; the
+        others stand still, their actions ignored (a vector env that resets a finished game
+        one step later, Gymnasium's ``AutoresetMode.NEXT_STEP``, holds those games)."""
         engine, B, A = self.engine, self.num_envs, self.engine.num_actions
         array = np.asarray(actions)
         if array.shape != (B,) or array.dtype.kind not in "iu":
@@ -116,13 +121,16 @@ class LearnerCore:
                 f"{engine.game_name}: actions must be an integer array of shape ({B},) in Discrete({A}), got {actions!r}",
                 action=actions,
             )
+        held = np.zeros(B, dtype=bool) if where is None else ~np.asarray(where, dtype=bool)
+        if held.any():
+            array = np.where(held, 0, array)  # any in-range action: those games do not move
         outside = (array < 0) | (array >= A)
         if outside.any():
             b = int(np.argmax(outside))
             raise IllegalActionError(f"{engine.game_name}: action {int(array[b])} of game {b} is outside Discrete({A})",
                                      action=int(array[b]))
         masks = self.action_masks()
-        illegal = ~masks[self._rows, array]
+        illegal = ~masks[self._rows, array] & ~held
         if illegal.any() and self.illegal_action == "raise":
             b = int(np.argmax(illegal))
             raise IllegalActionError(
@@ -138,7 +146,7 @@ class LearnerCore:
             final[illegal] = self.observation()[illegal]
             rewards[illegal] = -1.0
             engine.reset_games(illegal)
-        play = ~illegal
+        play = ~illegal & ~held
         if engine.simultaneous:
             need = engine.to_act() & play[:, None]
             need[self._rows, self.seats] = False

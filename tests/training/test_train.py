@@ -522,10 +522,11 @@ def test_batched_envs_train_and_resume_exactly(tmp_path):
 
 
 @pytest.mark.parametrize(("changes", "message"), [
-    ({"backend": "rllib"},
-     r"vec_env 'batched' is for a backend that trains on the batched engine \(ppo/local\), got algo 'ppo' on backend 'rllib'"),
+    ({"backend": "rllib", "opponents": ["random", "self"]},
+     r"rllib\.vec_env 'batched' holds one learning seat per game: opponent 'self' \(a live learning seat"),
     ({"algo": "alphazero"},
-     r"vec_env 'batched' is for a backend that trains on the batched engine \(ppo/local\), got algo 'alphazero' on backend 'local'"),
+     r"vec_env 'batched' is for a backend that trains on the batched engine \(ppo/local, ppo/rllib\), "
+     r"got algo 'alphazero' on backend 'local'"),
     ({"game": "openspiel:tic_tac_toe"}, r"vec_env 'batched' needs a game with a batched engine \(\['double_card', "),
     ({"opponent_workers": -1}, "ppo.opponent_workers must be at least 0, got -1"),
 ])

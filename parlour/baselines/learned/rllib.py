@@ -8,8 +8,9 @@ RLlib's own ``RLModule.from_checkpoint``): no Ray cluster is started to play.
 
 ``path`` may be a checkpoint or a run directory (its ``best`` checkpoint, else its
 ``checkpoint``).  ``module``: which module plays; by default ``shared`` where the run
-shared one module between the seats, else the module of the seat the player sits in
-(``player_0`` ...).  Like ``ppo:``, it acts from its seat's information state and
+shared one module between the seats, ``default_policy`` where it learnt on the batched
+engines (one learning seat per game, RLlib's single-agent module), else the module of
+the seat the player sits in (``player_0`` ...).  Like ``ppo:``, it acts from its seat's information state and
 samples (``deterministic=false``) with its own generator.
 
 Needs the ``rllib`` extra; without it, making an ``rllib`` player raises an error saying so.
@@ -32,6 +33,8 @@ META_FILE = "parlour.json"
 MODULES = Path("learner_group", "learner", "rl_module")
 """Where RLlib keeps each module's state inside an algorithm checkpoint."""
 SHARED = "shared"
+SINGLE = "default_policy"
+"""The one module of a run on the batched path (RLlib's single-agent module id)."""
 
 
 def require_rllib_extra() -> None:
@@ -96,7 +99,7 @@ class RLlibPolicy(Policy):
     checkpoint: Path | str  # the checkpoint directory played (a snapshot's label for SnapshotPolicy)
     params = {
         "path": Param(None, "a run directory of `parlour train --backend rllib`, or one of its checkpoints", type=str),
-        "module": Param(None, "the module that plays (default: shared, else the seat's own)", type=str),
+        "module": Param(None, "the module that plays (default: shared, default_policy, else the seat's own)", type=str),
         "deterministic": Param(True, "play the most probable legal action (false: sample it)"),
     }
 
@@ -118,7 +121,7 @@ class RLlibPolicy(Policy):
 
     def module_for(self, seat: int) -> Any:
         """The module that plays ``seat`` (see the module docstring)."""
-        module_id = self.config["module"] or (SHARED if SHARED in self.module_ids else f"player_{seat}")
+        module_id = self.config["module"] or next((m for m in (SHARED, SINGLE) if m in self.module_ids), f"player_{seat}")
         if module_id not in self.module_ids:
             raise ValueError(f"RLlib checkpoint {str(self.checkpoint)!r} has no module for seat {seat}; "
                              f"modules are {self.module_ids} (choose one with module=...)")

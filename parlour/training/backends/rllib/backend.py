@@ -8,7 +8,8 @@ checkpoint directory zipped, ``state.pkl`` parlour's counters), and ``best/``, t
 evaluated checkpoint as a plain directory, which ``rllib:runs/NAME`` plays.
 
 Steps are environment steps (``step()`` calls of the multi-agent env, whatever the
-number of seats moving in them); RLlib rounds each iteration to whole batches of
+number of seats moving in them; on the batched path, the learner's moves, one per game
+of the engine per step); RLlib rounds each iteration to whole batches of
 ``rllib.train_batch_size``, so evaluations fall on the first iteration that crosses
 each multiple of ``eval_every``.
 
@@ -26,6 +27,14 @@ and every ``snapshot_every`` steps into every env's league (``league.py``) and i
 ``snapshots/step_N.npz``; a resumed run pushes back the latest ``max_snapshots`` of
 those taken up to its checkpoint.
 
+Where the games are played (``rllib.vec_env``): ``batched``, the default for a game with a
+batched engine and opponents without a live ``self`` seat, steps one batched numpy engine
+of ``num_envs_per_env_runner`` games in each env runner (RLlib's single-agent env runner
+over a Gymnasium vector env: ``batched_env`` says why that path), the learner at one
+seat of each game against the opponent mix (``league``: its frozen snapshots), one
+module ``default_policy``; ``dummy`` steps ``ParlourMultiAgentEnv``, one game per env,
+every ``self`` seat learning (``policies``).
+
 Ray: ``rllib.address`` (or ``RAY_ADDRESS``) joins a running cluster; otherwise the run
 starts a local Ray bound to 127.0.0.1 and stops it at the end.
 """
@@ -37,57 +46,126 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
-from parlour.baselines.learned.rllib import RLlibPolicy, require_rllib_extra
+from parlour.baselines.learned.rllib import SINGLE, RLlibPolicy, require_rllib_extra
 from parlour.evaluation.win_rates import rates_deterministic
 from parlour.ray_cluster import connect
 from parlour.training.backend import Backend, RunContext
-from parlour.training.backend_settings import NetworkSettings, SnapshotSettings, setting
+from parlour.training.backend_settings import NetworkSettings, RunView, SnapshotSettings, setting
 from parlour.training.backends.rllib.checkpoint import save_checkpoint, swap_in, unzip_checkpoint, zip_directory
 from parlour.training.backends.rllib.league import add_league_snapshot, load_snapshot, push_snapshot, save_snapshot
-from parlour.training.opponents import LEAGUE, SELF
+from parlour.training.opponents import LEAGUE, SELF, describe_entries, parse_opponents
 from parlour.training.run_files import Checkpoint
+
+VEC_KINDS = ("auto", "dummy", "subproc", "batched")
+"""``rllib.vec_env``'s values, the ppo backend's (one ``--vec-env`` sets both): ``dummy``, RLlib's
+multi-agent env runners stepping single games; ``batched``, one batched engine per env
+runner (``batched_env``); ``subproc`` is refused for an RLlib run."""
+PLACE = "rllib"
+"""Where this backend runs (``--backend rllib``)."""
+BATCHED_ENVS_PER_RUNNER = 256
+"""Games of one env runner's batched engine when ``num_envs_per_env_runner`` is not given."""
+BATCHED_STEPS = 64
+"""A batched run's ``train_batch_size`` when not given: 64 steps of every game of one
+engine (the SB3 batched runs' rollout, ``ppo.n_steps``), so that RLlib's episode chunks
+are as long as SB3's rollouts; with more env runners each samples its share."""
+BATCHED_MINIBATCHES = 4
+"""A batched run's ``minibatch_size`` when not given: a quarter of the batch (the SB3
+batched runs' dense-network rule)."""
+SINGLE_BATCH, SINGLE_MINIBATCH = 2000, 250
+"""``train_batch_size`` and ``minibatch_size`` of a ``dummy`` run when not given."""
 
 
 @dataclass(frozen=True)
 class RLlibSettings(NetworkSettings, SnapshotSettings):
     """The ``[rllib]`` table (and ``ppo.net_arch``, the network's hidden layers): ``policies`` ``shared`` (one
-    module for every seat) or ``per_seat``; ``num_env_runners`` sampling processes (0: in
-    the driver) with ``num_envs_per_env_runner`` envs each, ``num_learners`` learner
+    module for every seat) or ``per_seat``; ``vec_env``, where the env runners' games are
+    played: ``batched`` (one batched engine of ``num_envs_per_env_runner`` games per env
+    runner, default 256, one learning seat per game against the opponent mix, one module:
+    ``batched_env``), ``dummy`` (``num_envs_per_env_runner`` multi-agent envs of one game
+    each, default 1, every ``self`` seat learning) or ``auto`` (``batched`` for a game with a
+    batched engine and opponents without ``self``; a run's config.toml written before this
+    setting ran ``dummy``); ``num_env_runners`` sampling processes (0: in
+    the driver), ``num_learners`` learner
     processes (0: in the driver); ``address`` of a Ray cluster to join (empty: ``RAY_ADDRESS``
-    if set, else a local Ray on 127.0.0.1); PPO's ``train_batch_size`` env steps per update,
-    ``minibatch_size``, ``num_epochs``, ``learning_rate`` and ``entropy_coeff``; the network's
-    shape (``NetworkSettings``) and the league's snapshots (``SnapshotSettings``)."""
+    if set, else a local Ray on 127.0.0.1); PPO's ``train_batch_size`` env steps per update
+    (default: batched, 64 steps of every game of one engine; else 2000), ``minibatch_size``
+    (a quarter of the batch, else 250), ``num_epochs``, ``learning_rate`` and
+    ``entropy_coeff``; the network's shape (``NetworkSettings``) and the league's snapshots
+    (``SnapshotSettings``)."""
 
     policies: str = setting("shared", choices=("shared", "per_seat"))
+    vec_env: str = setting("auto", choices=VEC_KINDS)
     num_env_runners: int = setting(0, low=0)
-    num_envs_per_env_runner: int = setting(1, low=1)
+    num_envs_per_env_runner: int | None = setting(None, kind=int, low=1)
     num_learners: int = setting(0, low=0)
     address: str = setting("")
-    train_batch_size: int = setting(2000, low=1)
-    minibatch_size: int = setting(250, low=1)
+    train_batch_size: int | None = setting(None, kind=int, low=1)
+    minibatch_size: int | None = setting(None, kind=int, low=1)
     num_epochs: int = setting(6, low=1)
     learning_rate: float = setting(3e-4, positive=True)
     entropy_coeff: float = setting(0.01, low=0)
 
+    legacy: ClassVar[dict[str, Any]] = {"vec_env": "dummy", "num_envs_per_env_runner": 1, "train_batch_size": 2000,
+                                        "minibatch_size": 250}
+
     def __post_init__(self) -> None:
         super().__post_init__()
-        if self.minibatch_size > self.train_batch_size:
+        if self.minibatch_size is not None and self.train_batch_size is not None and self.minibatch_size > self.train_batch_size:
             raise ValueError(f"minibatch_size={self.minibatch_size} is larger than rllib.train_batch_size={self.train_batch_size}")
+
+    @classmethod
+    def resolve(cls, values: dict[str, Any], run: RunView) -> dict[str, Any]:
+        """``vec_env = "auto"``: ``batched`` for an RLlib run of a game with a batched engine
+        whose opponents seat no live ``self``, with ``policies = "shared"``, else ``dummy``;
+        ``num_envs_per_env_runner``: 256 games batched, else 1; ``train_batch_size`` and
+        ``minibatch_size``: 64 steps of every game and a quarter of that batched, else 2000
+        and 250.  ``ValueError`` for a batched RLlib run that cannot be (naming what is
+        missing) and for ``subproc`` (the ppo backend's)."""
+        from parlour.training.backends.rllib.batched_env import batched_problem, live_self
+        from parlour.vector import ENGINES
+
+        table = dict(values)
+        ours = run.backend == PLACE
+        if table.get("vec_env", "auto") == "auto":
+            batched = (ours and run.game in ENGINES and table.get("policies", "shared") == "shared"
+                       and not live_self(list(run.opponents), run.opponent_weights))
+            table["vec_env"] = "batched" if batched else "dummy"
+        kind = table["vec_env"]
+        if ours and kind == "subproc":
+            raise ValueError("vec_env 'subproc' is the ppo backend's (SB3's SubprocVecEnv); RLlib samples in its env runners "
+                             "(rllib.num_env_runners): vec_env must be one of ['auto', 'dummy', 'batched']")
+        if ours and kind == "batched" and table.get("policies", "shared") != "shared":
+            raise ValueError(f"vec_env 'batched' trains one module (one learning seat per game): policies must be 'shared', "
+                             f"got {table['policies']!r}")
+        problem = batched_problem(run.game, list(run.opponents), run.opponent_weights) if ours and kind == "batched" else None
+        if problem:
+            raise ValueError(problem)
+        if table.get("num_envs_per_env_runner") is None:
+            table["num_envs_per_env_runner"] = BATCHED_ENVS_PER_RUNNER if kind == "batched" else 1
+        envs = table["num_envs_per_env_runner"]
+        batched = ours and kind == "batched" and isinstance(envs, int) and not isinstance(envs, bool)
+        if table.get("train_batch_size") is None:
+            table["train_batch_size"] = BATCHED_STEPS * envs if batched else SINGLE_BATCH
+        if table.get("minibatch_size") is None:
+            size = table["train_batch_size"]
+            table["minibatch_size"] = max(1, size // BATCHED_MINIBATCHES) if batched and isinstance(size, int) else SINGLE_MINIBATCH
+        return table
 
 
 class RLlibBackend(Backend):
     """PPO on Ray RLlib (see the module docstring)."""
 
     algo = "ppo"
-    runs_on = ("rllib",)
+    runs_on = (PLACE,)
     Settings = RLlibSettings
     table = "rllib"
     address = "address"
     opponents = (SELF, LEAGUE)
     learns_against_opponents = True
     uses_device = False
+    batched_engine = True
 
     keeps_last = False  # the checkpoints are RLlib directories; best/ is what rllib: plays
 
@@ -105,7 +183,14 @@ class RLlibBackend(Backend):
         return self.files.root / "best"
 
     @property
+    def batched(self) -> bool:
+        """Whether the run samples on the batched engines (``rllib.vec_env = "batched"``)."""
+        return self.config.rllib["vec_env"] == "batched"
+
+    @property
     def module_ids(self) -> list[str]:
+        if self.batched:
+            return [SINGLE]
         if self.config.rllib["policies"] == "shared":
             return ["shared"]
         return [f"player_{seat}" for seat in range(self.game.num_players)]
@@ -115,11 +200,20 @@ class RLlibBackend(Backend):
 
     def algorithm_config(self) -> Any:
         """The ``PPOConfig`` of this run (``ppo_config`` with the run's settings)."""
-        from parlour.training.backends.rllib.algo import ppo_config
+        from parlour.training.backends.rllib.algo import batched_ppo_config, ppo_config
 
         config, rl = self.config, self.config.rllib
         model = {"network": self.run.network, "hidden": list(config.ppo["net_arch"]), "channels": rl["cnn_channels"],
                  "blocks": rl["cnn_blocks"]}
+        if self.batched:
+            algo_config = batched_ppo_config(
+                config.game, config.game_options, opponents=list(config.opponents), opponent_weights=config.opponent_weights,
+                seat=config.seat, model=model, max_snapshots=rl["max_snapshots"],
+                num_envs_per_env_runner=rl["num_envs_per_env_runner"], num_env_runners=rl["num_env_runners"],
+                num_learners=rl["num_learners"], seed=config.seed, train_batch_size=rl["train_batch_size"],
+                minibatch_size=rl["minibatch_size"], num_epochs=rl["num_epochs"], lr=rl["learning_rate"],
+            )
+            return algo_config.training(entropy_coeff=rl["entropy_coeff"])
         algo_config = ppo_config(
             config.game, config.game_options, policies=rl["policies"], opponents=list(config.opponents),
             opponent_weights=config.opponent_weights, seat=config.seat, model=model,
@@ -131,11 +225,23 @@ class RLlibBackend(Backend):
         algo_config.env_runners(num_envs_per_env_runner=rl["num_envs_per_env_runner"])
         return algo_config
 
+    def describe_envs(self) -> str:
+        """The line a run starts with: where its games are played."""
+        rl = self.config.rllib
+        runners = f"{rl['num_env_runners']} env runner(s)" if rl["num_env_runners"] else "sampling in the driver"
+        if self.batched:
+            entries = parse_opponents(self.config.opponents, self.config.opponent_weights)
+            return (f"environments: {rl['num_envs_per_env_runner']} games on the batched engine per env runner, {runners} "
+                    f"(rllib.vec_env batched), module default_policy; {describe_entries(entries)}")
+        return (f"environments: {rl['num_envs_per_env_runner']} multi-agent env(s) of one game per env runner, {runners} "
+                f"(rllib.vec_env dummy)")
+
     # -- the model ---------------------------------------------------------------------
 
     def _build(self) -> None:
         """Join (or start) Ray and build the algorithm; TensorBoard's writer."""
         self.started_ray = connect(self.config.rllib["address"])
+        self.run.log(self.describe_envs())
         self.algorithm = self.algorithm_config().build_algo()
         self.open_writer("rllib")
 

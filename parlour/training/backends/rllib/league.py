@@ -15,8 +15,11 @@ of every env runner (the local one included); the trainer calls it at step 0 and
 (plain arrays, loaded without pickle) so that a resumed run gets its league back.
 
 Until an env receives its first snapshot, a ``league`` draw seats a live learner instead
-(the current version is then the only one there is); an env runner that RLlib rebuilds
-after a failure starts with an empty league in the same way.
+(the current version is then the only one there is; on the batched path, which has one
+learning seat per game, a uniformly random player); an env runner that RLlib rebuilds
+after a failure starts with an empty league in the same way.  On the batched path
+(``batched_env``) a snapshot is the one module, ``default_policy``, sent to each env
+runner's one batched env.
 """
 
 from __future__ import annotations
@@ -38,8 +41,14 @@ Weights = dict[str, dict[str, np.ndarray]]
 
 
 def learning_modules(algo: Any) -> dict[str, dict[str, Any]]:
-    """Module id -> model config of the algorithm's modules."""
-    specs = algo.config.rl_module_spec.rl_module_specs
+    """Module id -> model config of the algorithm's modules (a single-agent algorithm, the
+    batched path's, has one: RLlib's ``default_policy``)."""
+    spec = algo.config.rl_module_spec
+    specs = getattr(spec, "rl_module_specs", None)
+    if specs is None:
+        from ray.rllib.core import DEFAULT_MODULE_ID
+
+        specs = {DEFAULT_MODULE_ID: spec}
     return {module_id: dict(spec.model_config or {}) for module_id, spec in specs.items()}
 
 
@@ -50,16 +59,21 @@ def snapshot_weights(algo: Any, module_ids: Sequence[str]) -> Weights:
 
 
 def build_modules(env: Any, weights: Weights, model_configs: Mapping[str, dict[str, Any]]) -> dict[str, Any]:
-    """Frozen ``MaskedPPOModule``s with ``weights``, for ``env``'s spaces (eval mode)."""
+    """Frozen ``MaskedPPOModule``s with ``weights``, for ``env``'s spaces (eval mode): a
+    multi-agent env's seat spaces, or a batched env's single ones."""
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
     from parlour.baselines.learned.rllib_module import MaskedPPOModule
 
-    agent = env.possible_agents[0]
+    if hasattr(env, "single_observation_space"):
+        observation_space, action_space = env.single_observation_space, env.single_action_space
+    else:
+        agent = env.possible_agents[0]
+        observation_space, action_space = env.observation_spaces[agent], env.action_spaces[agent]
     modules = {}
     for module_id, state in weights.items():
-        spec = RLModuleSpec(module_class=MaskedPPOModule, observation_space=env.observation_spaces[agent],
-                            action_space=env.action_spaces[agent], model_config=model_configs[module_id])
+        spec = RLModuleSpec(module_class=MaskedPPOModule, observation_space=observation_space,
+                            action_space=action_space, model_config=model_configs[module_id])
         module = spec.build()
         assert isinstance(module, MaskedPPOModule)  # a torch module: eval() exists
         module.set_state(state)
@@ -73,6 +87,11 @@ def _push_to_runner(runner: Any, label: str, weights: Weights, model_configs: Ma
     vector = getattr(runner, "env", None)
     if vector is None:  # the driver's env runner holds no env when remote runners sample
         return 0
+    if hasattr(vector.unwrapped, "league"):  # the batched path: one env, one module, for all its games
+        batched = vector.unwrapped
+        (module,) = build_modules(batched, weights, model_configs).values()
+        batched.add_snapshot(label, module)
+        return 1
     envs = [env.unwrapped for env in vector.envs]
     modules = build_modules(envs[0], weights, model_configs)
     for env in envs:
