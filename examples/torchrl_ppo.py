@@ -99,6 +99,9 @@ def arguments(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--clip", type=float, default=0.2, help="PPO's clip epsilon (default 0.2)")
     parser.add_argument("--entropy", type=float, default=0.01, help="entropy bonus coefficient (default 0.01)")
     parser.add_argument("--ring", type=int, default=8, help="snapshots kept in the ring (default 8)")
+    parser.add_argument("--first-weight", type=float, default=0.0,
+                        help="chance that the opponent is the first, untrained snapshot (a nearly uniform player) instead of "
+                             "one from the ring (default 0)")
     parser.add_argument("--snapshot-every", type=int, default=10, help="batches between snapshots (default 10)")
     parser.add_argument("--opponent-share", type=float, default=0.5,
                         help="share of the games where a snapshot plays one seat (default 0.5; 0: pure self-play)")
@@ -250,7 +253,8 @@ def train(args: argparse.Namespace) -> Path:
     collector_policy = WithSnapshots(actor, g, args.num_envs, num_seats)
     rows = int(round(args.opponent_share * args.num_envs))
     collector_policy.opponent[torch.arange(rows), torch.arange(rows) % num_seats] = True
-    ring: list[dict[str, torch.Tensor]] = [copy.deepcopy(policy_net.state_dict())]
+    first = copy.deepcopy(policy_net.state_dict())
+    ring: list[dict[str, torch.Tensor]] = [first]
     snapshot = copy.deepcopy(policy_net).requires_grad_(False)
 
     frames_per_batch = args.num_envs * args.steps
@@ -261,7 +265,7 @@ def train(args: argparse.Namespace) -> Path:
     start = time.perf_counter()
     frames = 0
     for batch, data in enumerate(collector):
-        snapshot.load_state_dict(ring[int(rng.integers(len(ring)))])
+        snapshot.load_state_dict(first if rng.random() < args.first_weight else ring[int(rng.integers(len(ring)))])
         collector_policy.snapshot = snapshot if rows else None  # for the next batch
         frames += data.numel()
         advantages(data, critic, g, args.gamma, args.lmbda)
