@@ -62,10 +62,10 @@ except ImportError:
 PRESETS: dict[str, dict[str, Any]] = {
     # the defaults per game, tuned towards: Goofspiel with 6 cards, 85% against random and
     # 45% against the equilibrium in 2 minutes; Tides of Time 95% against random in 10.
-    "goofspiel": dict(options={"num_cards": 6}, frames=400_000, num_envs=256, steps=8, lr=1e-3, hidden=128, epochs=4),
-    "tides_of_time": dict(options={}, frames=1_000_000, num_envs=256, steps=8, lr=5e-4, hidden=256, epochs=4),
+    "goofspiel": dict(options={"num_cards": 6}, frames=800_000, num_envs=256, steps=8, lr=1e-3, hidden=128, epochs=4, first_weight=0.8),
+    "tides_of_time": dict(options={}, frames=2_000_000, num_envs=256, steps=8, lr=1e-3, hidden=256, epochs=4, first_weight=0.8),
 }
-DEFAULTS: dict[str, Any] = dict(options={}, frames=300_000, num_envs=256, steps=16, lr=5e-4, hidden=256, epochs=4)
+DEFAULTS: dict[str, Any] = dict(options={}, frames=500_000, num_envs=256, steps=16, lr=5e-4, hidden=256, epochs=4, first_weight=0.5)
 
 
 def parse_option(text: str) -> tuple[str, Any]:
@@ -93,15 +93,17 @@ def arguments(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--lr", type=float, help="Adam's learning rate (default: the preset)")
     parser.add_argument("--hidden", type=int, help="width of the two hidden layers (default: the preset)")
     parser.add_argument("--epochs", type=int, help="PPO epochs over each batch (default: the preset)")
+    parser.add_argument("--no-anneal", dest="anneal", action="store_false",
+                        help="keep the learning rate (default: it falls linearly to 0 by the end, which steadies the final policy)")
     parser.add_argument("--minibatches", type=int, default=4, help="minibatches per epoch (default 4)")
     parser.add_argument("--gamma", type=float, default=1.0, help="discount (default 1: a game's result counts in full)")
     parser.add_argument("--lmbda", type=float, default=0.95, help="GAE's lambda (default 0.95)")
     parser.add_argument("--clip", type=float, default=0.2, help="PPO's clip epsilon (default 0.2)")
     parser.add_argument("--entropy", type=float, default=0.01, help="entropy bonus coefficient (default 0.01)")
     parser.add_argument("--ring", type=int, default=8, help="snapshots kept in the ring (default 8)")
-    parser.add_argument("--first-weight", type=float, default=0.0,
+    parser.add_argument("--first-weight", type=float,
                         help="chance that the opponent is the first, untrained snapshot (a nearly uniform player) instead of "
-                             "one from the ring (default 0)")
+                             "one from the ring (default: the preset)")
     parser.add_argument("--snapshot-every", type=int, default=10, help="batches between snapshots (default 10)")
     parser.add_argument("--opponent-share", type=float, default=0.5,
                         help="share of the games where a snapshot plays one seat (default 0.5; 0: pure self-play)")
@@ -112,7 +114,7 @@ def arguments(argv: list[str] | None = None) -> argparse.Namespace:
     args = parser.parse_args(argv)
     preset = PRESETS.get(args.game, DEFAULTS)
     args.options = dict(args.option) if args.option else dict(preset["options"])
-    for name in ("frames", "num_envs", "steps", "lr", "hidden", "epochs"):
+    for name in ("frames", "num_envs", "steps", "lr", "hidden", "epochs", "first_weight"):
         if getattr(args, name) is None:
             setattr(args, name, preset[name])
     if not 0 <= args.opponent_share <= 1:
@@ -233,6 +235,9 @@ def train(args: argparse.Namespace) -> Path:
     num_actions = int(env.observation_spec[g, "action_mask"].shape[-1])
 
     policy_net = Net(obs_shape, args.hidden, num_actions)
+    with torch.no_grad():  # a small last layer: the untrained policy (the ring's first snapshot) plays nearly uniformly
+        policy_net.body[-1].weight.mul_(0.01)
+        policy_net.body[-1].bias.zero_()
     critic_net = Net(obs_shape, args.hidden, 1)
     actor = ProbabilisticActor(
         TensorDictModule(policy_net, in_keys=[(g, "observation", "observation")], out_keys=[(g, "logits")]),
@@ -271,6 +276,11 @@ def train(args: argparse.Namespace) -> Path:
         advantages(data, critic, g, args.gamma, args.lmbda)
         samples = learner_samples(data, g)
         size = max(1, len(samples) // args.minibatches)
+        if args.anneal:
+            clock = (time.perf_counter() - start) / (60 * args.minutes) if args.minutes else 0.0
+            done = max((frames - data.numel()) / (batches * frames_per_batch), clock)
+            for group in optimizer.param_groups:
+                group["lr"] = args.lr * max(0.0, 1 - done) + 1e-6
         for _ in range(args.epochs):
             order = torch.randperm(len(samples))
             for begin in range(0, len(samples), size):
