@@ -12,13 +12,18 @@ group with a seat axis, as TorchRL's ``PettingZooWrapper`` lays out parlour's en
   kind values each seat's own observation (IPPO with shared parameters);
 * ``MaskedCategorical`` through a ``ProbabilisticActor`` with the env's
   ``action_mask``, so no illegal move is ever sampled or trained on;
-* TorchRL's single-process ``Collector`` (``SyncDataCollector`` before 0.11; the batched env already runs B games per step; more
-  processes would only share the same 2 cores);
-* TorchRL's GAE along each seat's own time axis (seats never mix) and ``ClipPPOLoss``;
+* TorchRL's single-process ``Collector`` (``SyncDataCollector`` before TorchRL 0.11):
+  the batched env already steps B games per call, and more processes would only share
+  the same few cores;
+* TorchRL's GAE along each seat's own time axis (seats never mix) and ``ClipPPOLoss``,
+  its learning rate falling linearly to 0 so that the final policy settles;
 * a ring of frozen snapshots of the policy: in a share of the games one seat (the
-  learner's seat alternates between games) is played by a snapshot drawn from the ring,
-  so the learner keeps beating its own past and does not chase its latest self round a
-  cycle; only the learner's own moves train it.
+  learner's seat alternates between games) is played by a snapshot, so the learner
+  keeps beating its own past instead of chasing its latest self round a cycle (in a
+  simultaneous game such as Goofspiel pure self-play wanders).  The first, untrained
+  snapshot (a nearly uniform player: the policy's last layer starts small) stays
+  beside the ring and is drawn with ``--first-weight``, so that the learner keeps
+  punishing weak play too; only the learner's own moves train it.
 
 The turn-based ``mask`` (the seats to act) is respected: a transition counts in the
 loss only where the seat acted and the learner played it, and a seat's GAE passes over
@@ -29,7 +34,15 @@ At the end it writes the policy as TorchScript, ``forward(observation, action_ma
 a score per action``, the ``torchscript:PATH`` player of ``parlour arena``, and prints
 the arena command that rates it.  Run ``python examples/torchrl_ppo.py --help``; e.g.
 
-    python examples/torchrl_ppo.py goofspiel --option num_cards=6 --out goofspiel.pt
+    python examples/torchrl_ppo.py goofspiel --out goofspiel.pt      # 6 cards (the preset)
+    parlour arena --game goofspiel --option num_cards=6 --agents torchscript:goofspiel.pt random equilibrium --games 400 --workers 2
+
+With the presets (seed 0, one torch thread, on two shared cores): Goofspiel with 6 cards
+trains in about a minute (800,000 frames) and scores 87.8% [84.2, 90.6] against
+random and 50.0% [45.1, 54.9] against the exact equilibrium over 400 games; Tides of
+Time trains in under 8 minutes (3,000,000 frames) and scores 98.0% [96.1, 99.0]
+against random (95.5% [93.0, 97.1] after 2,000,000 frames, 5 minutes).  Other seeds land a few points either side (Goofspiel, seed 1: 82.6%
+and 48.1%).
 
 Deterministic for a seed (``--frames``; a ``--minutes`` budget stops on the clock
 instead, so its length depends on the machine).
@@ -63,7 +76,7 @@ PRESETS: dict[str, dict[str, Any]] = {
     # the defaults per game, tuned towards: Goofspiel with 6 cards, 85% against random and
     # 45% against the equilibrium in 2 minutes; Tides of Time 95% against random in 10.
     "goofspiel": dict(options={"num_cards": 6}, frames=800_000, num_envs=256, steps=8, lr=1e-3, hidden=128, epochs=4, first_weight=0.8),
-    "tides_of_time": dict(options={}, frames=2_000_000, num_envs=256, steps=8, lr=1e-3, hidden=256, epochs=4, first_weight=0.8),
+    "tides_of_time": dict(options={}, frames=3_000_000, num_envs=256, steps=8, lr=1e-3, hidden=256, epochs=4, first_weight=0.8),
 }
 DEFAULTS: dict[str, Any] = dict(options={}, frames=500_000, num_envs=256, steps=16, lr=5e-4, hidden=256, epochs=4, first_weight=0.5)
 
@@ -117,8 +130,12 @@ def arguments(argv: list[str] | None = None) -> argparse.Namespace:
     for name in ("frames", "num_envs", "steps", "lr", "hidden", "epochs", "first_weight"):
         if getattr(args, name) is None:
             setattr(args, name, preset[name])
-    if not 0 <= args.opponent_share <= 1:
-        parser.error(f"--opponent-share {args.opponent_share}: a share between 0 and 1")
+    for name in ("opponent_share", "first_weight"):
+        if not 0 <= getattr(args, name) <= 1:
+            parser.error(f"--{name.replace('_', '-')} {getattr(args, name)}: expected a share between 0 and 1")
+    for name in ("frames", "num_envs", "steps", "hidden", "epochs", "minibatches", "ring", "snapshot_every", "threads"):
+        if getattr(args, name) < 1:
+            parser.error(f"--{name.replace('_', '-')} {getattr(args, name)}: expected a positive integer")
     return args
 
 
