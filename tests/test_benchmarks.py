@@ -39,6 +39,7 @@ BENCHMARKS: dict[str, tuple[list[str], tuple[str, ...], str]] = {
     "selfplay_training": (["--quick"], TRAIN, r"^\| sticks \| [\d,]+ \| [\d,]+ \|"),
     "single_agent_step": (["--quick"], (), r"^tribolo [\d,]+ steps/s$"),
     "tides_of_time": (["--quick"], (), r"^\| tides-equilibrium, 16 sampled hands \| [\d.]+ \|"),
+    "torchrl_collect": (["--quick"], ("torch", "torchrl"), r"^\| tides_of_time \| native torchrl_env B=8 \| 5 \| [\d,]+ \|"),
     "training": (["--quick"], TRAIN, r"^\| sticks \| [\d,]+ \| [\d,]+ \|$"),
     "tribolo": (["--quick"], (), r"^\| paranoid depth 2 \| opening \|"),
     "tribolo_ab": (["--quick"], (), r"^- AEC env\(\): [\d.]+x median wall"),

@@ -27,7 +27,10 @@ same keys, shapes, dtypes and specs).  One group, ``"player"`` (agents ``player_
   ``parallel_env()`` does by default, so they never change);
 - ``("player", "action")``: int64 ``(B, P)``, a ``Categorical(A)`` spec whose mask is the
   current ``action_mask``, so ``env.rand_action()`` and ``env.rollout(n)`` without a
-  policy draw random legal moves; the actions of seats not to act are ignored;
+  policy draw random legal moves (a collector's default random policy clones the spec
+  once and would not follow the mask, as with the wrapper: give a collector a policy
+  that reads ``action_mask``, e.g. ``MaskedCategorical``); the actions of seats not to
+  act are ignored;
 - ``("player", "reward")``: float32 ``(B, P, 1)``, the game's returns in the step it
   ends, else 0;
 - ``("player", "done" | "terminated" | "truncated")``: bool ``(B, P, 1)``, and the same
@@ -199,8 +202,17 @@ class ParlourTorchRLEnv(EnvBase):
         if actions.device.type != "cpu":
             actions = actions.cpu()
         joint = actions.numpy()
+        # finished games wait for their reset; ``"_step"`` (TorchRL's partial steps, e.g.
+        # ``rollout(break_when_all_done=True)``) leaves out more
         terminated = engine.terminated
         where = None if not terminated.any() else ~terminated
+        partial = tensordict.get("_step", None)
+        # TorchRL's rollout(break_when_all_done=True) leaves the group's "_neg_step" in the
+        # step's tensordict, where it then misses from others it merges with
+        tensordict.pop((GROUP, "_neg_step"), None)
+        if partial is not None:
+            chosen = partial.reshape(-1).cpu().numpy()
+            where = chosen if where is None else where & chosen
         if engine.simultaneous:
             result = engine.step(joint, where=where)
         else:
@@ -213,11 +225,15 @@ class ParlourTorchRLEnv(EnvBase):
     def _output(self, rewards: np.ndarray | None) -> TensorDictBase:
         """The tensordict of the games as they are now (with ``rewards``, a step's)."""
         engine, device, seats = self.engine, self.device, self._shape
-        acting = torch.from_numpy(engine.to_act())
+        # The observations, the one large array, are shared without a copy: a tensor
+        # holds its array, so the engine's buffer pool (``OutputBuffers``) does not hand
+        # it out again while a rollout keeps the step.  The small arrays are copied (an
+        # engine may return a view of its state).
+        acting = torch.tensor(engine.to_act())
         legal = torch.from_numpy(engine.legal_masks()).bool()
         action_mask = legal.logical_or_(~acting.unsqueeze(-1))
         observation = torch.from_numpy(engine.observations())
-        over = torch.from_numpy(engine.terminated).unsqueeze(-1)
+        over = torch.tensor(engine.terminated).unsqueeze(-1)
         over_seats = over.unsqueeze(-1).expand(*seats, 1).clone()
         group = {
             "observation": TensorDict({"observation": observation}, batch_size=seats),
@@ -230,7 +246,7 @@ class ParlourTorchRLEnv(EnvBase):
             "truncated": torch.zeros(over_seats.shape, dtype=torch.bool),
         }
         if rewards is not None:
-            group["reward"] = torch.from_numpy(rewards.astype(np.float32)).unsqueeze(-1)
+            group["reward"] = torch.from_numpy(rewards).to(torch.float32).unsqueeze(-1)
         out = TensorDict(
             {GROUP: TensorDict(group, batch_size=seats), "done": over, "terminated": over.clone(),
              "truncated": torch.zeros(over.shape, dtype=torch.bool)},

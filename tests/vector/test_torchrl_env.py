@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import warnings
 
 import numpy as np
 import pytest
@@ -24,10 +23,7 @@ from parlour.vector import ENGINES, torchrl_env  # noqa: E402
 
 @pytest.mark.parametrize(("name", "options"), CASES, ids=IDS)
 def test_check_env_specs(name: str, options: dict) -> None:
-    env = torchrl_env(name, 3, seed=0, **options)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", FutureWarning)
-        check_env_specs(env, seed=0)
+    check_env_specs(torchrl_env(name, 3, seed=0, **options), seed=0)
 
 
 @pytest.mark.parametrize("name", sorted(ENGINES))
@@ -87,6 +83,39 @@ def test_partial_reset_restarts_only_the_games_named() -> None:
     assert env.engine.terminated.tolist() == [False, True, False, True]
     assert torch.equal(after["player", "observation", "observation"][1], before[1])
     assert after["player", "mask"][[0, 2]].all() and not after["player", "mask"][[1, 3]].any()
+
+
+@pytest.mark.parametrize("name", sorted(ENGINES))
+def test_a_steps_tensors_stay_as_they_were(name: str) -> None:
+    """The tensors share the engine's arrays (``from_numpy``): later steps must not
+    write into a step a rollout still holds."""
+    torch.manual_seed(0)
+    env = torchrl_env(name, 4, seed=0, **SMALL[name])
+    td = env.reset()
+    kept, copies = [td], [td.clone()]
+    for _ in range(24):
+        td = env.rand_action(td)
+        stepped, td = env.step_and_maybe_reset(td)
+        kept.append(stepped["next"])
+        copies.append(stepped["next"].clone())
+    # (TorchRL writes the next actions into the same tensordicts: compare what the env wrote)
+    assert all((a.select(*b.keys(True, True)) == b).all() for a, b in zip(kept, copies))
+    assert not all(torch.equal(kept[0]["player", "observation", "observation"], t["player", "observation", "observation"])
+                   for t in kept[1:])
+
+
+def test_partial_steps_play_only_the_games_named() -> None:
+    torch.manual_seed(0)
+    env = torchrl_env("goofspiel", 3, seed=0, num_cards=4)
+    td = env.rand_action(env.reset())
+    td.set("_step", torch.tensor([True, False, True]))
+    after = env.step(td)["next"]
+    assert after["player", "observation", "observation"][1].equal(td["player", "observation", "observation"][1])
+    assert not after["player", "observation", "observation"][0].equal(td["player", "observation", "observation"][0])
+    # rollout until every game is over, each game stepped only until it ends
+    env = torchrl_env("sticks", 4, seed=0, num_sticks=6)
+    rollout = env.rollout(50, break_when_any_done=False, break_when_all_done=True)
+    assert rollout.shape[1] < 50 and rollout["next", "done"][:, -1].all()
 
 
 def test_stepping_a_finished_game_leaves_it_over() -> None:
@@ -149,3 +178,34 @@ def test_importing_parlour_vector_loads_no_torch() -> None:
     code = "import sys, parlour.vector; print(any(m == 'torch' or m.startswith(('torch.', 'torchrl', 'tensordict')) for m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"
+
+
+@pytest.mark.parametrize("name", ["goofspiel", "tribolo"])
+def test_a_collector_with_a_multi_agent_mlp_policy(name: str) -> None:
+    """What a TorchRL learner runs: a collector, ``MultiAgentMLP`` over the seat
+    dimension, ``MaskedCategorical`` over ``action_mask`` (a collector's default random
+    policy clones the action spec once, so it would not follow the masks: as with the
+    wrapper, a collector needs a policy that reads them)."""
+    from tensordict.nn import TensorDictModule
+    from torchrl.collectors import Collector
+    from torchrl.modules import MaskedCategorical, MultiAgentMLP, ProbabilisticActor
+
+    torch.manual_seed(0)
+    env = torchrl_env(name, 6, seed=0, **SMALL[name])
+    engine = env.engine
+    body = torch.nn.Sequential(
+        torch.nn.Flatten(-len(engine.observation_shape)),
+        MultiAgentMLP(n_agent_inputs=int(np.prod(engine.observation_shape)), n_agent_outputs=engine.num_actions,
+                      n_agents=engine.num_players, centralised=False, share_params=True, depth=1, num_cells=16))
+    actor = ProbabilisticActor(
+        TensorDictModule(body, in_keys=[("player", "observation", "observation")], out_keys=[("player", "logits")]),
+        in_keys={"logits": ("player", "logits"), "mask": ("player", "action_mask")}, out_keys=[("player", "action")],
+        distribution_class=MaskedCategorical, return_log_prob=True, log_prob_key=("player", "log_prob"))
+    collector = Collector(env, actor, frames_per_batch=6 * 20, total_frames=6 * 40, auto_register_policy_transforms=False)
+    try:
+        batches = list(collector)
+    finally:
+        collector.shutdown()
+    assert [b.batch_size for b in batches] == [torch.Size([6, 20])] * 2
+    assert batches[-1]["player", "log_prob"].shape == (6, 20, engine.num_players)
+    assert any(b["next", "done"].any() for b in batches)
