@@ -281,7 +281,7 @@ def train(args: argparse.Namespace) -> Path:
 
     frames_per_batch = args.num_envs * args.steps
     batches = max(1, -(-args.frames // frames_per_batch))
-    with warnings.catch_warnings():  # TorchRL 0.14 asks about env transforms for recurrent policies; this one has none
+    with warnings.catch_warnings():  # TorchRL 0.14 announces that 0.15 will add transforms a policy needs; this one needs none
         warnings.filterwarnings("ignore", message=".*missing transforms required by the policy")
         collector = Collector(env, collector_policy, frames_per_batch=frames_per_batch, total_frames=batches * frames_per_batch)
     start = time.perf_counter()
