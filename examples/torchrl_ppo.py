@@ -312,9 +312,9 @@ def train(args: argparse.Namespace) -> Path:
         elapsed = time.perf_counter() - start
         if not args.quiet and (batch % 20 == 0):
             ended = data.get(("next", "done")).squeeze(-1)
-            mean_reward = data.get(("next", g, "reward"))[ended][:, 0].mean().item() if ended.any() else float("nan")
+            seat0 = f"{data.get(('next', g, 'reward'))[ended][:, 0].mean().item():+.3f}" if ended.any() else "   -  "
             print(f"frames {frames:>9,}  {elapsed:6.1f} s  games ended {int(ended.sum()):>5}  "
-                  f"seat-0 reward {mean_reward:+.3f}  entropy {losses['entropy'].mean().item():.3f}", flush=True)
+                  f"seat-0 reward {seat0}  entropy {losses['entropy'].mean().item():.3f}", flush=True)
         if args.minutes is not None and elapsed > 60 * args.minutes:
             break
     collector.shutdown()
