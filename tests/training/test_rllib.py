@@ -12,7 +12,6 @@ import pytest
 pytest.importorskip("ray.rllib", reason="needs the rllib extra")
 torch = pytest.importorskip("torch", reason="needs the rllib extra")
 
-import ray
 from gymnasium import spaces
 from helpers import SMALL_GAMES
 
@@ -24,7 +23,6 @@ from parlour.errors import DamagedFileError, IllegalActionError
 from parlour.evaluation.arena import play_match
 from parlour.games import load_game
 from parlour.ladder.run import bench
-from parlour.ray_cluster import loopback_only
 from parlour.terminal import play
 from parlour.training.backends.rllib import ParlourMultiAgentEnv, ppo_config
 from parlour.training.config import TrainConfig
@@ -167,16 +165,6 @@ def test_bad_model_settings():
 
 
 # -- training on a real local Ray --------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def local_ray():
-    if ray.is_initialized():  # another test file's Ray in this process
-        ray.shutdown()
-    loopback_only()
-    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False, _node_ip_address="127.0.0.1")
-    yield
-    ray.shutdown()
 
 
 def rllib_config(**changes):

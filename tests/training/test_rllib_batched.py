@@ -11,7 +11,6 @@ import tomllib
 pytest.importorskip("ray.rllib", reason="needs the rllib extra")
 torch = pytest.importorskip("torch", reason="needs the rllib extra")
 
-import ray
 from helpers import SMALL_GAMES
 
 from parlour.baselines import make_from_spec
@@ -20,7 +19,6 @@ from parlour.baselines.learned.rllib_batched import BatchedModule
 from parlour.cli import main
 from parlour.evaluation.arena import play_match
 from parlour.games import load_game
-from parlour.ray_cluster import loopback_only
 from parlour.training.backends.rllib.algo import batched_ppo_config
 from parlour.training.backends.rllib.batched_env import BatchedRLlibEnv
 from parlour.training.backends.rllib.league import add_league_snapshot
@@ -180,16 +178,6 @@ def test_an_old_rllib_config_toml_keeps_its_multi_agent_envs():
 
 
 # -- training on a real local Ray ----------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def local_ray():
-    if ray.is_initialized():  # another test file's Ray in this process
-        ray.shutdown()
-    loopback_only()
-    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False, _node_ip_address="127.0.0.1")
-    yield
-    ray.shutdown()
 
 
 @pytest.mark.parametrize(("game", "opponents"), [
