@@ -201,3 +201,27 @@ def played_engine(name: str, seed: int, games: int, plies: int, fresh: int = 0, 
             break
         engine.step(engine.random_actions(rng), where=where)
     return engine
+
+
+def assert_rllib_form_is_the_player(spec: str, name: str, options, plies: int = 8, games: int = 24) -> None:
+    """``rllib:...``'s batched form on positions of random play: the single player's masked
+    distribution for every seat (each seat's own module) and its deterministic move."""
+    from parlour.baselines import make_from_spec
+    from parlour.baselines.batched import batched_policy
+
+    engine = played_engine(name, 3, games, plies, **options)
+    rows, seats = np.nonzero(engine.to_act())
+    keep = ~engine.terminated[rows]
+    rows, seats = rows[keep], seats[keep]
+    assert len(rows) >= 8
+    player = make_from_spec(spec, engine.game, seed=0)
+    form = batched_policy(player, engine)
+    assert form is not None and form.spec == repr(player)
+    states = [engine.game_state(int(b)) for b in rows]
+    masks = engine.legal_mask_at(rows, seats)
+    single = np.array([np.where(mask, player.probabilities(int(s), state.observation_tensor(int(s)), mask), 0.0)
+                       for state, s, mask in zip(states, seats, masks)])
+    batched = form.probabilities(engine, rows, seats)
+    assert np.allclose(batched, single, rtol=1e-5, atol=1e-7)
+    moves = form.actions(engine, rows, seats, np.random.default_rng(0))
+    assert moves.tolist() == [player.act(state.info_state(int(s))) for state, s in zip(states, seats)]

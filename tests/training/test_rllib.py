@@ -13,7 +13,7 @@ pytest.importorskip("ray.rllib", reason="needs the rllib extra")
 torch = pytest.importorskip("torch", reason="needs the rllib extra")
 
 from gymnasium import spaces
-from helpers import SMALL_GAMES
+from helpers import SMALL_GAMES, assert_rllib_form_is_the_player
 
 from parlour.baselines import make_from_spec
 from parlour.baselines.learned.rllib import RLlibPolicy, checkpoint_dir
@@ -211,6 +211,7 @@ def test_per_seat_modules_on_a_small_tribolo(local_ray, tmp_path):
     state = game.new_initial_state(0)
     seat = state.current_players()[0]
     assert state.legal_mask(seat)[player.act(state.info_state(seat))]
+    assert_rllib_form_is_the_player(f"rllib:{tmp_path / 'tri'}", "tribolo", GAMES["tribolo"])  # each seat its module
     with pytest.raises(ValueError, match=r"module 'shared' is not in RLlib checkpoint"):
         make_from_spec(f"rllib:{tmp_path / 'tri'},module=shared", game)
 

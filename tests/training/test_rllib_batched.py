@@ -11,7 +11,7 @@ import tomllib
 pytest.importorskip("ray.rllib", reason="needs the rllib extra")
 torch = pytest.importorskip("torch", reason="needs the rllib extra")
 
-from helpers import SMALL_GAMES
+from helpers import SMALL_GAMES, assert_rllib_form_is_the_player
 
 from parlour.baselines import make_from_spec
 from parlour.baselines.batched import RandomBatched
@@ -238,6 +238,7 @@ def test_a_batched_run_saves_evaluates_resumes_and_plays(local_ray, tmp_path):
     player = make_from_spec(f"rllib:{out}", game)
     assert player.module_ids == ["default_policy"]
     assert len(play_match(game, [f"rllib:{out}", "random"], 2, seed=0).records) == 2
+    assert_rllib_form_is_the_player(f"rllib:{out}", "goofspiel", SMALL_GAMES["goofspiel"])
 
 
 def test_cli_batched_rllib_run(local_ray, tmp_path, capsys):

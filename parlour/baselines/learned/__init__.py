@@ -4,7 +4,7 @@ written by ``parlour train``), ``az:PATH`` (a policy-value network of ``parlour 
 Ray RLlib), ``ntuple:PATH`` (a learned n-tuple evaluation inside the game's alpha-beta
 search, ``parlour train-ntuple``) and their file formats; ``alphazero_batched`` registers
 ``az:PATH,simulations=0``'s batched form (``parlour.baselines.batched``), ``ppo_batched``
-``ppo:PATH``'s and ``zoo_batched`` a zoo agent's (its card's player's form).  torch,
+``ppo:PATH``'s, ``rllib_batched`` ``rllib:PATH``'s and ``zoo_batched`` a zoo agent's (its card's player's form).  torch,
 Stable-Baselines3 and Ray are imported only when a model is loaded (the ``train`` and
 ``rllib`` extras)."""
 
@@ -15,6 +15,7 @@ from parlour.baselines.learned import (  # noqa: F401  (registration)
     ppo,
     ppo_batched,
     rllib,
+    rllib_batched,
     zoo_batched,
     zoo_player,
 )
