@@ -74,6 +74,10 @@ def add_parser(sub: Any, common: argparse.ArgumentParser) -> None:
                        help="ppo (ppo.teacher): a player the learner is distilled towards early on, e.g. "
                             "az:parlour/zoo/models/tides_of_time.zip,simulations=0 (kickstarting; weight and schedule: "
                             "ppo.teacher_weight, ppo.teacher_schedule, ppo.teacher_steps)")
+    train.add_argument("--pretrain", metavar="SPEC",
+                       help="ppo (ppo.pretrain): a player whose own games the network is fitted to before the first "
+                            "rollout, e.g. a deep search: ntuple:parlour/zoo/models/tribolo.zip,depth=3,time_limit=none "
+                            "(ppo.pretrain_games, ppo.pretrain_explore, ppo.pretrain_epochs, ppo.pretrain_workers)")
     train.add_argument("--config", metavar="FILE.toml", help="settings file ([game_options] and [ppo] tables)")
     train.add_argument("--set", action="append", metavar="KEY=VALUE", help="override a setting, e.g. --set ppo.learning_rate=1e-4")
     train.add_argument("--out", metavar="DIR", help="run directory (default runs/GAME-TIMESTAMP)")
@@ -219,6 +223,8 @@ def settings_given(args: argparse.Namespace) -> Any:
                 flags.append(Given(key, value, f"{flag} {texts.get(key, value)}"))
         if args.teacher is not None:
             flags.append(Given("ppo.teacher", args.teacher, f"--teacher {args.teacher}"))
+        if args.pretrain is not None:
+            flags.append(Given("ppo.pretrain", args.pretrain, f"--pretrain {args.pretrain}"))
         overrides = [Given(*parse_override(item), f"--set {item}") for item in args.set or ()]
         return SettingsGiven(args.config, tuple(flags), args.address, tuple(overrides))
     except ValueError as error:

@@ -104,6 +104,9 @@ def check_backend_settings(config: TrainConfig, sources: dict[str, str]) -> None
     backend = registry.backend_class(config.algo, config.backend)
     own = backend.Settings.defaults()
     for key, source in sources.items():
+        if source.startswith("--pretrain ") and backend.table_name() != "ppo":
+            raise ValueError(f"{source}: --pretrain sets ppo.pretrain (MaskablePPO's supervised start), not a setting of "
+                             f"algo {config.algo!r} on backend {config.backend!r}")
         if source.startswith("--teacher ") and backend.table_name() != "ppo":
             raise ValueError(f"{source}: --teacher sets ppo.teacher (MaskablePPO's distillation), not a setting of algo "
                              f"{config.algo!r} on backend {config.backend!r}"

@@ -19,10 +19,13 @@ is told about it.
 from __future__ import annotations
 
 import functools
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
+
+import numpy as np
 
 from parlour.baselines.learned.network_choice import PRECISIONS, check_precision, choose_network
 from parlour.baselines.learned.ppo import (
@@ -39,11 +42,15 @@ from parlour.processes import die_with_parent
 from parlour.training.backend import LOCAL, Backend, RunConfig
 from parlour.training.backend_settings import NetworkSettings, RunView, SnapshotSettings, setting
 from parlour.training.opponents import OpponentPool, describe_entries, parse_opponents
+from parlour.training.pretrain import check_pretrain, teacher_games
 from parlour.training.run_files import Checkpoint
 from parlour.training.seeds import segment_seed
 from parlour.training.single_agent import SingleAgentEnv
 from parlour.training.starts import OpeningSeats, Starts, parse_players
 from parlour.training.teacher import SCHEDULES, BatchedTeacher, SingleTeacher, check_teacher, teacher_weight
+
+PRETRAIN_STREAM = 7_004_900
+"""The pretraining fit's own stream of the run's seed (its order and symmetries)."""
 
 BATCHED_N_ENVS = 256
 """Games of a batched run when ``n_envs`` is not given (``vec_env = "batched"``, or ``auto``
@@ -120,7 +127,14 @@ class PPOSettings(NetworkSettings, SnapshotSettings):
     distribution on the learner's positions pulls the learner's policy (kickstarting: the
     cross-entropy term of ``kickstart.KickstartedPPO``), weighted by ``teacher_weight``,
     falling to 0 over ``teacher_steps`` (``teacher_schedule = "linear"``) or not
-    (``constant``); on the batched engine the teacher is its batched form."""
+    (``constant``); on the batched engine the teacher is its batched form.
+
+    Pretraining (``parlour.training.pretrain``): ``pretrain``, a policy spec (any player,
+    a deep search included: it is asked once per recorded position, not at every step)
+    that plays ``pretrain_games`` games against itself, ``pretrain_explore`` of its moves
+    random; the network is fitted to its moves and the games' results for
+    ``pretrain_epochs`` passes (``pretrain_fit``) before the first rollout, in
+    ``pretrain_workers`` processes.  Its time counts in the run's."""
 
     learning_rate: float = setting(3e-4)
     n_steps: int = setting(256)
@@ -150,6 +164,13 @@ class PPOSettings(NetworkSettings, SnapshotSettings):
     teacher_schedule: str = setting("linear", choices=SCHEDULES, help="linear: the weight falls to 0 over teacher_steps; "
                                                                        "constant: it stays")
     teacher_steps: int = setting(1_000_000, low=1, help="the steps over which a linear schedule falls to 0")
+    pretrain: str = setting("", help="a policy spec whose own games the network is fitted to before the first rollout "
+                                     "(supervised; '': none)")
+    pretrain_games: int = setting(1000, low=1, help="the pretraining teacher's games (against itself at every seat)")
+    pretrain_explore: float = setting(0.1, low=0.0, high=1.0, help="the share of the teacher's moves played at random")
+    pretrain_epochs: int = setting(5, low=1, help="passes of the supervised fit over the teacher's positions")
+    pretrain_learning_rate: float = setting(1e-3, low=0.0, help="the supervised fit's Adam step (cosine to 0)")
+    pretrain_workers: int = setting(1, low=1, help="processes playing the teacher's games (the games do not depend on it)")
 
     legacy: ClassVar[dict[str, Any]] = {"cnn_precision": "float32"}
     """Runs from before ``cnn_precision`` computed in float32."""
@@ -313,6 +334,8 @@ class PPOBackend(Backend):
     def check_settings(self) -> None:
         if self.config.ppo["teacher"]:  # a bad spec fails here, before anything is written or replaced
             check_teacher(self.config.ppo["teacher"], self.game)
+        if self.config.ppo["pretrain"]:
+            check_pretrain(self.config.ppo["pretrain"], self.game)
 
     @property
     def teacher(self) -> BatchedTeacher | SingleTeacher | None:
@@ -377,10 +400,28 @@ class PPOBackend(Backend):
                                        tensorboard_log=str(files.tensorboard), policy_kwargs=kwargs,
                                        **{key: ppo[key] for key in ALGORITHM})
         self._attach_teacher()
+        if ppo["pretrain"]:
+            self._pretrain()
         if self.uses_self:
             save_model(self.model, files.snapshot(0), self.game)
             self.vec_env.env_method("add_snapshot", self.snapshots[0])
         self._rng: dict[str, Any] | None = None  # step 0's checkpoint keeps the generators as they are after its evaluation
+
+    def _pretrain(self) -> None:
+        """Fit the fresh network to the pretraining teacher's games (``ppo.pretrain``), before
+        snapshot 0 and step 0's checkpoint, which a resumed run starts from."""
+        from parlour.training.backends.ppo.pretrain_fit import fit_policy
+
+        ppo = self.config.ppo
+        started = time.perf_counter()
+        data = teacher_games(self.game, ppo["pretrain"], ppo["pretrain_games"], self.config.seed,
+                             explore=ppo["pretrain_explore"], gamma=ppo["gamma"], workers=ppo["pretrain_workers"])
+        self.run.log(f"pretraining: {ppo['pretrain_games']} games of {ppo['pretrain']}, {len(data)} positions "
+                     f"in {time.perf_counter() - started:.0f} s")
+        rng = np.random.default_rng(np.random.SeedSequence([self.config.seed, PRETRAIN_STREAM]))
+        fit_policy(self.model.policy, data, self.game, ppo["pretrain_epochs"], ppo["pretrain_learning_rate"], ppo["vf_coef"],
+                   rng, log=self.run.log)
+        self.run.log(f"pretraining done in {time.perf_counter() - started:.0f} s")
 
     def restore(self, checkpoint: Checkpoint) -> None:
         import torch
