@@ -58,6 +58,13 @@ def die_with_parent(parent: int | None = None, *, kernel: bool = True) -> None:
     threading.Thread(target=_watch, args=(alive,), name="parlour-parent-watchdog", daemon=True).start()
 
 
+def pool_worker() -> None:
+    """A ``multiprocessing.Pool`` initializer for workers that only compute: they end with
+    their parent and ignore Ctrl-C, which is the parent's to report (it stops the pool)."""
+    die_with_parent()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def _set_parent_death_signal() -> None:
     try:
         libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)

@@ -20,17 +20,19 @@ library: it returns arrays.
 from __future__ import annotations
 
 import multiprocessing
-import signal
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 import numpy as np
 
-from parlour.baselines import make_from_spec
 from parlour.games import load_game
 from parlour.games.base import Game
-from parlour.processes import die_with_parent
+from parlour.processes import pool_worker
 from parlour.training.teacher import SingleTeacher
+
+GAMES_PER_TASK = 8
+"""Games one teacher plays in turn (a worker's task): fixed, not derived from ``workers``,
+so that a search's memory between games (its tables) is the same for any number of them."""
 
 
 @dataclass
@@ -53,8 +55,7 @@ class TeacherGames:
 
     @staticmethod
     def join(parts: list[TeacherGames]) -> TeacherGames:
-        return TeacherGames(*(np.concatenate([getattr(part, name) for part in parts]) for name in
-                              ("observations", "masks", "labels", "values", "games")))
+        return TeacherGames(*(np.concatenate([getattr(part, field.name) for part in parts]) for field in fields(TeacherGames)))
 
 
 def play_teacher_game(game: Game, teacher: SingleTeacher, index: int, seed: int, explore: float,
@@ -101,11 +102,6 @@ def _play(task: tuple[str, dict[str, Any], str, list[int], int, float, float]) -
     return TeacherGames.join([play_teacher_game(game, teacher, index, seed, explore, gamma) for index in indices])
 
 
-def _init_worker() -> None:
-    die_with_parent()
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to report
-
-
 def teacher_games(game: Game, spec: str, games: int, seed: int, explore: float = 0.1, gamma: float = 0.99,
                   workers: int = 1) -> TeacherGames:
     """The ``games`` games of the teacher ``spec`` (module docstring), played in ``workers``
@@ -114,16 +110,11 @@ def teacher_games(game: Game, spec: str, games: int, seed: int, explore: float =
         raise ValueError(f"pretraining needs at least one teacher game, got games={games!r}")
     if not 0.0 <= explore <= 1.0:
         raise ValueError(f"explore must be in [0, 1], got {explore!r}")
-    chunks = [list(range(start, min(games, start + 8))) for start in range(0, games, 8)]
+    chunks = [list(range(start, min(games, start + GAMES_PER_TASK))) for start in range(0, games, GAMES_PER_TASK)]
     tasks = [(game.name, dict(game.config), spec, chunk, seed, explore, gamma) for chunk in chunks]
     if workers == 1:
         parts = [_play(task) for task in tasks]
     else:
-        with multiprocessing.get_context("spawn").Pool(workers, initializer=_init_worker) as pool:
+        with multiprocessing.get_context("spawn").Pool(workers, initializer=pool_worker) as pool:
             parts = pool.map(_play, tasks, chunksize=1)
     return TeacherGames.join(parts)
-
-
-def check_pretrain(spec: str, game: Game) -> None:
-    """``ValueError`` naming a bad pretraining teacher spec, before a run writes anything."""
-    make_from_spec(spec, game)

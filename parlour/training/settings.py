@@ -97,6 +97,10 @@ def resume_changes(saved: TrainConfig, given: TrainConfig, sources: dict[str, st
     return changes
 
 
+PPO_FLAGS = {"--teacher": "MaskablePPO's distillation", "--pretrain": "MaskablePPO's supervised start"}
+"""The ``parlour train`` flags that set a ``[ppo]`` setting, and what it is."""
+
+
 def check_backend_settings(config: TrainConfig, sources: dict[str, str]) -> None:
     """``ValueError`` naming the first setting given by its top-level name (``--n-envs 8``,
     ``--set network=cnn``: :data:`~parlour.training.config.MOVED_SETTINGS`) that the run's
@@ -104,13 +108,12 @@ def check_backend_settings(config: TrainConfig, sources: dict[str, str]) -> None
     backend = registry.backend_class(config.algo, config.backend)
     own = backend.Settings.defaults()
     for key, source in sources.items():
-        if source.startswith("--pretrain ") and backend.table_name() != "ppo":
-            raise ValueError(f"{source}: --pretrain sets ppo.pretrain (MaskablePPO's supervised start), not a setting of "
-                             f"algo {config.algo!r} on backend {config.backend!r}")
-        if source.startswith("--teacher ") and backend.table_name() != "ppo":
-            raise ValueError(f"{source}: --teacher sets ppo.teacher (MaskablePPO's distillation), not a setting of algo "
+        flag = source.split(" ", 1)[0]
+        if flag in PPO_FLAGS and backend.table_name() != "ppo":
+            own_teacher = config.algo == "alphazero" and flag == "--teacher"
+            raise ValueError(f"{source}: {flag} sets ppo.{flag[2:]} ({PPO_FLAGS[flag]}), not a setting of algo "
                              f"{config.algo!r} on backend {config.backend!r}"
-                             + ("; AlphaZero's is --set alphazero.teacher=SPEC" if config.algo == "alphazero" else ""))
+                             + ("; AlphaZero's is --set alphazero.teacher=SPEC" if own_teacher else ""))
         if key in MOVED_SETTINGS and key not in own:
             users = [f"algo {cls.algo!r} on backend {'/'.join(cls.runs_on)}" for cls in registry.backends()
                      if key in cls.Settings.defaults()]

@@ -37,7 +37,6 @@ weights played each generation of the window; a resume plays the window's games 
 from __future__ import annotations
 
 import multiprocessing
-import signal
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
@@ -52,7 +51,7 @@ from parlour.baselines.playout import play_out
 from parlour.baselines.policy import lookup
 from parlour.games import load_game
 from parlour.games.base import Game
-from parlour.processes import die_with_parent
+from parlour.processes import pool_worker
 from parlour.training.backend import Backend, BestSoFar, RunContext
 from parlour.training.backend_settings import BackendSettings, setting
 from parlour.training.gating import GATING_FIELDS, gating_match, untrained_best_warning
@@ -148,11 +147,6 @@ def _record(task: tuple[str, dict[str, Any], np.ndarray | None, int, int, int, s
     return record_game(load_game(name, **options), weights, depth, opening, seed, features)
 
 
-def _init_worker() -> None:
-    die_with_parent()
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to report
-
-
 def record_games(game: Game, weights: np.ndarray | None, depth: int, opening: int, seeds: list[int], workers: int = 1,
                  features: str | None = None) -> list[Recorded]:
     """``record_game`` for every seed, in seed order, in ``workers`` processes: the chains
@@ -161,7 +155,7 @@ def record_games(game: Game, weights: np.ndarray | None, depth: int, opening: in
     if workers == 1:
         games = [_record(task) for task in tasks]
     else:
-        with multiprocessing.get_context("spawn").Pool(workers, initializer=_init_worker) as pool:
+        with multiprocessing.get_context("spawn").Pool(workers, initializer=pool_worker) as pool:
             games = pool.map(_record, tasks, chunksize=max(1, len(tasks) // (8 * workers)))
     return [chain for chains in games for chain in chains]
 

@@ -42,7 +42,7 @@ from parlour.processes import die_with_parent
 from parlour.training.backend import LOCAL, Backend, RunConfig
 from parlour.training.backend_settings import NetworkSettings, RunView, SnapshotSettings, setting
 from parlour.training.opponents import OpponentPool, describe_entries, parse_opponents
-from parlour.training.pretrain import check_pretrain, teacher_games
+from parlour.training.pretrain import teacher_games
 from parlour.training.run_files import Checkpoint
 from parlour.training.seeds import segment_seed
 from parlour.training.single_agent import SingleAgentEnv
@@ -332,10 +332,9 @@ class PPOBackend(Backend):
         return f"ppo:{path}" if rates_deterministic(self.game) else f"ppo:{path},deterministic=false"
 
     def check_settings(self) -> None:
-        if self.config.ppo["teacher"]:  # a bad spec fails here, before anything is written or replaced
-            check_teacher(self.config.ppo["teacher"], self.game)
-        if self.config.ppo["pretrain"]:
-            check_pretrain(self.config.ppo["pretrain"], self.game)
+        for key in ("teacher", "pretrain"):  # a bad spec fails here, before anything is written or replaced
+            if self.config.ppo[key]:
+                check_teacher(self.config.ppo[key], self.game)
 
     @property
     def teacher(self) -> BatchedTeacher | SingleTeacher | None:
