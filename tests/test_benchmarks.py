@@ -29,6 +29,7 @@ BENCHMARKS: dict[str, tuple[list[str], tuple[str, ...], str]] = {
     "az_heldout": (["--quick"], ("torch",), r"^\| 8 \| .* \|$"),
     "az_inference": (["--quick"], ("torch",), r"a move at 4 simulations: torch .* ms, numpy .* ms"),
     "batched": (["--quick"], (), r"^\| double_card DoubleCardBatch B=1024 \| [\d,]+ \|"),
+    "board_precision": (["--quick"], TRAIN, r"^\| 32x2 \| bfloat16 \| [\d.]+ \| [\d.]+x \|"),
     "double_card": (["speed", "--quick"], (), r"^\| clone \+ apply/s \| [\d,]+ \|$"),
     "equilibrium": (["--quick"], (), r"^\| 3 \| random \| [\d.]+ ms \|"),
     "openspiel_search": (["--quick"], ("pyspiel",), r"^\| leduc_poker \| parlour ismcts \|"),

@@ -131,3 +131,35 @@ def test_an_opponent_mix_and_a_teacher_use_the_form(tmp_path, monkeypatch):
     single = SingleTeacher(spec, game, seed=0).distributions([engine.game_state(int(b)).info_state(int(s))
                                                              for b, s in zip(rows, seats)])
     assert np.allclose(taught, single, rtol=1e-5, atol=1e-7) and not np.isin(single.max(axis=1), [1.0]).all()
+
+
+@pytest.mark.parametrize("network", ["mlp", "board"])
+def test_the_players_lean_forward_pass_is_maskable_ppos_distribution(tmp_path, network):
+    """``masked_policy`` (every PPO player's forward pass, without torch's distribution
+    objects) gives MaskablePPO's ``get_distribution`` probabilities to float32 rounding, on
+    the MLP and on the board policy, zero off the legal moves; a row without a legal move
+    is all zero, not NaN."""
+    from sb3_contrib import MaskablePPO
+
+    from parlour.baselines.learned.networks import ppo_policy
+    from parlour.baselines.learned.ppo import masked_policy
+    from parlour.training.single_agent import SingleAgentEnv
+
+    options = {"width": 6, "height": 5, "walls": 2, "start_cells": 2}
+    engine = played_engine("tribolo", 4, 12, 12, **options)
+    rows, seats = live_seats(engine)
+    observations = engine.decode(engine.observation_at(rows, seats)).astype(np.float32)
+    masks = engine.legal_mask_at(rows, seats).astype(bool)
+    kind, kwargs = ppo_policy("mlp", [16], {}) if network == "mlp" else \
+        ppo_policy("cnn", [16], {"channels": 8, "blocks": 1}, action_planes=engine.game.action_planes)
+    model = MaskablePPO(kind, SingleAgentEnv(engine.game), n_steps=16, batch_size=16, seed=3, device="cpu",
+                        policy_kwargs=kwargs)
+    with torch.no_grad():
+        for parameter in model.policy.parameters():
+            parameter.mul_(5.0)  # spread the logits
+        expected = model.policy.get_distribution(torch.as_tensor(observations), action_masks=masks).distribution.probs.numpy()
+    lean = masked_policy(model.policy, observations, masks)
+    assert lean.dtype == np.float64 and lean.shape == masks.shape
+    assert np.allclose(lean, np.where(masks, expected, 0.0), rtol=1e-5, atol=1e-7)
+    assert (lean[~masks] == 0).all() and np.allclose(lean.sum(axis=1), 1.0)
+    assert (masked_policy(model.policy, observations[:1], np.zeros_like(masks[:1])) == 0).all()

@@ -400,7 +400,14 @@ def test_config_file_flags_and_overrides(tmp_path):
     assert round_to_rollouts(config.ppo, 1) == 2 * BATCHED_N_STEPS
 
 
-def test_a_run_saved_before_a_setting_existed_keeps_what_it_ran_with(tmp_path):
+@pytest.fixture
+def bfloat16_cpu(monkeypatch):
+    """A CPU with bfloat16 instructions, where ``auto`` precision picks bfloat16 (whatever
+    this machine has)."""
+    monkeypatch.setattr("parlour.training.backends.ppo.backend.native_bfloat16", lambda: True)
+
+
+def test_a_run_saved_before_a_setting_existed_keeps_what_it_ran_with(tmp_path, bfloat16_cpu):
     """A batched Tribolo run's config.toml from before ``cnn_precision``: resumed, it says
     float32 (what its model computes in), not today's auto (bfloat16)."""
     config = make_config({"game": "tribolo", "opponents": ["random"]})
@@ -545,7 +552,7 @@ def test_batched_envs_refuse_what_they_cannot_run(changes, message):
     ({"game": "tribolo"}, "batched", 256, BATCHED_N_STEPS),
     ({"game": "double_card", "network": "mlp"}, "batched", 256, BATCHED_N_STEPS),
 ])
-def test_auto_chooses_the_batched_engine_where_it_can(changes, vec_env, n_envs, n_steps):
+def test_auto_chooses_the_batched_engine_where_it_can(changes, vec_env, n_envs, n_steps, bfloat16_cpu):
     """``vec_env = "auto"`` (the default) resolves when the configuration is made: the
     batched engine for PPO on a game that has one (any opponents), else SB3's DummyVecEnv;
     ``n_envs`` and the PPO rollout follow unless given."""
@@ -561,6 +568,18 @@ def test_auto_chooses_the_batched_engine_where_it_can(changes, vec_env, n_envs, 
         assert ppo["torch_threads"] == 1
     assert ppo["cnn_precision"] == ("bfloat16" if board and vec_env == "batched" else "float32")
     assert make_config(toml_read.loads(config.to_toml())) == config  # config.toml names what the run ran on
+
+
+def test_auto_precision_is_float32_where_the_cpu_only_emulates_bfloat16(monkeypatch):
+    """Without bfloat16 instructions torch emulates the autocast, several times slower than
+    float32: ``auto`` then resolves to float32 even for the batched board network, and an
+    explicit bfloat16 is still honoured."""
+    monkeypatch.setattr("parlour.training.backends.ppo.backend.native_bfloat16", lambda: False)
+    settings = {"game": "tribolo", "opponents": ["random"]}
+    assert make_config(settings).ppo["cnn_precision"] == "float32"
+    assert make_config({**settings, "ppo": {"cnn_precision": "bfloat16"}}).ppo["cnn_precision"] == "bfloat16"
+    monkeypatch.setattr("parlour.training.backends.ppo.backend.native_bfloat16", lambda: True)
+    assert make_config(settings).ppo["cnn_precision"] == "bfloat16"
 
 
 def test_a_run_saved_with_the_old_backend_name_sb3_resumes(small_run, tmp_path):

@@ -8,6 +8,9 @@ before torch or SB3 is imported.
 
 from __future__ import annotations
 
+import importlib.util
+from functools import cache
+
 NETWORKS = ("auto", "mlp", "cnn")
 """A network setting's values: ``mlp`` (dense layers on the flat observation), ``cnn``
 (the residual CNN over board planes), or ``auto``: ``cnn`` where the observation is board
@@ -16,6 +19,23 @@ planes (a 3-D observation: Tribolo, Double Card), else ``mlp``."""
 PRECISIONS = ("float32", "bfloat16")
 """What the board policy's convolutions compute in: ``float32``, or under ``bfloat16``
 autocast (``board_policy.BoardTrunk``)."""
+
+
+@cache
+def native_bfloat16() -> bool:
+    """Whether this CPU computes bfloat16 in hardware (AVX-512 BF16 or AMX, as torch's
+    oneDNN reports it).  Elsewhere torch emulates bfloat16 autocast: measured on a 2-core
+    AVX2 EPYC, a 48-channel Tribolo board policy took 23.7 ms a forward pass under it
+    against 3.2 ms in float32, so ``auto`` precision asks for it only where it is native.
+    ``False`` without torch (the choice is then moot)."""
+    if importlib.util.find_spec("torch") is None:
+        return False
+    import torch
+
+    try:
+        return bool(torch.ops.mkldnn._is_mkldnn_bf16_supported())
+    except (AttributeError, RuntimeError):  # a torch without the check: do not guess
+        return False
 
 
 def choose_network(network: str, shape: tuple[int, ...], game: str) -> str:

@@ -189,24 +189,37 @@ def load_model(path: str | os.PathLike, game: Game, device: str = "cpu") -> Any:
     return model
 
 
+def masked_policy(policy: Any, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    """``(k, num_actions)`` float64: an SB3 actor-critic ``policy``'s masked move
+    distribution for a batch of observations and legal masks (zero off the legal moves).
+
+    The actor's path alone (features, the actor's latent, the action layer, a softmax over
+    the legal logits): the distribution MaskablePPO's ``get_distribution`` gives, to
+    float32 rounding, without building torch distribution objects, whose cost was a third
+    of a Tribolo move (2.0 against 1.3 ms for the 32-channel board network on one AVX2
+    thread).  Every PPO player, single-game and batched, reads its policy here."""
+    import torch
+
+    legal = np.asarray(masks, dtype=bool)
+    with torch.no_grad():
+        obs = torch.as_tensor(observations, dtype=torch.float32, device=policy.device)
+        features = policy.extract_features(obs, policy.pi_features_extractor)
+        logits = policy.action_net(policy.mlp_extractor.forward_actor(features))
+        logits = logits.masked_fill(~torch.as_tensor(legal, device=logits.device), float("-inf"))
+        probs = torch.softmax(logits, dim=1).cpu().numpy().astype(np.float64)
+    return np.where(legal, probs, 0.0)  # a row with no legal move: all zero, not NaN
+
+
 class MaskedActor:
     """Action choice of a loaded model from an observation and a legal mask."""
 
     def __init__(self, model: Any, deterministic: bool) -> None:
-        import torch
-
         self.model = model
         self.deterministic = deterministic
-        self._torch = torch
 
     def probabilities(self, observation: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        """The masked action distribution of the model's policy."""
-        torch = self._torch
-        policy = self.model.policy
-        with torch.no_grad():
-            obs = torch.as_tensor(observation, dtype=torch.float32).unsqueeze(0)
-            dist = policy.get_distribution(obs, action_masks=np.asarray(mask, dtype=bool)[None])
-            return dist.distribution.probs[0].double().numpy()
+        """The masked action distribution of the model's policy (``masked_policy``)."""
+        return masked_policy(self.model.policy, np.asarray(observation)[None], np.asarray(mask)[None])[0]
 
     def choose(self, observation: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> int:
         probs = self.probabilities(observation, mask)

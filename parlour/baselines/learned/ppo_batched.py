@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from parlour.baselines.batched import EVERY_GAME, BatchedPolicy, register_batched
-from parlour.baselines.learned.ppo import PPOPolicy
+from parlour.baselines.learned.ppo import PPOPolicy, masked_policy
 from parlour.baselines.policy import Policy
 from parlour.games.base import Game
 from parlour.games.engine import BatchedEngine, uniform_legal
@@ -70,14 +70,7 @@ class FrozenPPO(BatchedPolicy):
     def policy(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """``(k, num_actions)`` float64: the network's masked policy for a batch of
         observations and legal masks, one forward pass (zero off the legal moves)."""
-        import torch
-
-        policy = self.model.policy
-        legal = masks.astype(bool)
-        with torch.no_grad():
-            obs = torch.as_tensor(observations, dtype=torch.float32, device=policy.device)
-            probs = policy.get_distribution(obs, action_masks=legal).distribution.probs
-        return np.where(legal, probs.cpu().numpy().astype(np.float64), 0.0)
+        return masked_policy(self.model.policy, observations, masks)
 
     def most_probable(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """Each row's most probable legal move (the first of equals, as ``ppo:``'s ``act``)."""

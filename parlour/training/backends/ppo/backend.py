@@ -27,7 +27,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from parlour.baselines.learned.network_choice import PRECISIONS, check_precision, choose_network
+from parlour.baselines.learned.network_choice import PRECISIONS, check_precision, choose_network, native_bfloat16
 from parlour.baselines.learned.ppo import (
     PPOPolicy,
     global_rng_state,
@@ -116,7 +116,10 @@ class PPOSettings(NetworkSettings, SnapshotSettings):
     ``cnn_precision``, its convolutions in ``float32`` or under ``bfloat16`` autocast (half
     the update's cost per position where the CPU has bfloat16 instructions, the same
     learning: benchmarks/RESULTS.md), ``auto``: ``bfloat16`` for the board network on the
-    batched engine, else ``float32``.  Self-play snapshots: ``SnapshotSettings``.
+    batched engine where the CPU computes it natively (``native_bfloat16``: elsewhere
+    torch emulates it, several times slower than float32), else ``float32``; config.toml
+    keeps the choice, so a resumed run computes as it began.  Self-play snapshots:
+    ``SnapshotSettings``.
 
     Diverse starts (``parlour.training.starts``): ``start_share`` of the episodes (drawn
     for each) start from a position ``start_plies_min`` to ``start_plies_max`` plies deep
@@ -212,7 +215,8 @@ class PPOSettings(NetworkSettings, SnapshotSettings):
         if batched and isinstance(n_envs, int) and isinstance(n_steps if n_steps is not None else 1, int):
             table = {**batched_ppo_defaults(n_envs, n_steps, board), **table}
         if table.get("cnn_precision", "auto") == "auto":
-            table["cnn_precision"] = "bfloat16" if board and run.algo == "ppo" else "float32"
+            native = board and run.algo == "ppo" and native_bfloat16()
+            table["cnn_precision"] = "bfloat16" if native else "float32"
         if table["cnn_precision"] == "bfloat16" and shape is not None:
             check_precision("bfloat16", (network or "mlp") if run.algo == "ppo" else "mlp", shape[1], name="cnn_precision")
         return table
