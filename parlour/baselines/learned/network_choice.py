@@ -3,7 +3,8 @@ once for every place that reads them (the training settings, the PPO policy's
 construction, the board policy's trunk, the RLlib module).
 
 Plain Python, no torch: the training configuration checks its settings with these
-before torch or SB3 is imported.
+before torch or SB3 is imported.  Only ``native_bfloat16``, asked when a PPO run on the
+batched board network resolves ``cnn_precision = "auto"``, imports torch to ask the CPU.
 """
 
 from __future__ import annotations
