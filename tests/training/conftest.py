@@ -16,3 +16,10 @@ def local_ray():
     ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False, _node_ip_address="127.0.0.1")
     yield
     ray.shutdown()
+
+
+@pytest.fixture
+def bfloat16_cpu(monkeypatch):
+    """A CPU with bfloat16 instructions, where ``auto`` precision picks bfloat16 (whatever
+    this machine has): for the tests of that choice and of configurations captured on one."""
+    monkeypatch.setattr("parlour.training.backends.ppo.backend.native_bfloat16", lambda: True)

@@ -45,8 +45,7 @@ RESOLVED_BEFORE = {
 
 
 @pytest.mark.parametrize("case", sorted(RESOLVED_BEFORE))
-def test_runs_resolve_to_the_settings_they_had(case, monkeypatch):
-    monkeypatch.setattr("parlour.training.backends.ppo.backend.native_bfloat16", lambda: True)  # captured on such a CPU
+def test_runs_resolve_to_the_settings_they_had(case, bfloat16_cpu):  # captured on such a CPU
     changes, before = RESOLVED_BEFORE[case]
     settings = json.loads(json.dumps(DEFAULT_TRAINING)) if case == "default" else {}
     settings_given(build_parser().parse_args(["train"])).apply(settings)

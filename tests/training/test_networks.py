@@ -61,8 +61,7 @@ def test_board_cnn_sees_where_a_piece_is():
 
 
 @pytest.mark.parametrize("name, options", [("tribolo", {"width": 6, "height": 5, "walls": 2, "start_cells": 2}), ("double_card", {})])
-def test_a_board_game_trains_with_the_cnn_by_default(name, options, tmp_path, monkeypatch):
-    monkeypatch.setattr("parlour.training.backends.ppo.backend.native_bfloat16", lambda: True)  # auto: bfloat16
+def test_a_board_game_trains_with_the_cnn_by_default(name, options, tmp_path, bfloat16_cpu):
     config = TrainConfig(
         game=name, game_options=options, opponents=["random"], timesteps=128, n_envs=2, eval_every=128,
         eval_games=4, snapshot_every=128, eval_opponents=["random"], cnn_channels=4, cnn_blocks=1,

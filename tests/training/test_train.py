@@ -400,13 +400,6 @@ def test_config_file_flags_and_overrides(tmp_path):
     assert round_to_rollouts(config.ppo, 1) == 2 * BATCHED_N_STEPS
 
 
-@pytest.fixture
-def bfloat16_cpu(monkeypatch):
-    """A CPU with bfloat16 instructions, where ``auto`` precision picks bfloat16 (whatever
-    this machine has)."""
-    monkeypatch.setattr("parlour.training.backends.ppo.backend.native_bfloat16", lambda: True)
-
-
 def test_a_run_saved_before_a_setting_existed_keeps_what_it_ran_with(tmp_path, bfloat16_cpu):
     """A batched Tribolo run's config.toml from before ``cnn_precision``: resumed, it says
     float32 (what its model computes in), not today's auto (bfloat16)."""
