@@ -234,6 +234,35 @@ def test_info_state_hides_future_prizes_and_hidden_bids():
         state.info_state(2)
 
 
+@pytest.mark.parametrize("options", [{"num_cards": 6}, {"num_cards": 5, "num_players": 3},
+                                     {"num_cards": 6, "prize_order": "descending", "tie_rule": "discard"}])
+def test_a_sample_with_public_bids_is_the_replayed_history(options):
+    """With every bid public, ``sample`` builds the state from the history's outcome
+    instead of replaying it: the same state, field by field, as the replay of the same
+    prizes, and it plays on identically (its observations too)."""
+    game = GoofspielGame(**options)
+    rng = np.random.default_rng(5)
+    for game_seed in range(6):
+        state = game.new_initial_state(game_seed)
+        while not state.is_terminal():
+            for seat in range(game.num_players):
+                info = state.info_state(seat)
+                built = info.sample(np.random.default_rng(game_seed))
+                replayed = game.state_from_deal(built.prizes, list(info.start_hands))
+                for bids in info.bids:
+                    replayed.apply(dict(enumerate(bids)))
+                for name in ("prizes", "round", "hands", "start_hands", "pot", "points", "bids", "winners"):
+                    assert getattr(built, name) == getattr(replayed, name), name
+                assert built.info_state(seat) == info
+                if not built.is_terminal():
+                    joint = {p: built.legal_actions(p)[-1] for p in range(game.num_players)}
+                    built.apply(joint)
+                    replayed.apply(joint)
+                    assert built.to_text() == replayed.to_text()
+                    assert np.array_equal(built.observation_tensor(seat), replayed.observation_tensor(seat))
+            state.apply({p: int(rng.choice(state.legal_actions(p))) for p in range(game.num_players)})
+
+
 def test_hidden_bid_sampling_is_uniform():
     """Seat 0 won round 1 with card 3: the hidden bid was 1 or 2, equally likely."""
     game = GoofspielGame(num_cards=3, prize_order="descending", imperfect_info=True)

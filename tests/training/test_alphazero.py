@@ -516,9 +516,10 @@ def test_learns_to_beat_random_on_a_small_tribolo(tmp_path):
     network's own play that shows the learning."""
     options = {"width": 8, "height": 6, "walls": 4, "start_cells": 3}
     az = {"simulations": 32, "games_per_iteration": 32, "train_steps": 64, "hidden": 64, "workers": 2,
-          "eval_simulations": 16, "batch_size": 128, "rollout_mix": 0.5}
+          "eval_simulations": 16, "batch_size": 128, "rollout_mix": 0.5, "gate_games": 2}
+    # (the run's own evaluations and gating matches do not touch last.zip: two games each)
     config = TrainConfig(game="tribolo", game_options=options, algo="alphazero", timesteps=8000, eval_every=2666,
-                         eval_games=30, eval_opponents=["random"], cnn_channels=16, cnn_blocks=1, alphazero=az)
+                         eval_games=2, eval_opponents=["random"], cnn_channels=16, cnn_blocks=1, alphazero=az)
     Trainer(config, tmp_path / "run", progress=False, log=lambda _: None).run()
     game = load_game("tribolo", **options)
     (trained,) = win_rates(game, f"az:{tmp_path}/run/last.zip,simulations=0", ["random"], games=60, seed=1, workers=2)

@@ -6,6 +6,8 @@ import pytest
 
 pytest.importorskip("ray.rllib", reason="needs the rllib extra")
 
+pytestmark = pytest.mark.slow  # a cluster of two Ray nodes, and training on it: minutes
+
 import ray
 from ray.cluster_utils import Cluster
 

@@ -38,6 +38,9 @@ class GoofspielRules(Protocol[_State_co]):
 
     def state_from_deal(self, prizes: tuple[int, ...], hands: list[int]) -> _State_co: ...
 
+    def state_from_history(self, prizes: tuple[int, ...], start_hands: tuple[int, ...], bids: tuple[tuple[int, ...], ...],
+                           winners: tuple[int, ...], points: tuple[int, ...], pot: int) -> _State_co: ...
+
 
 StateT = TypeVar("StateT", bound=State)
 """The state an information state samples (``GoofspielState``): its own type, for the
@@ -155,11 +158,12 @@ class GoofspielInfoState(Generic[StateT]):
             prizes = self.prizes_seen + tuple(rest[i] for i in rng.permutation(len(rest)))
         else:
             prizes = self.prizes_seen + self.prizes_to_come
-        bids: Sequence[tuple[int, ...]]
-        if self.bids and any(b is None for b in self.bids[0]):
-            bids = _sample_hidden_bids(self, rng)
-        else:
-            bids = cast(tuple[tuple[int, ...], ...], self.bids)  # every seat's bids are known
+        if not self.bids or all(b is not None for b in self.bids[0]):
+            # every seat's bids are known: the history is the seat's own, so the state is
+            # built from it directly (replaying it would give the same, round by round)
+            known = cast(tuple[tuple[int, ...], ...], self.bids)
+            return game.state_from_history(prizes, self.start_hands, known, self.winners, self.points, self.pot)
+        bids: Sequence[tuple[int, ...]] = _sample_hidden_bids(self, rng)
         state = game.state_from_deal(prizes, list(self.start_hands))
         for round_bids in bids:
             state.apply(dict(enumerate(round_bids)))
