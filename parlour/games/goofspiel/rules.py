@@ -214,8 +214,8 @@ class GoofspielGame(Game):
                            winners: tuple[int, ...], points: tuple[int, ...], pot: int) -> GoofspielState:
         """The state after ``bids`` from a deal, built from the history's known outcome
         (round winners, points, pot) instead of replaying it, unchecked: for the samplers
-        of information states whose every bid is public, where replaying was most of a
-        search's time.  A test checks it against the replay."""
+        of information states whose every bid is public (the replay cost ``original-search``
+        a sixth of its time on 13 cards).  A test checks it against the replay."""
         hands = list(start_hands)
         for round_bids in bids:
             for seat, bid in enumerate(round_bids):
