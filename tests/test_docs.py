@@ -220,7 +220,8 @@ def test_citations_name_what_a_reader_has():
 def test_readme_names_the_two_commands():
     text = README.read_text()
     assert 'pip install -e ".[train]" && parlour train' in text
-    test_command = 'pip install -e ".[dev,train,rllib]" && ruff check && mypy && pytest -n 2 -m "not serial" && pytest -m serial'
+    test_command = ('pip install -e ".[dev,train,rllib]" && ruff check && mypy && pytest -n 2 -m "not serial and not slow" '
+                    "&& pytest -m serial")
     assert test_command in text
     ci = (ROOT / ".ci" / "run").read_text()
     assert test_command in ci  # CI runs exactly the README's test command

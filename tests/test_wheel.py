@@ -15,8 +15,6 @@ import sys
 import venv
 from pathlib import Path
 
-import pytest
-
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -27,7 +25,6 @@ def run(command: list[str], cwd: Path) -> str:
     return done.stdout
 
 
-@pytest.mark.slow
 def test_the_wheel_installs_in_a_fresh_venv_and_plays_a_zoo_match(tmp_path: Path) -> None:
     run([sys.executable, "-m", "pip", "wheel", str(ROOT), "--no-deps", "--quiet", "--wheel-dir", str(tmp_path / "dist")], tmp_path)
     wheels = list((tmp_path / "dist").glob("parlour-*.whl"))

@@ -81,12 +81,10 @@ def kill_parent_and_watch(argv: list[str], workers: int, marker: str, cwd: Path 
             os.kill(pid, signal.SIGKILL)
 
 
-@pytest.mark.slow
 def test_a_killed_arena_takes_its_two_workers_with_it():
     kill_parent_and_watch(LONG_ARENA, 2, "multiprocessing")
 
 
-@pytest.mark.slow
 def test_a_killed_self_play_training_takes_its_workers_with_it(tmp_path):
     pytest.importorskip("torch", reason="needs the train extra")
     argv = ["train", "--algo", "alphazero", "--game", "tides_of_time", "--timesteps", "1000000", "--out", str(tmp_path / "az"),
@@ -94,7 +92,6 @@ def test_a_killed_self_play_training_takes_its_workers_with_it(tmp_path):
     kill_parent_and_watch(argv, 2, "multiprocessing")
 
 
-@pytest.mark.slow
 def test_a_killed_ppo_training_takes_its_subprocess_envs_with_it(tmp_path):
     pytest.importorskip("sb3_contrib", reason="needs the train extra")
     argv = ["train", "--game", "sticks", "--opponents", "random", "--timesteps", "10000000", "--vec-env", "subproc", "--n-envs", "2",
@@ -102,7 +99,6 @@ def test_a_killed_ppo_training_takes_its_subprocess_envs_with_it(tmp_path):
     kill_parent_and_watch(argv, 2, "multiprocessing")
 
 
-@pytest.mark.slow
 def test_a_killed_server_takes_its_thinkers_with_it(tmp_path):
     pytest.importorskip("uvicorn", reason="needs the web extra")
     kill_parent_and_watch(["serve", "--port", str(free_port()), "--runs", str(tmp_path), "--workers", "2"], 2, "multiprocessing")

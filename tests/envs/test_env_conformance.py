@@ -119,7 +119,7 @@ STARTS: dict[str, list[tuple[dict[str, Any], dict[str, Any]]]] = {
 }
 """Configurations played from ``reset(options=start)``."""
 
-SLOW = {"tribolo": [dict(width=20, height=20, walls=10, start_cells=10)]}
+LARGEST = {"tribolo": [dict(width=20, height=20, walls=10, start_cells=10)]}
 """The largest board: about 360 moves a game."""
 
 
@@ -130,7 +130,6 @@ class Case:
     name: str
     config: dict[str, Any]
     start: dict[str, Any] | None = None
-    slow: bool = False
 
     @property
     def id(self) -> str:
@@ -165,12 +164,12 @@ class Case:
 CASES = (
     [Case(name, config) for name, configs in MATRICES.items() for config in configs]
     + [Case(name, config, start) for name, starts in STARTS.items() for config, start in starts]
-    + [Case(name, config, slow=True) for name, configs in SLOW.items() for config in configs]
+    + [Case(name, config) for name, configs in LARGEST.items() for config in configs]
 )
 
 
 def _params(cases):
-    return [pytest.param(c, id=c.id, marks=[pytest.mark.slow] if c.slow else []) for c in cases]
+    return [pytest.param(c, id=c.id) for c in cases]
 
 
 ALL = _params(CASES)
@@ -181,7 +180,7 @@ WITH_ILLEGAL_SIMULTANEOUS = _params([c for c in CASES if c.game.info.num_actions
 NEEDS_PILLOW = pytest.mark.skipif(importlib.util.find_spec("PIL") is None, reason="rgb_array needs Pillow (the render extra)")
 RENDERS = [
     pytest.param(c, mode, id=f"{c.id}-{mode}",
-                 marks=([pytest.mark.slow] if c.slow else []) + ([NEEDS_PILLOW] if mode == "rgb_array" else []))
+                 marks=[NEEDS_PILLOW] if mode == "rgb_array" else [])
     for c in CASES
     for mode in c.make("raw_env").metadata["render_modes"]
 ]

@@ -249,7 +249,6 @@ LONG_ARENA = ["arena", "--game", "double_card", "--agents", "original-tournament
 """A two-worker arena that plays for minutes: the signal tests stop it a few seconds in."""
 
 
-@pytest.mark.slow
 def test_ctrl_c_stops_a_multi_worker_arena_at_once(tmp_path):
     """A real SIGINT to the process group (what Ctrl-C in a terminal sends): the workers
     ignore it and are stopped by the parent, which prints one line and exits 130 without
@@ -281,7 +280,6 @@ def _alive(pid: int) -> bool:
         return False
 
 
-@pytest.mark.slow
 @pytest.mark.skipif(not Path(f"/proc/{os.getpid()}/task/{os.getpid()}/children").exists(), reason="needs Linux's /proc children lists")
 def test_sigterm_to_the_parent_alone_stops_its_workers_too():
     """``kill PID`` (a scheduler, ``docker stop``) reaches the parent only: it stops as on

@@ -6,8 +6,6 @@ import pytest
 
 pytest.importorskip("ray.rllib", reason="needs the rllib extra")
 
-pytestmark = pytest.mark.slow  # a cluster of two Ray nodes, and training on it: minutes
-
 import ray
 from ray.cluster_utils import Cluster
 
@@ -65,6 +63,7 @@ def test_the_ray_arena_gives_the_local_tables(two_nodes, name, options, agents):
     assert to_markdown(summarize(remote)) == to_markdown(summarize(local))
 
 
+@pytest.mark.slow  # two training runs and an arena on the cluster: about two minutes of two cores
 def test_training_runs_across_the_cluster(two_nodes, tmp_path, capsys, monkeypatch):
     """docs/rllib.md's Tribolo command (every seat learning) on a small board, the driver
     joined to the cluster through RAY_ADDRESS and sampling in an env runner on one of its
@@ -90,6 +89,7 @@ def test_training_runs_across_the_cluster(two_nodes, tmp_path, capsys, monkeypat
     assert code == 0 and "rllib:" in capsys.readouterr().out
 
 
+@pytest.mark.slow  # the same run locally and on two Ray actors: about a minute and a half
 def test_alphazero_self_play_on_ray_actors_is_the_local_run(two_nodes, tmp_path):
     """``--backend ray``: the self-play games are played by two Ray actors of the cluster,
     the learner in the driver; the games, hence the weights, evaluations and gating

@@ -269,7 +269,6 @@ def test_an_old_run_directory_resumes_on_its_multi_agent_envs(local_ray, tmp_pat
     assert resumed.run().steps == 400
 
 
-@pytest.mark.slow
 @pytest.mark.timeout(300)
 def test_a_remote_env_runner_samples_its_batched_engine_and_gets_the_league(local_ray):
     algo = batched_ppo_config("goofspiel", SMALL_GAMES["goofspiel"], opponents="random,league", num_env_runners=1,

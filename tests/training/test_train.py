@@ -493,7 +493,6 @@ def test_cli_train_prints_the_arena_table(tmp_path, capsys):
     assert "already exists" in capsys.readouterr().err
 
 
-@pytest.mark.slow
 def test_learns_to_beat_random_at_sticks(tmp_path):
     """After 30k steps against random and itself, the agent beats random at sticks
     (10 sticks, take 1-3, misere) clearly more often than the 50% of chance."""

@@ -14,7 +14,7 @@ pytest.importorskip("httpx", reason="needs httpx (the dev extra)")
 
 from benchmarks import web_load  # noqa: E402  (after the skips: it imports httpx)
 
-pytestmark = [pytest.mark.serial, pytest.mark.slow, pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")]
+pytestmark = [pytest.mark.serial, pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")]
 
 
 def test_fifty_clients_are_not_slowed_by_a_game_whose_opponent_thinks_for_the_whole_limit():
@@ -28,8 +28,11 @@ def test_fifty_clients_are_not_slowed_by_a_game_whose_opponent_thinks_for_the_wh
     assert result["p95_ms"] < 200, result
 
 
-def test_twenty_thousand_abandoned_games_keep_the_servers_memory_bounded():
-    samples = web_load.soak(games=20_000)
+def test_six_thousand_abandoned_games_keep_the_servers_memory_bounded():
+    """Twelve times the server's cap of 500 games turned over. A leak of 8 kB a game
+    would show: 30 MB over the 4,000 games after the sample at 2,000. (The benchmark,
+    benchmarks/web_load.py soak, runs 20,000 games.)"""
+    samples = web_load.soak(games=6_000)
     print("server RSS (games, MB):", samples)
     settled = dict(samples)[2000]  # the cap of 500 games is reached long before
     assert max(rss for n, rss in samples if n >= 2000) < settled + 30, samples
