@@ -88,6 +88,7 @@ MATRICES: dict[str, list[dict[str, Any]]] = {
         dict(width=4, height=1, walls=0, start_cells=1, returns="cell_share"),
         dict(width=1, height=12, walls=2, start_cells=2),
         dict(width=26, height=5, walls=20, start_cells=10),
+        dict(width=20, height=20, walls=10, start_cells=10),  # the largest board: about 360 moves a game
         dict(width=20, height=20, walls=300, start_cells=20),  # the most cells, walled to ~40 moves
         dict(width=26, height=15, walls=300, start_cells=20),  # the widest board
     ],
@@ -118,10 +119,6 @@ STARTS: dict[str, list[tuple[dict[str, Any], dict[str, Any]]]] = {
     ],
 }
 """Configurations played from ``reset(options=start)``."""
-
-LARGEST = {"tribolo": [dict(width=20, height=20, walls=10, start_cells=10)]}
-"""The largest board: about 360 moves a game."""
-
 
 @dataclass(frozen=True)
 class Case:
@@ -164,7 +161,6 @@ class Case:
 CASES = (
     [Case(name, config) for name, configs in MATRICES.items() for config in configs]
     + [Case(name, config, start) for name, starts in STARTS.items() for config, start in starts]
-    + [Case(name, config) for name, configs in LARGEST.items() for config in configs]
 )
 
 
