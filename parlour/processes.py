@@ -11,18 +11,29 @@ thinkers), with two guards:
   that lives as long as the pool: the main thread, or the pool's own);
 - everywhere, a daemon thread that looks every second whether the parent still lives
   and ends the worker at once if not.
+
+Ctrl-C is the parent's to report: it stops its workers.  A worker ignores it from its
+first instruction on, not only from its initializer: the starter holds Ctrl-C
+(:func:`hold_ctrl_c`) while it spawns, the children inherit the held signal, and
+:func:`ignore_ctrl_c` drops it.  Otherwise a Ctrl-C during a spawned child's start-up
+(its imports, its unpickling) raises ``KeyboardInterrupt`` there and prints a traceback.
 """
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import ctypes.util
+import multiprocessing
+import multiprocessing.pool
+import multiprocessing.resource_tracker
 import os
 import signal
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from typing import Any
 
 PR_SET_PDEATHSIG = 1
 WATCH_SECONDS = 1.0
@@ -39,8 +50,6 @@ def die_with_parent(parent: int | None = None, *, kernel: bool = True) -> None:
     ``kernel=False`` keeps only the watchdog: for a worker started by a thread that may
     end before the process does (the kernel's signal follows the starting thread).
     Calling it twice in one process is harmless."""
-    import multiprocessing
-
     starter = multiprocessing.parent_process()
     if starter is not None and parent in (None, starter.pid):
         alive = starter.is_alive
@@ -58,11 +67,67 @@ def die_with_parent(parent: int | None = None, *, kernel: bool = True) -> None:
     threading.Thread(target=_watch, args=(alive,), name="parlour-parent-watchdog", daemon=True).start()
 
 
+def start_pool(workers: int, initializer: Callable[..., None] | None = None, initargs: tuple[Any, ...] = ()
+               ) -> multiprocessing.pool.Pool:
+    """A pool of ``workers`` spawned processes, started with Ctrl-C held; ``initializer``
+    (default :func:`pool_worker`, for workers that only compute) must call
+    :func:`ignore_ctrl_c`.  A Ctrl-C held meanwhile is raised here, the pool terminated."""
+    pool = None
+    try:
+        with hold_ctrl_c():
+            pool = multiprocessing.get_context("spawn").Pool(workers, initializer or pool_worker, initargs)
+    except BaseException:
+        if pool is not None:
+            pool.terminate()
+        raise
+    return pool
+
+
 def pool_worker() -> None:
     """A ``multiprocessing.Pool`` initializer for workers that only compute: they end with
     their parent and ignore Ctrl-C, which is the parent's to report (it stops the pool)."""
     die_with_parent()
+    ignore_ctrl_c()
+
+
+_HOLDS = hasattr(signal, "pthread_sigmask")  # POSIX; elsewhere a worker ignores Ctrl-C from its initializer on
+
+
+@contextlib.contextmanager
+def hold_ctrl_c() -> Iterator[None]:
+    """Start worker processes inside this block: they begin with SIGINT blocked (the
+    calling thread's mask, which a child inherits) until :func:`ignore_ctrl_c`.  In this
+    process a Ctrl-C that comes meanwhile waits for the block's end instead of being
+    lost or raised halfway through starting a pool: blocked in the calling thread (any
+    thread may call this), and, in the main thread, noted by a handler of the block's own
+    (another thread may take a process's signal, and Python then runs the handler in the
+    main thread whatever its mask), then raised again at the end."""
+    if not _HOLDS:
+        yield
+        return
+    # The first spawn of a process starts multiprocessing's resource tracker, and
+    # unblocks SIGINT after it: start it before blocking, or the hold would end there.
+    multiprocessing.resource_tracker.ensure_running()
+    came: list[int] = []
+    main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: came.append(signum)) if main else None
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
+        if main:
+            # (runs the note for a Ctrl-C pending until now first)
+            signal.signal(signal.SIGINT, previous if previous is not None else signal.SIG_DFL)
+            if came:
+                signal.raise_signal(signal.SIGINT)  # to the handler as it was: KeyboardInterrupt, as a rule
+
+
+def ignore_ctrl_c() -> None:
+    """In a worker: ignore Ctrl-C from now on, dropping one held since its start."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if _HOLDS:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
 
 def _set_parent_death_signal() -> None:

@@ -11,9 +11,7 @@ SIGKILL; Ctrl-C is the parent's to handle.
 from __future__ import annotations
 
 import math
-import multiprocessing
 import pickle
-import signal
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
@@ -22,7 +20,7 @@ import numpy as np
 
 from parlour.evaluation.match_games import AgentLike, GameFailed, GameRecord, GameSpec, agent_labels, build_agents, play_reporting
 from parlour.games.base import Game
-from parlour.processes import die_with_parent
+from parlour.processes import die_with_parent, ignore_ctrl_c, start_pool
 
 _WORKER: dict[str, Any] = {}
 
@@ -36,7 +34,7 @@ def _init_worker(game: Game, packed_agents: bytes | Sequence[AgentLike]) -> None
     task, so the parent reports it.  Unpickled by the pool itself, such a failure would
     kill every worker at start, and a pool restarts dead workers forever."""
     die_with_parent()  # even a SIGKILL of the parent ends its workers
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    ignore_ctrl_c()
     try:
         agents = pickle.loads(packed_agents) if isinstance(packed_agents, bytes) else packed_agents
         _WORKER["game"] = game
@@ -74,12 +72,11 @@ def play_in_pool(
     """Play ``specs`` in ``workers`` processes: their records (in the order they finish),
     the thinking time added to ``timing``, ``progress(count)`` told as chunks end."""
     size = max(1, min(64, math.ceil(len(specs) / (workers * 8))))
-    context = multiprocessing.get_context("spawn")
     records: list[GameRecord] = []
     # Leaving the block terminates the workers at once, whatever ended it: the last
     # result, a failed game, or Ctrl-C (which the workers ignore, so that only this
     # process reports it), instead of waiting for the games still queued.
-    with context.Pool(workers, initializer=_init_worker, initargs=(game, pickle.dumps(list(agents)))) as pool:
+    with start_pool(workers, _init_worker, (game, pickle.dumps(list(agents)))) as pool:
         for chunk_records, chunk_timing in pool.imap_unordered(_play_chunk, list(_chunks(specs, size))):
             records.extend(chunk_records)
             timing += chunk_timing

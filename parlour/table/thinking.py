@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from parlour.games import Game
+from parlour.processes import hold_ctrl_c
 
 BUILD_SECONDS = 60.0
 """How long a worker may take to start and to build a policy (loading a model included);
@@ -262,7 +263,8 @@ class _Worker:
         context = multiprocessing.get_context("spawn")  # nothing of the server's threads or locks is inherited
         self.conn, child = context.Pipe()
         self.process = context.Process(target=_serve, args=(child, os.getpid()), name="parlour-thinker", daemon=True)
-        self.process.start()
+        with hold_ctrl_c():
+            self.process.start()
         child.close()
         self.ready = False
 
@@ -305,11 +307,11 @@ class _Worker:
 
 def _serve(conn: Any, parent: int) -> None:
     """A worker's life: take messages until the pipe closes."""
-    from parlour.processes import die_with_parent
+    from parlour.processes import die_with_parent, ignore_ctrl_c
 
     # The watchdog alone: a worker may be started by a request thread, which can end first.
     die_with_parent(parent, kernel=False)
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the server's to handle
+    ignore_ctrl_c()  # Ctrl-C is the server's to handle
     import parlour.baselines  # noqa: F401  (registers every policy before the first job)
 
     policies = _Policies()

@@ -19,7 +19,7 @@ from typing import Any
 
 from parlour.baselines import Policy, make_from_spec
 from parlour.games.base import Game, State
-from parlour.processes import die_with_parent
+from parlour.processes import die_with_parent, hold_ctrl_c, ignore_ctrl_c
 
 
 @dataclass
@@ -52,8 +52,9 @@ class PolicyTable:
 
 
 def _serve(connection: Any, game_bytes: bytes) -> None:
-    """A worker: answer lists of jobs until the pipe closes."""
+    """A worker: answer lists of jobs until the pipe closes (Ctrl-C is the trainer's to report)."""
     die_with_parent()
+    ignore_ctrl_c()
     table = PolicyTable(pickle.loads(game_bytes))
     while True:
         try:
@@ -81,7 +82,8 @@ class PolicyWorkers:
         for _ in range(workers):
             parent, child = context.Pipe()
             process = context.Process(target=_serve, args=(child, data), daemon=True, name="parlour-policy-worker")
-            process.start()
+            with hold_ctrl_c():
+                process.start()
             child.close()
             self.connections.append(parent)
             self.processes.append(process)

@@ -19,7 +19,6 @@ library: it returns arrays.
 
 from __future__ import annotations
 
-import multiprocessing
 from dataclasses import dataclass, fields
 from typing import Any
 
@@ -27,7 +26,7 @@ import numpy as np
 
 from parlour.games import load_game
 from parlour.games.base import Game
-from parlour.processes import pool_worker
+from parlour.processes import start_pool
 from parlour.training.teacher import SingleTeacher
 
 GAMES_PER_TASK = 8
@@ -115,6 +114,6 @@ def teacher_games(game: Game, spec: str, games: int, seed: int, explore: float =
     if workers == 1:
         parts = [_play(task) for task in tasks]
     else:
-        with multiprocessing.get_context("spawn").Pool(workers, initializer=pool_worker) as pool:
+        with start_pool(workers) as pool:
             parts = pool.map(_play, tasks, chunksize=1)
     return TeacherGames.join(parts)

@@ -249,26 +249,6 @@ LONG_ARENA = ["arena", "--game", "double_card", "--agents", "original-tournament
 """A two-worker arena that plays for minutes: the signal tests stop it a few seconds in."""
 
 
-def test_ctrl_c_stops_a_multi_worker_arena_at_once(tmp_path):
-    """A real SIGINT to the process group (what Ctrl-C in a terminal sends): the workers
-    ignore it and are stopped by the parent, which prints one line and exits 130 without
-    waiting for the games still queued."""
-    # Python's own Ctrl-C handling in the child even when this process ignores SIGINT (as a
-    # shell's background job `... &` does, and its children inherit): a terminal's Ctrl-C
-    # reaches a foreground command, whose handling is what is tested.
-    code = ("import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
-            f"from parlour.cli import main; sys.exit(main({LONG_ARENA!r}))")
-    process = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                               start_new_session=True)
-    time.sleep(6)  # the workers are up and playing
-    os.killpg(process.pid, signal.SIGINT)
-    start = time.perf_counter()
-    _, err = process.communicate(timeout=60)
-    assert time.perf_counter() - start < 15
-    assert process.returncode == 130, err
-    assert "Traceback" not in err and err.strip().splitlines()[-1] == "parlour arena: interrupted"
-
-
 def _children(pid: int) -> set[int]:
     return {int(child) for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()}
 
@@ -278,6 +258,48 @@ def _alive(pid: int) -> bool:
         return Path(f"/proc/{pid}/stat").read_text().split(") ")[1][0] != "Z"
     except FileNotFoundError:
         return False
+
+
+def _spawned_workers(pid: int) -> list[int]:
+    """The children of ``pid`` that are multiprocessing's spawned workers (not its resource tracker)."""
+    found = []
+    for child in _children(pid):
+        try:
+            if b"spawn_main" in Path(f"/proc/{child}/cmdline").read_bytes():
+                found.append(child)
+        except FileNotFoundError:
+            continue
+    return found
+
+
+@pytest.mark.skipif(not Path(f"/proc/{os.getpid()}/task/{os.getpid()}/children").exists(), reason="needs Linux's /proc children lists")
+@pytest.mark.parametrize("when", ["starting", "playing"])
+def test_ctrl_c_stops_a_multi_worker_arena_at_once(when):
+    """A real SIGINT to the process group (what Ctrl-C in a terminal sends): the workers
+    ignore it and are stopped by the parent, which prints one line and exits 130 without
+    waiting for the games still queued.  ``starting``: the Ctrl-C comes as soon as the
+    workers exist, while they still import and unpickle, before their initializer runs
+    (they are started with it held: ``parlour.processes.hold_ctrl_c``)."""
+    # Python's own Ctrl-C handling in the child even when this process ignores SIGINT (as a
+    # shell's background job `... &` does, and its children inherit): a terminal's Ctrl-C
+    # reaches a foreground command, whose handling is what is tested.
+    code = ("import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+            f"from parlour.cli import main; sys.exit(main({LONG_ARENA!r}))")
+    process = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               start_new_session=True)
+    if when == "starting":
+        deadline = time.monotonic() + 60
+        while len(_spawned_workers(process.pid)) < 2 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert len(_spawned_workers(process.pid)) == 2
+    else:
+        time.sleep(6)  # the workers are up and playing
+    os.killpg(process.pid, signal.SIGINT)
+    start = time.perf_counter()
+    _, err = process.communicate(timeout=60)
+    assert time.perf_counter() - start < 15
+    assert process.returncode == 130, err
+    assert "Traceback" not in err and err.strip().splitlines()[-1] == "parlour arena: interrupted"
 
 
 @pytest.mark.skipif(not Path(f"/proc/{os.getpid()}/task/{os.getpid()}/children").exists(), reason="needs Linux's /proc children lists")

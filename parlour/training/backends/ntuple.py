@@ -36,7 +36,6 @@ weights played each generation of the window; a resume plays the window's games 
 
 from __future__ import annotations
 
-import multiprocessing
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
@@ -51,7 +50,7 @@ from parlour.baselines.playout import play_out
 from parlour.baselines.policy import lookup
 from parlour.games import load_game
 from parlour.games.base import Game
-from parlour.processes import pool_worker
+from parlour.processes import start_pool
 from parlour.training.backend import Backend, BestSoFar, RunContext
 from parlour.training.backend_settings import BackendSettings, setting
 from parlour.training.gating import GATING_FIELDS, gating_match, untrained_best_warning
@@ -155,7 +154,7 @@ def record_games(game: Game, weights: np.ndarray | None, depth: int, opening: in
     if workers == 1:
         games = [_record(task) for task in tasks]
     else:
-        with multiprocessing.get_context("spawn").Pool(workers, initializer=pool_worker) as pool:
+        with start_pool(workers) as pool:
             games = pool.map(_record, tasks, chunksize=max(1, len(tasks) // (8 * workers)))
     return [chain for chains in games for chain in chains]
 

@@ -13,14 +13,12 @@ through the pool's pipe, or one object in Ray's object store that every actor re
 from __future__ import annotations
 
 import io
-import multiprocessing
-import signal
 from typing import Any
 
 import numpy as np
 
 from parlour.games.base import Game
-from parlour.processes import die_with_parent
+from parlour.processes import die_with_parent, ignore_ctrl_c, start_pool
 from parlour.training.backends.alphazero.self_play import Examples, play_games, play_teacher_game
 
 Played = list[tuple[Examples, np.ndarray]]
@@ -37,7 +35,7 @@ def _init_worker(game: Game, shape: dict[str, Any], settings: dict[str, Any], th
 
     if guard:
         die_with_parent()  # even a SIGKILL of the trainer ends its workers
-        signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to report
+        ignore_ctrl_c()  # Ctrl-C is the parent's to report
     torch.set_num_threads(threads)
     shape = dict(shape)
     net = PolicyValueNet(tuple(shape.pop("observation_shape")), **shape).to(device)
@@ -76,8 +74,7 @@ class LocalWorkers:
 
     def __init__(self, game: Game, net: Any, settings: dict[str, Any], threads: int, device: str) -> None:
         self.workers = settings["workers"]
-        context = multiprocessing.get_context("spawn")
-        self.pool = context.Pool(self.workers, initializer=_init_worker, initargs=(game, net.shape, settings, threads, device))
+        self.pool = start_pool(self.workers, _init_worker, (game, net.shape, settings, threads, device))
 
     def play(self, weights: bytes | None, seeds: list[int]) -> Played:
         chunks = [seeds[i::self.workers] for i in range(self.workers)]
