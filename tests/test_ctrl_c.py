@@ -20,6 +20,16 @@ from parlour.processes import hold_ctrl_c, ignore_ctrl_c, start_pool
 pytestmark = pytest.mark.skipif(not hasattr(signal, "pthread_sigmask"), reason="holding a signal needs POSIX signal masks")
 
 
+@pytest.fixture(autouse=True)
+def ctrl_c_raises():
+    """Ctrl-C as a terminal's foreground command handles it: ``KeyboardInterrupt``.  A
+    test run started in the background (``... &``, as a CI script may be) inherits SIGINT
+    ignored, and Python then leaves it ignored."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
 def _interrupted_while_starting(connection: Any) -> None:
     """A worker that gets Ctrl-C before its initializer has run (sent by itself, so that
     it surely comes then), and says what it saw and whether it lived on."""
