@@ -17,6 +17,12 @@ first instruction on, not only from its initializer: the starter holds Ctrl-C
 (:func:`hold_ctrl_c`) while it spawns, the children inherit the held signal, and
 :func:`ignore_ctrl_c` drops it.  Otherwise a Ctrl-C during a spawned child's start-up
 (its imports, its unpickling) raises ``KeyboardInterrupt`` there and prints a traceback.
+
+A task that fails stops the rest cleanly (:meth:`WorkerPool.run`): the tasks not yet
+started are skipped, the ones running finish, and only then is the failure raised and the
+pool torn down.  ``multiprocessing.Pool.terminate`` kills workers wherever they are, and a
+worker killed while it writes a result holds the result queue's lock for ever: the pool's
+own shutdown then waits on that lock and never returns.
 """
 
 from __future__ import annotations
@@ -32,7 +38,8 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+import traceback
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 PR_SET_PDEATHSIG = 1
@@ -67,20 +74,100 @@ def die_with_parent(parent: int | None = None, *, kernel: bool = True) -> None:
     threading.Thread(target=_watch, args=(alive,), name="parlour-parent-watchdog", daemon=True).start()
 
 
+_DONE, _SKIPPED, _FAILED = 0, 1, 2
+"""What became of a task of :meth:`WorkerPool.run`."""
+_STOP: Any = None
+"""In a worker: its pool's stop event (set once a task of the current run has failed)."""
+
+
+class WorkerTraceback(Exception):
+    """The traceback of a failure in a worker, as text: the ``__cause__`` of the failure
+    :meth:`WorkerPool.run` raises, as ``multiprocessing`` does for its own."""
+
+    def __str__(self) -> str:
+        return f"\n{self.args[0]}" if self.args else ""
+
+
+class WorkerPool(multiprocessing.pool.Pool):
+    """A ``multiprocessing.Pool`` of spawned workers (make one with :func:`start_pool`)
+    whose :meth:`run` stops at a failure without killing a worker mid-write (module
+    docstring).  Its other methods are the standard pool's."""
+
+    def __init__(self, workers: int, initializer: Callable[..., None], initargs: tuple[Any, ...]) -> None:
+        context = multiprocessing.get_context("spawn")
+        self.stop_event = context.Event()
+        super().__init__(workers, _start_worker, (self.stop_event, initializer, initargs), context=context)
+
+    def run(self, function: Callable[[Any], Any], tasks: Iterable[Any], *, chunksize: int = 1,
+            ordered: bool = True) -> Iterator[Any]:
+        """``function(task)`` of every task, computed in the workers: in the tasks' order,
+        or as they finish (``ordered=False``).  At the first failure the tasks not yet
+        started are skipped (a long task may ask :func:`stopping` to end early), every
+        task is waited for, and then the failure is raised here, so that leaving the pool
+        finds its workers idle."""
+        self.stop_event.clear()
+        calls = ((function, task) for task in tasks)
+        results = (self.imap if ordered else self.imap_unordered)(_guarded, calls, chunksize)
+        failure: tuple[BaseException, str | None] | None = None
+        while True:
+            try:
+                status, value = next(results)
+            except StopIteration:
+                break
+            except Exception as unsent:  # noqa: BLE001 (a result the pool could not send back)
+                status, value = _FAILED, (unsent, None)
+            if status == _FAILED and failure is None:
+                self.stop_event.set()
+                failure = value
+            elif status == _DONE and failure is None:
+                yield value
+        if failure is not None:
+            raised, text = failure
+            if text is not None:
+                raised.__cause__ = WorkerTraceback(text)
+            raise raised
+
+
 def start_pool(workers: int, initializer: Callable[..., None] | None = None, initargs: tuple[Any, ...] = ()
-               ) -> multiprocessing.pool.Pool:
+               ) -> WorkerPool:
     """A pool of ``workers`` spawned processes, started with Ctrl-C held; ``initializer``
     (default :func:`pool_worker`, for workers that only compute) must call
     :func:`ignore_ctrl_c`.  A Ctrl-C held meanwhile is raised here, the pool terminated."""
     pool = None
     try:
         with hold_ctrl_c():
-            pool = multiprocessing.get_context("spawn").Pool(workers, initializer or pool_worker, initargs)
+            pool = WorkerPool(workers, initializer or pool_worker, initargs)
     except BaseException:
         if pool is not None:
             pool.terminate()
         raise
     return pool
+
+
+def stopping() -> bool:
+    """In a worker of :func:`start_pool`: whether a task of the current run has failed,
+    so that a long task can end early (its result is not used)."""
+    return _STOP is not None and _STOP.is_set()
+
+
+def _start_worker(stop: Any, initializer: Callable[..., None], initargs: tuple[Any, ...]) -> None:
+    global _STOP
+    _STOP = stop
+    initializer(*initargs)
+
+
+def _guarded(call: tuple[Callable[[Any], Any], Any]) -> tuple[int, Any]:
+    """A task of :meth:`WorkerPool.run` in a worker: skipped once the run has failed; a
+    failure is returned (with its traceback as text), not raised, and stops the run."""
+    function, task = call
+    if stopping():
+        return _SKIPPED, None
+    try:
+        return _DONE, function(task)
+    except Exception as error:  # noqa: BLE001 (every failure is the parent's to raise)
+        if _STOP is not None:
+            _STOP.set()
+        return _FAILED, (error, traceback.format_exc())
 
 
 def pool_worker() -> None:

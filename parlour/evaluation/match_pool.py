@@ -20,7 +20,7 @@ import numpy as np
 
 from parlour.evaluation.match_games import AgentLike, GameFailed, GameRecord, GameSpec, agent_labels, build_agents, play_reporting
 from parlour.games.base import Game
-from parlour.processes import die_with_parent, ignore_ctrl_c, start_pool
+from parlour.processes import die_with_parent, ignore_ctrl_c, start_pool, stopping
 
 _WORKER: dict[str, Any] = {}
 
@@ -47,12 +47,17 @@ def _init_worker(game: Game, packed_agents: bytes | Sequence[AgentLike]) -> None
 
 
 def _play_chunk(specs: Sequence[GameSpec]) -> tuple[list[GameRecord], np.ndarray]:
-    """Play some games in a worker; returns their records and the timing added."""
+    """Play some games in a worker; returns their records and the timing added (the games
+    before the match's first failure, if another worker's game failed meanwhile)."""
     if "error" in _WORKER:
         raise _WORKER["error"]
     game, policies, labels = _WORKER["game"], _WORKER["policies"], _WORKER["labels"]
     timing = np.zeros((len(policies), 2))
-    records = [play_reporting(game, policies, labels, spec, timing) for spec in specs]
+    records = []
+    for spec in specs:
+        if stopping():
+            break
+        records.append(play_reporting(game, policies, labels, spec, timing))
     return records, timing
 
 
@@ -73,11 +78,12 @@ def play_in_pool(
     the thinking time added to ``timing``, ``progress(count)`` told as chunks end."""
     size = max(1, min(64, math.ceil(len(specs) / (workers * 8))))
     records: list[GameRecord] = []
-    # Leaving the block terminates the workers at once, whatever ended it: the last
-    # result, a failed game, or Ctrl-C (which the workers ignore, so that only this
-    # process reports it), instead of waiting for the games still queued.
+    # A failed game ends the match after the games being played (``WorkerPool.run``).
+    # Leaving the block terminates the workers at once: idle after the last result or a
+    # failure, busy after Ctrl-C (which the workers ignore, so that only this process
+    # reports it), without waiting for the games still queued.
     with start_pool(workers, _init_worker, (game, pickle.dumps(list(agents)))) as pool:
-        for chunk_records, chunk_timing in pool.imap_unordered(_play_chunk, list(_chunks(specs, size))):
+        for chunk_records, chunk_timing in pool.run(_play_chunk, list(_chunks(specs, size)), ordered=False):
             records.extend(chunk_records)
             timing += chunk_timing
             progress(len(chunk_records))

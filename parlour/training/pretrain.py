@@ -115,5 +115,5 @@ def teacher_games(game: Game, spec: str, games: int, seed: int, explore: float =
         parts = [_play(task) for task in tasks]
     else:
         with start_pool(workers) as pool:
-            parts = pool.map(_play, tasks, chunksize=1)
+            parts = list(pool.run(_play, tasks))
     return TeacherGames.join(parts)

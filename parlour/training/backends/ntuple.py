@@ -155,7 +155,7 @@ def record_games(game: Game, weights: np.ndarray | None, depth: int, opening: in
         games = [_record(task) for task in tasks]
     else:
         with start_pool(workers) as pool:
-            games = pool.map(_record, tasks, chunksize=max(1, len(tasks) // (8 * workers)))
+            games = list(pool.run(_record, tasks, chunksize=max(1, len(tasks) // (8 * workers))))
     return [chain for chains in games for chain in chains]
 
 

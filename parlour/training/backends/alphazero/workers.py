@@ -78,7 +78,7 @@ class LocalWorkers:
 
     def play(self, weights: bytes | None, seeds: list[int]) -> Played:
         chunks = [seeds[i::self.workers] for i in range(self.workers)]
-        return in_seed_order(self.pool.map(_play, [(weights, chunk) for chunk in chunks]), len(seeds))
+        return in_seed_order(list(self.pool.run(_play, [(weights, chunk) for chunk in chunks])), len(seeds))
 
     def close(self) -> None:
         self.pool.terminate()
