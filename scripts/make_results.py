@@ -134,9 +134,10 @@ TAUGHT: dict[str, list[str]] = {
 """PPO with a teacher, and the same command without it, so that what the teacher gave and
 what PPO added on top can be read (training.md).  Tides of Time's teacher answers at every
 step (``--teacher``, kickstarting); its best model is the zoo's ``tides_of_time-ppo``.
-Tribolo's, a 3-ply search at about 10 ms a move, plays 1,536 games before the first
-rollout, and the network is fitted to its moves (``--pretrain``); the run fits the issue's
-60 minutes on the 2-core machine, and PPO's few steps after it are what is left."""
+Tribolo's, a 3-ply search at about 15 ms a move, plays 1,536 games before the first
+rollout, and the network is fitted to its moves (``--pretrain``); the run fits in 60
+minutes on the 2-core machine, and PPO's few steps after it are what is left; its best
+model is the zoo's ``tribolo-ppo``."""
 
 EXTRA_RUNS = {**COMPARISONS, **SEARCH_GUIDED, **TAUGHT}
 TITLES = {"_mlp": "{game} with the flat MLP, for comparison", "_az": "{game}: search-guided learning (`--algo alphazero`)",
