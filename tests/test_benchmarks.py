@@ -39,6 +39,7 @@ BENCHMARKS: dict[str, tuple[list[str], tuple[str, ...], str]] = {
     "self_play": (["--quick"], ("torch",), r"^\| tides_of_time \| mlp \| 4 \|"),
     "selfplay_training": (["--quick"], TRAIN, r"^\| sticks \| [\d,]+ \| [\d,]+ \|"),
     "single_agent_step": (["--quick"], (), r"^tribolo [\d,]+ steps/s$"),
+    "teacher_labels": (["--quick"], (), r"^\| n-tuple depth 1 \| soft, temperature=0.25 \(full root window\) \| [\d,]+ \| [\d.]+ \|"),
     "tides_of_time": (["--quick"], (), r"^\| tides-equilibrium, 16 sampled hands \| [\d.]+ \|"),
     "torchrl_collect": (["--quick"], ("torch", "torchrl"), r"^\| tides_of_time \| native torchrl_env B=8 \| 5 \| [\d,]+ \|"),
     "training": (["--quick"], TRAIN, r"^\| sticks \| [\d,]+ \| [\d,]+ \|$"),

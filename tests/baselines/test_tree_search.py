@@ -80,6 +80,25 @@ def test_alphabeta_value_equals_minimax_and_visits_fewer_nodes():
     assert fewer >= 20  # pruning pays on almost every position
 
 
+def test_the_full_root_window_makes_every_root_value_minimaxs():
+    """``root_window=full``: each root move's value is exact, not only the best one's; the
+    narrow window (the default) gives bounds for the others, and the same move."""
+    bounded = 0
+    for game, state in random_sticks_positions(25, seed=6):
+        me = state.to_move
+        mm = make("minimax", game, memo=False)
+        mm.search(state.clone(), me)
+        full = make("alphabeta", game, root_window="full")
+        narrow = make("alphabeta", game)
+        assert full.search(state.clone(), me) == narrow.search(state.clone(), me)
+        assert full.root_values == pytest.approx(mm.root_values)
+        assert full.full_root_window and not narrow.full_root_window
+        for action, value in narrow.root_values.items():
+            assert value >= mm.root_values[action]  # fail-soft: an upper bound
+            bounded += value != mm.root_values[action]
+    assert bounded  # the narrow window does leave bounds
+
+
 def test_depth_limited_alphabeta_equals_depth_limited_minimax():
     for game, state in random_sticks_positions(25, seed=9):
         for depth in (1, 2, 3, 4):

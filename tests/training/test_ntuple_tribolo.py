@@ -153,6 +153,38 @@ def test_paranoid_is_the_search_and_reads_the_searchers_value():
         assert value == pytest.approx(expected)
 
 
+def test_a_temperature_makes_the_searchs_exact_root_values_a_distribution(tmp_path):
+    """``temperature``: the softmax of the root moves' log-odds over it (at depth 1, the
+    children's evaluations, taken back through the squashing), its best move the search's."""
+    game = load_game("tribolo", **TINY)
+    weights = np.random.default_rng(2).normal(scale=0.3, size=TRIBOLO_FEATURES)
+    path = save_ntuple(weights, tmp_path / "m.zip", game)
+    evaluation = NTupleEvaluation(weights, ntuple_features(game))
+    low, high = game.returns_bounds
+    plain = make_from_spec(f"ntuple:{path},depth=1,time_limit=none", game)
+    soft = make_from_spec(f"ntuple:{path},depth=1,time_limit=none,temperature=0.5", game)
+    assert soft.search.full_root_window and not plain.search.full_root_window
+    for state in random_positions(TINY, 8, seed=5):
+        info = state.info_state(state.to_move)
+        assert plain.distribution(info) is None
+        probs = soft.distribution(info)
+        legal = state.legal_actions(state.to_move)
+        scores = []
+        for action in legal:
+            child = state.clone()
+            child.apply(action)
+            value = child.returns()[state.to_move] if child.is_terminal() else evaluation(child)[state.to_move]
+            inside = np.clip((value - (low + high) / 2) / ((high - low) / 2), -1 + 1e-6, 1 - 1e-6)
+            scores.append(2 * np.arctanh(inside) / 0.5)
+        expected = np.exp(np.array(scores) - max(scores))
+        np.testing.assert_allclose(probs[legal], expected / expected.sum(), rtol=1e-5, atol=1e-7)
+        assert probs.sum() == pytest.approx(1.0) and probs[np.setdiff1d(np.arange(game.num_actions), legal)].sum() == 0
+        assert int(np.argmax(probs)) == plain.act(info) or np.isclose(probs.max(), probs[plain.act(info)])
+    for bad in ("0", "-1"):
+        with pytest.raises(ValueError, match=f"temperature={float(bad)}"):
+            make_from_spec(f"ntuple:{path},depth=1,temperature={bad}", game)
+
+
 def test_ntuple_plays_tribolo_in_a_pettingzoo_env(tmp_path):
     game = load_game("tribolo", **TINY)
     path = save_ntuple(np.random.default_rng(1).normal(scale=0.1, size=TRIBOLO_FEATURES), tmp_path / "m.zip", game)

@@ -141,3 +141,16 @@ def test_a_deep_search_can_be_the_pretraining_teacher():
     data = teacher_games(GOOFSPIEL, "mcts:simulations=8", 2, seed=0)
     assert np.allclose(data.labels.sum(axis=1), 1.0) and set(np.unique(data.labels)) <= {0.0, 1.0}
     assert make_from_spec("mcts:simulations=8", GOOFSPIEL) is not None
+
+
+def test_a_search_with_a_temperature_teaches_its_ranking_of_the_moves(tmp_path):
+    """``ntuple:...,temperature=T`` says a distribution: soft labels, its best move played."""
+    from parlour.baselines.learned.ntuple import save_ntuple
+    from parlour.baselines.players.tribolo_ntuple import TRIBOLO_FEATURES
+
+    game = load_game("tribolo", width=8, height=8, walls=4, start_cells=3)
+    path = save_ntuple(np.random.default_rng(3).normal(scale=0.3, size=TRIBOLO_FEATURES), tmp_path / "m.zip", game)
+    data = teacher_games(game, f"ntuple:{path},depth=2,time_limit=none,temperature=0.5", 2, seed=0, explore=0.0)
+    assert np.allclose(data.labels.sum(axis=1), 1.0) and not data.labels[~data.masks].any()
+    choices = data.masks.sum(axis=1) > 1
+    assert choices.sum() >= 20 and ((data.labels[choices] > 0).sum(axis=1) > 1).all()  # every choice ranks its moves

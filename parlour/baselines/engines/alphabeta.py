@@ -89,6 +89,10 @@ class AlphaBetaSearch(SearchPolicy):
         "pvs": Param(False, "principal variation search: moves after the first are tried with a null window, "
                             "and searched again only if they may be better", bool),
         "eval_cache": Param(True, "cache leaf evaluations by position (a transposition table for the leaves)", bool),
+        "root_window": Param("narrow", "narrow: the root's moves after the first are searched against the best so far "
+                                       "(their values only bounds); full: each with the full window, so that every "
+                                       "root value is exact (slower; what a teacher's distribution needs)", str,
+                             ("narrow", "full")),
     }
 
     @classmethod
@@ -108,6 +112,8 @@ class AlphaBetaSearch(SearchPolicy):
         self.use_killers = self.config["killers"] and self.config["ordering"] == "history"
         self.use_leaf_cache = self.config["eval_cache"]
         self.table_owner: int | None = None
+        self.full_root_window = self.config["root_window"] == "full"
+        """Every root value exact (:attr:`root_values`), not only the best move's."""
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
@@ -201,21 +207,25 @@ class AlphaBetaSearch(SearchPolicy):
         return best_action
 
     def _root(self, state: State, depth: int, budget: Budget, first: int | None) -> tuple[float, int]:
-        """One iteration at the root, trying the previous iteration's best move first."""
+        """One iteration at the root, trying the previous iteration's best move first
+        (``root_window = "full"``: every move with the full window, its value exact)."""
         alpha, beta = -math.inf, math.inf
         best_value, best_action = -math.inf, None
         values: dict[int, float] = {}
         pvs = self.config["pvs"]
+        full = self.full_root_window
         for action in self._ordered(state, self.me, state.legal_actions(self.me), first, 0, depth):
             child = state.clone()
             child.apply(action)
-            if pvs and alpha > -math.inf:
+            if full:
+                value = self._search(child, depth - 1, -math.inf, math.inf, budget, 1)
+            elif pvs and alpha > -math.inf:
                 value = self._search(child, depth - 1, alpha, math.nextafter(alpha, math.inf), budget, 1)
                 if value > alpha:  # it may be better: find its exact value
                     value = self._search(child, depth - 1, alpha, beta, budget, 1)
             else:
                 value = self._search(child, depth - 1, alpha, beta, budget, 1)
-            values[action] = value  # exact for the best move, an upper bound for the others
+            values[action] = value  # exact for the best move, an upper bound for the others (narrow window)
             if value > best_value:
                 best_value, best_action = value, action
             alpha = max(alpha, value)

@@ -265,6 +265,9 @@ class NTuplePolicy(Policy):
         "path": Param(None, "the model file (a zip written by `parlour train-ntuple`)", type=str),
         "depth": Param(None, "deepest iteration in plies (None: until out of time)", int),
         "time_limit": Param(1.0, "seconds per move (none: no limit)", optional_seconds),
+        "temperature": Param(None, "as a teacher (--pretrain): its distribution, a softmax of the root moves' exact "
+                                   "values over this temperature (the root searched with the full window); none: "
+                                   "all weight on its move", float),
     }
 
     def setup(self) -> None:
@@ -274,17 +277,43 @@ class NTuplePolicy(Policy):
         weights, meta = load_ntuple(path, self.game)
         features = ntuple_features(self.game, meta["features"])
         search = lookup(features.search, self.game)
+        temperature = self.config["temperature"]
+        if temperature is not None and not temperature > 0:
+            raise ValueError(f"parameter temperature={temperature}: must be above 0 (or none)")
         searcher = search(self.game, self.seed, full_states=self.full_states, depth=self.config["depth"],
-                          time_limit=self.config["time_limit"])
+                          time_limit=self.config["time_limit"], root_window="narrow" if temperature is None else "full")
         assert isinstance(searcher, AlphaBetaSearch), f"{features.search!r} is an alpha-beta search with a leaf evaluation"
         self.search = searcher
-        self.search.evaluate = NTupleEvaluation(weights, features)
+        self.evaluation = NTupleEvaluation(weights, features)
+        self.search.evaluate = self.evaluation
         self.meta = meta
 
     def act(self, info_state: Any) -> int:
         action = self.search.act(info_state)
         self.stats = self.search.stats
         return action
+
+    def distribution(self, info_state: Any) -> np.ndarray | None:
+        """With a ``temperature``: a softmax over the searched moves of their exact root
+        values, each taken back to the evaluation's log-odds (the values are squashed into
+        the returns range, where a lost position's moves all lie near the bottom) and
+        divided by the temperature; zero for the moves never searched (the losing ones
+        beside a win).  A teacher's soft labels: its ranking of the moves says more than
+        its one move.  Without a temperature ``None`` (a teacher then puts all weight on
+        :meth:`act`'s move)."""
+        temperature = self.config["temperature"]
+        if temperature is None:
+            return None
+        self.act(info_state)
+        frame = self.evaluation.frame(self.game)
+        actions = np.fromiter(self.search.root_values, dtype=np.int64)
+        values = np.fromiter(self.search.root_values.values(), dtype=np.float64)
+        inside = np.clip((values - frame.middle) / frame.half, -1 + 1e-6, 1 - 1e-6)
+        scores = 2 * np.arctanh(inside) / temperature
+        probs = np.exp(scores - scores.max())
+        out = np.zeros(self.game.num_actions, dtype=np.float32)
+        out[actions] = probs / probs.sum()
+        return out
 
     def act_observation(self, observation: np.ndarray, mask: np.ndarray) -> int:
         """The search's move from the seat to move's observation and legal mask: the
