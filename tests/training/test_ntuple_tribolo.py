@@ -180,8 +180,8 @@ def test_a_temperature_makes_the_searchs_exact_root_values_a_distribution(tmp_pa
         np.testing.assert_allclose(probs[legal], expected / expected.sum(), rtol=1e-5, atol=1e-7)
         assert probs.sum() == pytest.approx(1.0) and probs[np.setdiff1d(np.arange(game.num_actions), legal)].sum() == 0
         assert int(np.argmax(probs)) == plain.act(info) or np.isclose(probs.max(), probs[plain.act(info)])
-    for bad in ("0", "-1"):
-        with pytest.raises(ValueError, match=f"temperature={float(bad)}"):
+    for bad in ("0", "-1", "nan"):
+        with pytest.raises(ValueError, match=f"parameter temperature={float(bad)}: (must be positive|expected a finite)"):
             make_from_spec(f"ntuple:{path},depth=1,temperature={bad}", game)
 
 

@@ -44,6 +44,7 @@ import numpy as np
 
 from parlour.atomic import replace_atomic
 from parlour.baselines.engines.alphabeta import AlphaBetaSearch, optional_seconds
+from parlour.baselines.engines.search import positive_or_none
 from parlour.baselines.learned.ppo import META_ENTRY, check_model_game, model_meta, read_model_meta
 from parlour.baselines.policy import Param, Policy, lookup, register
 from parlour.errors import DamagedFileError
@@ -266,7 +267,7 @@ class NTuplePolicy(Policy):
         "depth": Param(None, "deepest iteration in plies (None: until out of time)", int),
         "time_limit": Param(1.0, "seconds per move (none: no limit)", optional_seconds),
         "temperature": Param(None, "as a teacher (--pretrain): its distribution, a softmax of the root moves' exact "
-                                   "values over this temperature (the root searched with the full window); none: "
+                                   "values over this temperature (the root searched with the full window); unset: "
                                    "all weight on its move", float),
     }
 
@@ -278,8 +279,7 @@ class NTuplePolicy(Policy):
         features = ntuple_features(self.game, meta["features"])
         search = lookup(features.search, self.game)
         temperature = self.config["temperature"]
-        if temperature is not None and not temperature > 0:
-            raise ValueError(f"parameter temperature={temperature}: must be above 0 (or none)")
+        positive_or_none("temperature", temperature)
         searcher = search(self.game, self.seed, full_states=self.full_states, depth=self.config["depth"],
                           time_limit=self.config["time_limit"], root_window="narrow" if temperature is None else "full")
         assert isinstance(searcher, AlphaBetaSearch), f"{features.search!r} is an alpha-beta search with a leaf evaluation"
