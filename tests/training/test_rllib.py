@@ -216,12 +216,18 @@ def test_per_seat_modules_on_a_small_tribolo(local_ray, tmp_path):
         make_from_spec(f"rllib:{tmp_path / 'tri'},module=shared", game)
 
 
-def test_cli_rllib_backend(local_ray, tmp_path, capsys):
+def test_cli_rllib_backend(local_ray, tmp_path, capsys, monkeypatch):
+    import parlour.training.trainer as trainer
+
+    openings: list[int] = []  # ppo.eval_opening reaches the evaluations on this backend too
+    real = trainer.win_rates
+    monkeypatch.setattr(trainer, "win_rates", lambda *args, **kwargs: openings.append(kwargs["opening"]) or real(*args, **kwargs))
     out = tmp_path / "cli"
     code = main(["train", "--backend", "rllib", "--game", "sticks", "--opponents", "random,self,league", "--timesteps", "200",
                  "--eval-every", "200", "--eval-games", "4", "--set", "rllib.train_batch_size=200",
-                 "--set", "rllib.minibatch_size=50", "--final-games", "4", "--quiet", "--out", str(out)])
+                 "--set", "rllib.minibatch_size=50", "--set", "ppo.eval_opening=1", "--final-games", "4", "--quiet", "--out", str(out)])
     assert code == 0
+    assert openings == [1, 1]
     text = capsys.readouterr().out
     assert "rllib:" in text and (out / "arena.md").exists() and (out / "snapshots" / "step_000000000.npz").is_file()
 

@@ -262,3 +262,28 @@ def test_the_settings_go_through_set_into_config_toml(tmp_path, capsys):
     assert saved_config(run / "config.toml").ppo["start_share"] == 0.5
     assert main([*args[:-1], str(tmp_path / "bad"), "--set", "ppo.start_plies_min=5"]) == 2
     assert "start_plies_min=5 is larger than start_plies_max=3" in capsys.readouterr().err
+
+
+def test_the_evaluations_open_with_the_random_plies_asked_for(tmp_path, monkeypatch):
+    """``ppo.eval_opening``: every evaluation's games open with that many random plies (a
+    deterministic learner against a deterministic opponent would otherwise replay one game
+    a seat); it goes into config.toml, and the default opens none."""
+    import parlour.training.trainer as trainer
+
+    openings: list[int] = []
+
+    def recording(*args, **kwargs):
+        openings.append(kwargs["opening"])
+        return win_rates(*args, **kwargs)
+
+    win_rates = trainer.win_rates
+    monkeypatch.setattr(trainer, "win_rates", recording)
+    args = ["train", "--game", "sticks", "--opponents", "random", "--timesteps", "128", "--n-envs", "2", "--eval-every", "128",
+            "--eval-games", "2", "--eval-opponents", "optimal", "--set", "ppo.n_steps=64", "--set", "ppo.batch_size=64",
+            "--set", "ppo.n_epochs=1", "--set", "ppo.net_arch=[8]", "--final-games", "0", "--quiet"]
+    assert main([*args, "--set", "ppo.eval_opening=2", "--out", str(tmp_path / "opened")]) == 0
+    assert openings == [2, 2]  # step 0's evaluation and step 128's
+    assert tomllib.loads((tmp_path / "opened" / "config.toml").read_text())["ppo"]["eval_opening"] == 2
+    openings.clear()
+    assert main([*args, "--out", str(tmp_path / "plain")]) == 0
+    assert openings == [0, 0]

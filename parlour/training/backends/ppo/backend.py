@@ -39,7 +39,7 @@ from parlour.baselines.learned.ppo import (
 from parlour.evaluation.win_rates import rates_deterministic
 from parlour.games import load_game
 from parlour.processes import die_with_parent
-from parlour.training.backend import LOCAL, Backend, RunConfig
+from parlour.training.backend import LOCAL, Backend, RunConfig, RunContext
 from parlour.training.backend_settings import NetworkSettings, RunView, SnapshotSettings, setting
 from parlour.training.opponents import OpponentPool, describe_entries, parse_opponents
 from parlour.training.pretrain import teacher_games
@@ -137,7 +137,11 @@ class PPOSettings(NetworkSettings, SnapshotSettings):
     that plays ``pretrain_games`` games against itself, ``pretrain_explore`` of its moves
     random; the network is fitted to its moves and the games' results for
     ``pretrain_epochs`` passes (``pretrain_fit``) before the first rollout, in
-    ``pretrain_workers`` processes.  Its time counts in the run's."""
+    ``pretrain_workers`` processes.  Its time counts in the run's.
+
+    ``eval_opening``: the evaluations' games open with that many uniformly random plies, so
+    that a learner that plays (almost) deterministically against deterministic evaluation
+    opponents is rated on several games a seat, not one replayed."""
 
     learning_rate: float = setting(3e-4)
     n_steps: int = setting(256)
@@ -174,6 +178,8 @@ class PPOSettings(NetworkSettings, SnapshotSettings):
     pretrain_epochs: int = setting(5, low=1, help="passes of the supervised fit over the teacher's positions")
     pretrain_learning_rate: float = setting(1e-3, low=0.0, help="the supervised fit's Adam step (cosine to 0)")
     pretrain_workers: int = setting(1, low=1, help="processes playing the teacher's games (the games do not depend on it)")
+    eval_opening: int = setting(0, low=0, help="random plies that open every evaluation game (against deterministic "
+                                               "opponents a deterministic learner would replay one game a seat)")
 
     legacy: ClassVar[dict[str, Any]] = {"cnn_precision": "float32"}
     """Runs from before ``cnn_precision`` computed in float32."""
@@ -327,6 +333,10 @@ class PPOBackend(Backend):
     @classmethod
     def require_extra(cls) -> None:
         require_train_extra()
+
+    def __init__(self, run: RunContext) -> None:
+        super().__init__(run)
+        self.eval_opening = self.config.ppo["eval_opening"]
 
     def round_steps(self, steps: int) -> int:
         return round_to_rollouts(self.config.ppo, steps)

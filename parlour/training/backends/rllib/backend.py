@@ -171,6 +171,7 @@ class RLlibBackend(Backend):
 
     def __init__(self, run: RunContext) -> None:
         super().__init__(run)
+        self.eval_opening = self.config.ppo["eval_opening"]
         self.algorithm: Any = None
         self.started_ray = False
 
