@@ -84,11 +84,16 @@ states its budget per move (``eval_simulations``) and the arena's milliseconds p
 
 TRIBOLO_D3 = "ntuple:parlour/zoo/models/tribolo.zip,depth=3,time_limit=none"
 """Tribolo's zoo agent (its n-tuple evaluation in a 3-ply paranoid search): the pretraining teacher of the taught run."""
+DOUBLE_CARD_D1 = "ntuple:parlour/zoo/models/double_card.zip,depth=1,time_limit=none"
+"""Double Card's zoo evaluation at one ply, a batched player: the kickstarting teacher of the taught run."""
 MATCHED: dict[str, list[list[str]]] = {
     "tides_of_time_taught": [["--agents", "ppo:{run}/best.zip", TIDES_NET, "original-alphabeta", "--games", "400"]],
     "tribolo_taught": [["--agents", "ppo:{run}/best.zip", "original-strategy", "original-strategy", "--games", "300"],
                        ["--agents", TRIBOLO_D3, "original-strategy", "original-strategy", "--games", "300"]],
     "tribolo_untaught": [["--agents", "ppo:{run}/best.zip", "original-strategy", "original-strategy", "--games", "300"]],
+    "double_card_taught": [["--agents", "ppo:{run}/best.zip", DOUBLE_CARD_D1, "original-tournament:time_limit=1.0",
+                            "--opening", "2", "--games", "100"]],
+    "double_card_untaught": [["--agents", "ppo:{run}/best.zip", "original-tournament:time_limit=1.0", "--opening", "2", "--games", "100"]],
     "tides_of_time_az": [["--agents", "az:{run}/best.zip,simulations=64", "az:{run}/best.zip,simulations=300",
                           "sm-mcts:simulations=200", "sm-mcts:simulations=1000", "--games", "40"]],
     "double_card_az": [["--agents", "az:{run}/best.zip,simulations=100,deterministic=false,temperature=0.25",
@@ -101,8 +106,12 @@ the agent's, and the agent's raised to the baseline's.  After a taught PPO run, 
 agent and its teacher alone (at its own time per move) against the original AI: Tides of
 Time's three in one arena, 400 games a pair; Tribolo's agent, then its teacher, in the
 seat of its learning target against two of the original AI, 300 games each, and the
-untaught run's agent in the same match.  Budgets are simulation counts, not time limits,
-so the tables do not depend on the machine; the arena's last line gives the times."""
+untaught run's agent in the same match; Double Card's three in one arena from two random
+opening plies, 100 games a pair, and the untaught run's agent against the original AI.
+Budgets are simulation counts or depths, not time limits, so the tables do not depend on
+the machine, except Double Card's original AI, which plays as its learning target names it
+(``time_limit=1.0``: iterative deepening for up to a second a move); the arena's last line
+gives the times."""
 
 ZOO_MATCHES: dict[str, list[str]] = {
     "tides_of_time": ["--agents", "zoo", "sm-mcts:simulations=1000", "--games", "400", "--seed", "2"],
@@ -124,12 +133,17 @@ TRIBOLO_D1 = "ntuple:parlour/zoo/models/tribolo.zip,depth=1,time_limit=none"
 TAUGHT_TRIBOLO = ["--game", "tribolo", "--opponents", f"original-strategy,{TRIBOLO_D1},self",
                   "--weights", "3,1,1", "--timesteps", "16384", "--eval-every", "16384", "--eval-games", "60",
                   "--eval-opponents", "original-strategy", "--n-envs", "64", "--set", "ppo.n_steps=16", "--set", "ppo.learning_rate=3e-5"]
+TAUGHT_DOUBLE_CARD = ["--game", "double_card", "--opponents", f"{DOUBLE_CARD_D1},alphabeta:depth=1,evaluation=h1,self",
+                      "--weights", "1,1,2", "--timesteps", "524288", "--eval-every", "131072", "--eval-games", "40",
+                      "--eval-opponents", DOUBLE_CARD_D1, "--set", "ppo.start_share=0.5"]
 TAUGHT: dict[str, list[str]] = {
     "tides_of_time_taught": [*TAUGHT_TIDES, "--teacher", TIDES_NET, "--set", "ppo.teacher_steps=3000000"],
     "tides_of_time_untaught": TAUGHT_TIDES,
     "tribolo_taught": [*TAUGHT_TRIBOLO, "--pretrain", TRIBOLO_D3, "--set", "ppo.pretrain_games=1536",
                        "--set", "ppo.pretrain_epochs=6", "--set", "ppo.pretrain_workers=2"],
     "tribolo_untaught": TAUGHT_TRIBOLO,
+    "double_card_taught": [*TAUGHT_DOUBLE_CARD, "--teacher", DOUBLE_CARD_D1, "--set", "ppo.teacher_steps=524288"],
+    "double_card_untaught": TAUGHT_DOUBLE_CARD,
 }
 """PPO with a teacher, and the same command without it, so that what the teacher gave and
 what PPO added on top can be read (training.md).  Tides of Time's teacher answers at every
@@ -137,7 +151,10 @@ step (``--teacher``, kickstarting); its best model is the zoo's ``tides_of_time-
 Tribolo's, a 3-ply search at about 15 ms a move, plays 1,536 games before the first
 rollout, and the network is fitted to its moves (``--pretrain``); the run fits in 60
 minutes on the 2-core machine, and PPO's few steps after it are what is left; its best
-model is the zoo's ``tribolo-ppo``."""
+model is the zoo's ``tribolo-ppo``.  Double Card's, the one-ply n-tuple player, answers
+at every step as Tides of Time's does, and half of the episodes start 1 to 20 random plies
+deep (``ppo.start_share``: without them the learner copies its teacher on a narrow set of
+positions, training.md); its best model is the zoo's ``double_card-ppo``."""
 
 EXTRA_RUNS = {**COMPARISONS, **SEARCH_GUIDED, **TAUGHT}
 TITLES = {"_mlp": "{game} with the flat MLP, for comparison", "_az": "{game}: search-guided learning (`--algo alphazero`)",
@@ -179,7 +196,12 @@ taught agent is the zoo's `tides_of_time-ppo`. Tribolo's PPO run with a teacher 
 from a network fitted to a 3-ply search's games (`--pretrain`: see
 [training.md](training.md)) and follows its search-guided run, with the same command
 without the teacher after it; the agent, its teacher and the untaught agent each play two
-of the original AI, 300 games; the taught agent is the zoo's `tribolo-ppo`. \
+of the original AI, 300 games; the taught agent is the zoo's `tribolo-ppo`. Double
+Card's PPO run with a teacher is kickstarted by the one-ply n-tuple player, half of its
+episodes starting from random openings, and follows its search-guided run, with the same
+command without the teacher after it; the agent, its teacher and the original AI play
+100 games a pair from two random opening plies; the taught agent is the zoo's
+`double_card-ppo`. \
 These are the numbers as measured, losses included. Regenerate with
 `python -m scripts.make_results` (one run: `--games sticks`).
 
