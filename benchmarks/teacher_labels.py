@@ -55,7 +55,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser(__doc__, runs=3).parse_args(argv)
     runs = quick_or(args.quick, 1, args.runs)
     games, depths = quick_or(args.quick, (1, (1,)), (2, (2, 3)))
-    header(["teacher", "label", "positions", "ms a position", "vs one move", "mean weight of its top move"], 3)
+    header(["teacher", "label", "positions", "ms a position", "vs one move", "mean weight of its top move"], 2)
     for depth in depths:
         spec = f"ntuple:{MODEL},depth={depth},time_limit=none"
         specs = {"one move (narrow root window)": spec, f"soft, temperature={TEMPERATURE} (full root window)":
