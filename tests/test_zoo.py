@@ -324,7 +324,8 @@ def test_an_entry_plays_as_its_own_player(ppo_entry):
     spelled = make_from_spec(f"ppo:{ppo_entry / 'sticks-ppo.zip'}", game, seed=1)
     assert policy.act(state.info_state(0)) == spelled.act(state.info_state(0))
     assert np.array_equal(policy.distribution(state.info_state(0)), spelled.distribution(state.info_state(0)))
-    assert make_from_spec("zoo:sticks,simulations=8", game).distribution(state.info_state(0)) is None  # a search
+    searched = make_from_spec("zoo:sticks,simulations=8", game, seed=1).distribution(state.info_state(0))
+    assert np.isclose(searched.sum(), 1.0) and (searched[state.legal_mask(0) == 0] == 0).all()  # a search: its visits
     assert zoo_agent("sticks-ppo").card.name == "sticks-ppo" and zoo_agent("sticks-ppo").game == game
     assert isinstance(make_from_spec("zoo", game).inner, type(make_from_spec("zoo:sticks", game).inner))  # the default entry
     with pytest.raises(ValueError, match="a ppo model \\(no search\\): simulations"):

@@ -16,9 +16,9 @@ where the learner's games are played:
   spec without a batched form (a search through the rules module) is refused with the
   list of those that have one;
 - on single games, the policy itself on the learner's information state
-  (:class:`SingleTeacher`): its distribution where it can say one (``distribution``, as
-  ``az:...,simulations=0`` does: the network's masked softmax, the batched form's own),
-  else all weight on the move it plays.
+  (:class:`SingleTeacher`): its distribution where it can say one (``distribution``:
+  ``az:...,simulations=0``'s masked softmax, the batched form's own; an ``az`` search's
+  visit counts), else all weight on the move it plays.
 
 The weight at step ``t`` (:func:`teacher_weight`) depends on ``t`` alone, so a run resumed
 from a checkpoint weighs every update as the uninterrupted run did.  This module knows no

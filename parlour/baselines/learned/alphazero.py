@@ -130,15 +130,27 @@ class AlphaZeroPolicy(Policy):
         pi = result.policy(self.game.num_actions, self.config["temperature"])
         return int(self.rng.choice(len(pi), p=pi))
 
-    def distribution(self, info_state: Any) -> np.ndarray | None:
-        """Without search (``simulations=0``): the network's masked softmax over the moves of
-        ``info_state``, the distribution it plays the mode of or draws from (what a learner
-        distilling it is pulled towards: ``parlour.training.teacher``); ``None`` for a
-        search, whose distribution is its visit counts after the search."""
-        if self.config["simulations"] != 0:
-            return None
-        state: State = info_state.sample(self.rng)
-        return self.evaluator.policy(state.observation_tensor(info_state.player), state.legal_mask(info_state.player))
+    def distribution(self, info_state: Any) -> np.ndarray:
+        """The distribution over the moves of ``info_state`` that this player plays the
+        mode of, or draws from with ``deterministic=false`` (what a learner distilling it is
+        pulled towards: ``parlour.training.teacher``, ``parlour.training.pretrain``):
+        without search (``simulations=0``) the network's masked softmax; with search, a
+        fresh search's visit counts raised to ``1/temperature`` (AlphaZero's ``pi``: its
+        most visited move is the one :meth:`act` plays, up to ties), or with ``gumbel``
+        the improved policy; a position with one legal move puts all weight on it."""
+        player = info_state.player
+        sims = self.config["simulations"]
+        if sims == 0:
+            state: State = info_state.sample(self.rng)
+            return self.evaluator.policy(state.observation_tensor(player), state.legal_mask(player))
+        legal = info_state.legal_actions()
+        if len(legal) == 1:
+            pi = np.zeros(self.game.num_actions, dtype=np.float32)
+            pi[legal[0]] = 1.0
+            return pi
+        result = search_from(self.puct, info_state, sims, self.rng, self.game.info.perfect_information)
+        self.stats = {"simulations": result.simulations, "visits": result.visits, "value": result.value}
+        return result.policy(self.game.num_actions, self.config["temperature"]).astype(np.float32)
 
     def act_observation(self, observation: np.ndarray, mask: np.ndarray) -> int:
         """The network's own move from an observation and legal mask (no search)."""

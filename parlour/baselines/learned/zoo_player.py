@@ -78,9 +78,10 @@ class ZooPolicy(Policy):
         return action
 
     def distribution(self, info_state: Any) -> np.ndarray | None:
-        """The card's player's own distribution over the moves of ``info_state`` (a network
-        alone: its masked policy, what a learner distilling it is pulled towards), or
-        ``None`` for a player that cannot say one (a search)."""
+        """The card's player's own distribution over the moves of ``info_state``, what a
+        learner distilling it is pulled towards (a network alone: its masked policy; an
+        AlphaZero search: its visit counts), or ``None`` for a player that cannot say one
+        (an n-tuple search without ``temperature``)."""
         own = getattr(self.inner, "distribution", None)
         return None if own is None else own(info_state)
 
