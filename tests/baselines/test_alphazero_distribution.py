@@ -20,7 +20,7 @@ STICKS = str(MODELS / "sticks.zip")
 
 
 def decisions(name: str, seed: int, limit: int):
-    """``(state, seat)`` at the decisions of a uniformly random game of ``name``."""
+    """``(game, state, seat)`` at the decisions of a uniformly random game of ``name``."""
     game = load_game(name)
     rng = np.random.default_rng(seed)
     state = game.new_initial_state(rng)
