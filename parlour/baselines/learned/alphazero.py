@@ -123,8 +123,7 @@ class AlphaZeroPolicy(Policy):
         if sims == 0:
             state: State = info_state.sample(self.rng)
             return self.act_observation(state.observation_tensor(player), state.legal_mask(player))
-        result = search_from(self.puct, info_state, sims, self.rng, self.game.info.perfect_information)
-        self.stats = {"simulations": result.simulations, "visits": result.visits, "value": result.value}
+        result = self.search(info_state)
         if self.config["deterministic"]:
             return result.action
         pi = result.policy(self.game.num_actions, self.config["temperature"])
@@ -148,9 +147,14 @@ class AlphaZeroPolicy(Policy):
             pi = np.zeros(self.game.num_actions, dtype=np.float32)
             pi[legal[0]] = 1.0
             return pi
-        result = search_from(self.puct, info_state, sims, self.rng, self.game.info.perfect_information)
+        return self.search(info_state).policy(self.game.num_actions, self.config["temperature"]).astype(np.float32)
+
+    def search(self, info_state: Any) -> SearchResult:
+        """One search of ``simulations`` from ``info_state``, its figures kept in ``stats``
+        (what :meth:`act` and :meth:`distribution` both read)."""
+        result = search_from(self.puct, info_state, self.config["simulations"], self.rng, self.game.info.perfect_information)
         self.stats = {"simulations": result.simulations, "visits": result.visits, "value": result.value}
-        return result.policy(self.game.num_actions, self.config["temperature"]).astype(np.float32)
+        return result
 
     def act_observation(self, observation: np.ndarray, mask: np.ndarray) -> int:
         """The network's own move from an observation and legal mask (no search)."""
