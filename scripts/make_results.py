@@ -30,7 +30,9 @@ COMMON = ["--seed", "0", "--workers", "2", "--quiet"]
 SINGLE = ["--n-envs", "4", "--vec-env", "dummy"]
 """The single-game envs of the runs made before the batched engines were the default."""
 TIDES_NET = "az:parlour/zoo/models/tides_of_time.zip,simulations=0"
-"""Tides of Time's zoo network alone: the teacher and one of the opponents of the taught run."""
+"""Tides of Time's zoo network alone: one of the opponents of the taught run."""
+TIDES_SEARCH = "az:parlour/zoo/models/tides_of_time.zip,simulations=64,inference=numpy,c=1.0"
+"""Tides of Time's zoo network in its search (64 simulations, about 11 ms a move): the pretraining teacher of the taught run."""
 RUNS: dict[str, list[str]] = {
     "sticks": ["--game", "sticks", "--opponents", "random,original-minimax,self", "--timesteps", "30000", "--eval-every", "5000",
                "--eval-games", "200", "--snapshot-every", "5000", *SINGLE],
@@ -87,7 +89,7 @@ TRIBOLO_D3 = "ntuple:parlour/zoo/models/tribolo.zip,depth=3,time_limit=none"
 DOUBLE_CARD_D1 = "ntuple:parlour/zoo/models/double_card.zip,depth=1,time_limit=none"
 """Double Card's zoo evaluation at one ply, a batched player: the kickstarting teacher of the taught run."""
 MATCHED: dict[str, list[list[str]]] = {
-    "tides_of_time_taught": [["--agents", "ppo:{run}/best.zip", TIDES_NET, "original-alphabeta", "--games", "400"]],
+    "tides_of_time_taught": [["--agents", "ppo:{run}/best.zip", TIDES_SEARCH, "original-alphabeta", "--games", "400"]],
     "tribolo_taught": [["--agents", "ppo:{run}/best.zip", "original-strategy", "original-strategy", "--games", "300"],
                        ["--agents", TRIBOLO_D3, "original-strategy", "original-strategy", "--games", "300"]],
     "tribolo_untaught": [["--agents", "ppo:{run}/best.zip", "original-strategy", "original-strategy", "--games", "300"]],
@@ -127,7 +129,7 @@ matches of their learning targets: 400 games against ``sm-mcts:simulations=1000`
 against the hand-made evaluation at the zoo card's depth 4 with two random opening plies."""
 
 TAUGHT_TIDES = ["--game", "tides_of_time", "--opponents", f"original-alphabeta,{TIDES_NET},self", "--weights", "2,1,1",
-                "--timesteps", "3000000", "--eval-every", "500000", "--eval-games", "200", "--eval-opponents", "original-alphabeta",
+                "--timesteps", "1000000", "--eval-every", "500000", "--eval-games", "200", "--eval-opponents", "original-alphabeta",
                 "--set", "ppo.net_arch=[256,256]", "--set", "ppo.batch_size=512"]
 TRIBOLO_D1 = "ntuple:parlour/zoo/models/tribolo.zip,depth=1,time_limit=none"
 TAUGHT_TRIBOLO = ["--game", "tribolo", "--opponents", f"original-strategy,{TRIBOLO_D1},self",
@@ -137,7 +139,8 @@ TAUGHT_DOUBLE_CARD = ["--game", "double_card", "--opponents", f"{DOUBLE_CARD_D1}
                       "--weights", "1,1,2", "--timesteps", "524288", "--eval-every", "131072", "--eval-games", "40",
                       "--eval-opponents", DOUBLE_CARD_D1, "--set", "ppo.start_share=0.5"]
 TAUGHT: dict[str, list[str]] = {
-    "tides_of_time_taught": [*TAUGHT_TIDES, "--teacher", TIDES_NET, "--set", "ppo.teacher_steps=3000000"],
+    "tides_of_time_taught": [*TAUGHT_TIDES, "--pretrain", TIDES_SEARCH, "--set", "ppo.pretrain_games=9000",
+                             "--set", "ppo.pretrain_epochs=15", "--set", "ppo.pretrain_workers=2"],
     "tides_of_time_untaught": TAUGHT_TIDES,
     "tribolo_taught": [*TAUGHT_TRIBOLO, "--pretrain", TRIBOLO_D3, "--set", "ppo.pretrain_games=1536",
                        "--set", "ppo.pretrain_epochs=6", "--set", "ppo.pretrain_workers=2"],
@@ -146,8 +149,10 @@ TAUGHT: dict[str, list[str]] = {
     "double_card_untaught": TAUGHT_DOUBLE_CARD,
 }
 """PPO with a teacher, and the same command without it, so that what the teacher gave and
-what PPO added on top can be read (training.md).  Tides of Time's teacher answers at every
-step (``--teacher``, kickstarting); its best model is the zoo's ``tides_of_time-ppo``.
+what PPO added on top can be read (training.md).  Tides of Time's, the zoo's AlphaZero
+search at 64 simulations (about 11 ms a move), plays 9,000 games before the first rollout,
+and the network is fitted to its visit counts (``--pretrain``); its best model is the zoo's
+``tides_of_time-ppo``.
 Tribolo's, a 3-ply search at about 15 ms a move, plays 1,536 games before the first
 rollout, and the network is fitted to its moves (``--pretrain``); the run fits in 60
 minutes on the 2-core machine, and PPO's few steps after it are what is left; its best
@@ -189,10 +194,12 @@ same opponent mix; see "Self-play on the batched engines" in [training.md](train
 for about the wall-clock of their earlier single-game runs (16.9, 11.6 and 15.2 minutes);
 the sticks and Goofspiel PPO runs, and the MLP comparisons, are from before, on four
 single-game envs (`--vec-env dummy --n-envs 4`, as their commands now say). \
-Tides of Time's PPO run with a teacher (`--teacher`, kickstarting: see [training.md](training.md))
-follows its search-guided run, with the same command without the teacher after it and an
-arena of the taught agent, its teacher alone and the original AI at 400 games a pair; the
-taught agent is the zoo's `tides_of_time-ppo`. Tribolo's PPO run with a teacher begins
+Tides of Time's PPO run with a teacher begins from a network fitted to the visit counts
+of the zoo's AlphaZero search in 9,000 of its games (`--pretrain`: see
+[training.md](training.md)) and follows its search-guided run, with the same command
+without the teacher after it and an arena of the taught agent, its teacher (the search, at
+its own time per move) and the original AI at 400 games a pair; the taught agent is the
+zoo's `tides_of_time-ppo`. Tribolo's PPO run with a teacher begins
 from a network fitted to a 3-ply search's games (`--pretrain`: see
 [training.md](training.md)) and follows its search-guided run, with the same command
 without the teacher after it; the agent, its teacher and the untaught agent each play two
