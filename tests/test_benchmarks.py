@@ -33,6 +33,7 @@ BENCHMARKS: dict[str, tuple[list[str], tuple[str, ...], str]] = {
     "double_card": (["speed", "--quick"], (), r"^\| clone \+ apply/s \| [\d,]+ \|$"),
     "equilibrium": (["--quick"], (), r"^\| 3 \| random \| [\d.]+ ms \|"),
     "openspiel_search": (["--quick"], ("pyspiel",), r"^\| leduc_poker \| parlour ismcts \|"),
+    "pretrain_lockstep": (["--quick"], ("torch",), r"^\| tides_of_time az, 4 simulations \| lockstep, 2 at once .* \| [\d.]+x \|$"),
     "rllib": (["--quick"], ("ray", *TRAIN), r"^\| sticks \| [\d,]+ \("),
     "rules_speed": (["--quick"], (), r"^\| sticks-10 AEC env\(\) \| [\d,]+ \|"),
     "search": (["--quick"], (), r"^\| goofspiel-13 \| 100 \|"),

@@ -27,6 +27,7 @@ import numpy as np
 from parlour.games import load_game
 from parlour.games.base import Game
 from parlour.processes import start_pool
+from parlour.training.pretrain_lockstep import LOCKSTEP_TASK, Decision, lockstep_games, lockstep_refusal
 from parlour.training.teacher import SingleTeacher
 
 GAMES_PER_TASK = 8
@@ -63,54 +64,71 @@ def play_teacher_game(game: Game, teacher: SingleTeacher, index: int, seed: int,
     rng = np.random.default_rng([seed, index])
     teacher.reset(int(np.random.SeedSequence([seed, index]).generate_state(1)[0]))
     state = game.new_initial_state(rng)
-    observations, masks, labels, movers = [], [], [], []
+    decisions: list[Decision] = []
     while not state.is_terminal():
         chosen = {}
         for player in state.current_players():
-            info = state.info_state(player)
-            probs = teacher.distribution(info)
+            probs = teacher.distribution(state.info_state(player))
             mask = state.legal_mask(player).astype(bool)
-            observations.append(np.asarray(state.observation_tensor(player), dtype=np.float32))
-            masks.append(mask)
-            labels.append(probs)
-            movers.append(player)
+            decisions.append((np.asarray(state.observation_tensor(player), dtype=np.float32), mask, probs, player))
             legal = np.flatnonzero(mask)
             if rng.random() < explore:
                 chosen[player] = int(rng.choice(legal))
             else:  # the teacher's own move: its distribution's most probable legal one
                 chosen[player] = int(legal[np.argmax(probs[legal])])
         state.apply(next(iter(chosen.values())) if len(chosen) == 1 else chosen)
-    returns = state.returns()
+    return recorded(game, decisions, np.asarray(state.returns(), dtype=np.float64), index, gamma)
+
+
+def recorded(game: Game, decisions: list[Decision], returns: np.ndarray, index: int, gamma: float) -> TeacherGames:
+    """Game ``index``'s rows from its decisions in order and its final ``returns``: each
+    mover's return discounted by ``gamma`` per later decision of its own."""
     later = np.zeros(game.num_players, dtype=np.int64)  # each seat's decisions after this row, walking back
-    values = np.empty(len(movers), dtype=np.float32)
-    for row in range(len(movers) - 1, -1, -1):
-        player = movers[row]
+    values = np.empty(len(decisions), dtype=np.float32)
+    for row in range(len(decisions) - 1, -1, -1):
+        player = decisions[row][3]
         values[row] = returns[player] * gamma ** later[player]
         later[player] += 1
-    shape = (0, *game.observation_shape)
-    return TeacherGames(np.stack(observations) if observations else np.zeros(shape, dtype=np.float32),
-                        np.stack(masks) if masks else np.zeros((0, game.num_actions), dtype=bool),
-                        np.stack(labels).astype(np.float32) if labels else np.zeros((0, game.num_actions), dtype=np.float32),
-                        values, np.full(len(movers), index, dtype=np.int64))
+    if not decisions:
+        return TeacherGames(np.zeros((0, *game.observation_shape), dtype=np.float32), np.zeros((0, game.num_actions), dtype=bool),
+                            np.zeros((0, game.num_actions), dtype=np.float32), values, np.zeros(0, dtype=np.int64))
+    observations, masks, labels, _ = zip(*decisions)
+    return TeacherGames(np.stack(observations), np.stack(masks), np.stack(labels).astype(np.float32), values,
+                        np.full(len(decisions), index, dtype=np.int64))
 
 
-def _play(task: tuple[str, dict[str, Any], str, list[int], int, float, float]) -> TeacherGames:
-    name, config, spec, indices, seed, explore, gamma = task
+def _play(task: tuple[str, dict[str, Any], str, list[int], int, float, float, int, bool]) -> TeacherGames:
+    name, config, spec, indices, seed, explore, gamma, lockstep, pooled = task
     game = load_game(name, **config)
+    if lockstep:
+        if pooled:  # one torch thread a worker process: the workers share the cores
+            import torch
+
+            torch.set_num_threads(1)
+        played = lockstep_games(game, spec, indices, seed, explore, gamma, lockstep)
+        return TeacherGames.join([recorded(game, decisions, returns, index, gamma)
+                                  for index, (decisions, returns) in zip(indices, played)])
     teacher = SingleTeacher(spec, game, seed=seed)
     return TeacherGames.join([play_teacher_game(game, teacher, index, seed, explore, gamma) for index in indices])
 
 
 def teacher_games(game: Game, spec: str, games: int, seed: int, explore: float = 0.1, gamma: float = 0.99,
-                  workers: int = 1) -> TeacherGames:
+                  workers: int = 1, lockstep: int = 0) -> TeacherGames:
     """The ``games`` games of the teacher ``spec`` (module docstring), played in ``workers``
-    processes; the same for any number of workers."""
+    processes; the same for any number of workers.  ``lockstep``: an ``az`` search's games
+    are played that many at once on the game's vectorised search
+    (``parlour.training.pretrain_lockstep``); 0, one at a time by the player itself."""
     if games < 1:
         raise ValueError(f"pretraining needs at least one teacher game, got games={games!r}")
     if not 0.0 <= explore <= 1.0:
         raise ValueError(f"explore must be in [0, 1], got {explore!r}")
-    chunks = [list(range(start, min(games, start + GAMES_PER_TASK))) for start in range(0, games, GAMES_PER_TASK)]
-    tasks = [(game.name, dict(game.config), spec, chunk, seed, explore, gamma) for chunk in chunks]
+    if lockstep < 0:
+        raise ValueError(f"lockstep must be 0 (one game at a time) or more, got {lockstep!r}")
+    if lockstep and (refusal := lockstep_refusal(game, spec)) is not None:
+        raise ValueError(f"pretraining in lockstep (lockstep={lockstep}): {refusal}")
+    size = lockstep * LOCKSTEP_TASK if lockstep else GAMES_PER_TASK
+    chunks = [list(range(start, min(games, start + size))) for start in range(0, games, size)]
+    tasks = [(game.name, dict(game.config), spec, chunk, seed, explore, gamma, lockstep, workers > 1) for chunk in chunks]
     if workers == 1:
         parts = [_play(task) for task in tasks]
     else:

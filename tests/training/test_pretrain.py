@@ -154,3 +154,17 @@ def test_a_search_with_a_temperature_teaches_its_ranking_of_the_moves(tmp_path):
     assert np.allclose(data.labels.sum(axis=1), 1.0) and not data.labels[~data.masks].any()
     choices = data.masks.sum(axis=1) > 1
     assert choices.sum() >= 20 and ((data.labels[choices] > 0).sum(axis=1) > 1).all()  # every choice ranks its moves
+
+
+def test_a_pretrained_step_0_best_is_not_called_untrained():
+    """A pretrained run's step-0 model is the fitted network: when no later evaluation beats
+    it, the result says that PPO's steps added nothing, not that the model is untrained."""
+    from pathlib import Path
+    from types import SimpleNamespace
+
+    from parlour.training.backends.ppo.backend import PPOBackend
+
+    run = SimpleNamespace(config=SimpleNamespace(ppo={"pretrain": "greedy"}), best_path=Path("best.zip"))
+    warning = PPOBackend.untrained_best_warning(run)  # type: ignore[arg-type]
+    assert warning.startswith("best.zip is the step-0 model, the network fitted to the games of greedy (--pretrain)")
+    assert "UNTRAINED" not in warning and "PPO added nothing" in warning

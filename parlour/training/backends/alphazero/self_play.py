@@ -21,7 +21,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
 
@@ -37,7 +37,6 @@ from parlour.baselines.learned.az_model import (
     network_leaves,
     relative_values,
 )
-from parlour.errors import EndlessGame
 from parlour.games.base import Game, State, Symmetry
 from parlour.games.engine import SearchableEngine
 
@@ -112,68 +111,45 @@ def _vector_games(game: Game, net: PolicyValueNet, settings: dict[str, Any], see
     and opening temperature), each game drawing from its own generator only, so a game
     does not depend on which row it plays in or beside which others."""
     from parlour.baselines.engines.vector_puct import VectorPUCT
-    from parlour.vector import make_engine
+    from parlour.vector.lockstep import lockstep_engine, play_in_lockstep, round_of
 
     G, P, A = len(seeds), game.num_players, game.num_actions
-    B = min(G, lockstep or G)
     rngs = [np.random.default_rng(seed) for seed in seeds]
-    games = cast(SearchableEngine, make_engine(game.name, B, seed=0, autoreset=False, **game.config))  # play_games checked search_refusal
-    playing = np.arange(B)  # the game (index into seeds) in each row
-    games.deal(np.arange(B), rngs[:B])
-    waiting = B  # the next game to start
+    games = lockstep_engine(game, G, lockstep)  # play_games checked search_refusal
     gumbel = Gumbel(considered=settings["gumbel_considered"]) if settings["gumbel"] else None
     noise = None if gumbel else (settings["dirichlet_alpha"], settings["dirichlet_fraction"])
     search = VectorPUCT(games, c=settings["c"], noise=noise, gumbel=gumbel)
     leaves = network_leaves(net, settings["rollout_mix"], game.info.max_game_length)
     decided = np.zeros((G, P), dtype=np.int64)
     records: list[list[tuple[np.ndarray, np.ndarray, np.ndarray, int, bool]]] = [[] for _ in range(G)]
-    results: list[tuple[Examples, np.ndarray] | None] = [None] * G
-    active = np.ones(B, dtype=bool)
-    lengths, limit = np.zeros(B, dtype=np.int64), game.info.max_game_length  # the steps of each row's game
-    while active.any():
-        alive = np.flatnonzero(active)
-        if lengths[alive].max() >= limit:  # as ``playout.playing``: a game its rules do not end is an error
-            raise EndlessGame(game.name, limit, limit)
-        to_act, legal = games.to_act(), games.legal_masks().astype(bool)
-        observations = games.observations_of(alive)
-        deciding = [(i, int(b), p) for i, b in enumerate(alive) for p in range(P) if to_act[b, p]]
-        searched = [(b, p) for _, b, p in deciding if legal[b, p].sum() > 1]
-        full = {(b, p): full_search(rngs[playing[b]], settings) for b, p in searched}
+
+    def decide(games: SearchableEngine, alive: np.ndarray, playing: np.ndarray) -> np.ndarray:
+        now = round_of(games, alive)
+        full = {(b, p): full_search(rngs[playing[b]], settings) for b, p in now.searched}
         policies: dict[tuple[int, int], tuple[np.ndarray, int]] = {}
         for group, simulations in ((True, settings["simulations"]), (False, settings["fast_simulations"])):
-            chosen = [key for key in searched if full[key] == group]
+            chosen = [key for key in now.searched if full[key] == group]
             if chosen:
                 rows, seats = np.array([b for b, _ in chosen]), np.array([p for _, p in chosen])
                 result = search.run(games, rows, seats, [rngs[playing[b]] for b in rows], simulations, leaves)
                 policies.update(zip(chosen, zip(result.policies(), result.actions.tolist())))
-        joint = np.zeros((B, P) if games.simultaneous else B, dtype=np.int64)
-        for i, b, p in deciding:
+        for i, b, p in now.deciding:
             g = playing[b]
             if (b, p) in policies:
                 pi, best = policies[(b, p)]
                 opening = decided[g, p] < settings["temperature_moves"] and gumbel is None  # (Gumbel draws vary the moves)
                 move = int(rngs[g].choice(A, p=pi)) if opening else best
             else:  # nothing to decide: the target is the forced move
-                move = int(np.flatnonzero(legal[b, p])[0])
+                move = int(np.flatnonzero(now.legal[b, p])[0])
                 pi = np.zeros(A)
                 pi[move] = 1.0
-            records[g].append((observations[i, p], legal[b, p], pi.astype(np.float32), p, full.get((b, p), True)))
+            records[g].append((now.observations[i, p], now.legal[b, p], pi.astype(np.float32), p, full.get((b, p), True)))
             decided[g, p] += 1
-            if games.simultaneous:
-                joint[b, p] = move
-            else:
-                joint[b] = move
-        step = games.step(joint, where=active)
-        lengths[alive] += 1
-        for b in np.flatnonzero(step.terminated).tolist():
-            results[playing[b]] = _examples(records[playing[b]], step.rewards[b])
-            if waiting < G:  # the row takes the next game
-                playing[b], lengths[b] = waiting, 0
-                games.deal(np.array([b]), [rngs[waiting]])
-                waiting += 1
-            else:
-                active[b] = False
-    return results  # type: ignore[return-value]
+            now.play(b, p, move)
+        return now.joint
+
+    returns = play_in_lockstep(game, games, rngs, decide)
+    return [_examples(records[g], returns[g]) for g in range(G)]
 
 
 def _examples(records: list[tuple[np.ndarray, np.ndarray, np.ndarray, int, bool]], returns: np.ndarray) -> tuple[Examples, np.ndarray]:
