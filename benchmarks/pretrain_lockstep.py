@@ -9,7 +9,7 @@ batches).  Figures are positions a second (every recorded decision, forced moves
 included), medians of ``--runs`` runs with the two ways taken in turn, each run on games
 of its own seed.
 
-    python -m benchmarks.pretrain_lockstep --runs 3      # 64 simulations: 16 games one at a time, 256 in lockstep
+    python -m benchmarks.pretrain_lockstep --runs 3      # 64 simulations: 16 games one at a time, 256 in lockstep (256 at once)
     python -m benchmarks.pretrain_lockstep --quick       # a smoke run
 """
 
@@ -39,7 +39,7 @@ def positions_per_second(spec: str, games: int, lockstep: int, seed: int) -> tup
 
 def main(argv: list[str] | None = None) -> None:
     parser_ = parser(__doc__, runs=3)
-    parser_.add_argument("--lockstep", type=int, default=128, help="games at once on the vectorised search")
+    parser_.add_argument("--lockstep", type=int, default=256, help="games at once on the vectorised search")
     args = parser_.parse_args(argv)
     runs = quick_or(args.quick, 1, args.runs)
     simulations, alone, together, lockstep = quick_or(args.quick, (4, 2, 4, 2), (64, 16, 256, args.lockstep))

@@ -8,7 +8,8 @@ minutes on two cores, and the network it teaches is only as good as that many po
 make it.  Self-play already plays such searches in lockstep (``vector_puct``: every
 game's searches as array operations on the batched engine, benchmarks/RESULTS.md "Self-play
 in lockstep", about 12x the tree search for Tides of Time); here the teacher's games are
-played the same way: the same search rule for rule (``PUCT``'s, with the player's
+played the same way, 8.4x as many positions a second for that teacher
+(``benchmarks/pretrain_lockstep.py``): the same search rule for rule (``PUCT``'s, with the player's
 ``c``, ``simulations``, ``rollout_mix``, ``gumbel`` root and ``temperature``, no root
 noise), the same records as :func:`parlour.training.pretrain.play_teacher_game` makes
 (each decision's observation, mask, visit counts, and the mover's discounted return), the
