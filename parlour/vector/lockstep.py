@@ -2,10 +2,11 @@
 self-play's vectorised searches (``self_play.play_games``) and a search teacher's
 pretraining games (``parlour.training.pretrain_lockstep``) share.
 
-At most ``at_once`` games are played at once; when one ends, its row is dealt the next
-game, so the batch stays full.  A game is dealt from its own generator and the caller's
-``decide`` draws from that game's generators only, so a game does not depend on the row
-it plays in or on the games beside it.
+As many games are played at once as the engine has rows (``lockstep_engine``: at most
+``at_once``); when one ends, its row is dealt the next game, so the batch stays full.  A
+game is dealt from its own generator and the caller's ``decide`` draws from that game's
+generators only, so a game does not depend on the row it plays in or on the games beside
+it.
 """
 
 from __future__ import annotations

@@ -182,7 +182,7 @@ class PPOSettings(NetworkSettings, SnapshotSettings):
     pretrain_learning_rate: float = setting(1e-3, low=0.0, help="the supervised fit's Adam step (cosine to 0)")
     pretrain_workers: int = setting(1, low=1, help="processes playing the teacher's games (the games do not depend on it)")
     pretrain_lockstep: int = setting(0, low=0, help="an az search teacher's games played this many at once on the vectorised "
-                                                    "search (about 10x faster for Tides of Time; other games from the "
+                                                    "search (about 8x faster for Tides of Time; other games from the "
                                                     "same seed); 0: one at a time by the player itself")
     eval_opening: int = setting(0, low=0, help="random plies that open every evaluation game (against deterministic "
                                                "opponents a deterministic learner would replay one game a seat)")
