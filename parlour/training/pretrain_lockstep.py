@@ -28,6 +28,8 @@ the player's fast path for one row a call, would make a row's numbers depend on 
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from parlour.baselines import make_from_spec
@@ -46,10 +48,14 @@ def lockstep_refusal(game: Game, spec: str) -> str | None:
     """Why the teacher ``spec`` cannot play its pretraining games in lockstep on ``game``'s
     vectorised search; ``None`` if it can (an ``az`` player that searches, on an engine
     ``vector_puct.search_refusal`` accepts)."""
+    return _refusal(make_from_spec(spec, game), spec, game)
+
+
+def _refusal(player: Any, spec: str, game: Game) -> str | None:
+    """:func:`lockstep_refusal` for the teacher ``spec`` already made (``player``)."""
     from parlour.baselines.engines.vector_puct import search_refusal
     from parlour.vector import ENGINES
 
-    player = make_from_spec(spec, game)
     if player.name != "az" or player.config["simulations"] < 1:
         return f"teacher {spec!r} is not an az player that searches (az:PATH,simulations=N with N >= 1)"
     return search_refusal(ENGINES.get(game.name), game)
@@ -66,10 +72,10 @@ def lockstep_games(game: Game, spec: str, indices: list[int], seed: int, explore
     from parlour.baselines.learned.az_model import load_az_net, network_leaves
     from parlour.vector.lockstep import lockstep_engine, play_in_lockstep, round_of
 
-    refusal = lockstep_refusal(game, spec)
+    player = make_from_spec(spec, game)
+    refusal = _refusal(player, spec, game)
     if refusal is not None:
         raise ValueError(f"pretraining in lockstep: {refusal}")
-    player = make_from_spec(spec, game)
     settings = player.config
     simulations, temperature = settings["simulations"], settings["temperature"]
     mix = player.evaluator.rollout_mix  # type: ignore[attr-defined]  # the player's, read from the model where not given
