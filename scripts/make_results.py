@@ -31,8 +31,8 @@ SINGLE = ["--n-envs", "4", "--vec-env", "dummy"]
 """The single-game envs of the runs made before the batched engines were the default."""
 TIDES_NET = "az:parlour/zoo/models/tides_of_time.zip,simulations=0"
 """Tides of Time's zoo network alone: one of the opponents of the taught run."""
-TIDES_SEARCH = "az:parlour/zoo/models/tides_of_time.zip,simulations=64,inference=numpy,c=1.0"
-"""Tides of Time's zoo network in its search (64 simulations, about 11 ms a move): the pretraining teacher of the taught run."""
+TIDES_SEARCH = "az:parlour/zoo/models/tides_of_time.zip,simulations=512,inference=numpy,c=1.0"
+"""Tides of Time's zoo network in its search (512 simulations): the pretraining teacher of the taught run, its games played 256 at once."""
 RUNS: dict[str, list[str]] = {
     "sticks": ["--game", "sticks", "--opponents", "random,original-minimax,self", "--timesteps", "30000", "--eval-every", "5000",
                "--eval-games", "200", "--snapshot-every", "5000", *SINGLE],
@@ -140,7 +140,8 @@ TAUGHT_DOUBLE_CARD = ["--game", "double_card", "--opponents", f"{DOUBLE_CARD_D1}
                       "--eval-opponents", DOUBLE_CARD_D1, "--set", "ppo.start_share=0.5"]
 TAUGHT: dict[str, list[str]] = {
     "tides_of_time_taught": [*TAUGHT_TIDES, "--pretrain", TIDES_SEARCH, "--set", "ppo.pretrain_games=9000",
-                             "--set", "ppo.pretrain_epochs=15", "--set", "ppo.pretrain_workers=2"],
+                             "--set", "ppo.pretrain_epochs=15", "--set", "ppo.pretrain_workers=2",
+                             "--set", "ppo.pretrain_lockstep=256"],
     "tides_of_time_untaught": TAUGHT_TIDES,
     "tribolo_taught": [*TAUGHT_TRIBOLO, "--pretrain", TRIBOLO_D3, "--set", "ppo.pretrain_games=1536",
                        "--set", "ppo.pretrain_epochs=6", "--set", "ppo.pretrain_workers=2"],
@@ -150,9 +151,10 @@ TAUGHT: dict[str, list[str]] = {
 }
 """PPO with a teacher, and the same command without it, so that what the teacher gave and
 what PPO added on top can be read (training.md).  Tides of Time's, the zoo's AlphaZero
-search at 64 simulations (about 11 ms a move), plays 9,000 games before the first rollout,
-and the network is fitted to its visit counts (``--pretrain``); its best model is the zoo's
-``tides_of_time-ppo``.
+search at 512 simulations (about 90 ms a move), plays 9,000 games before the first rollout,
+256 at once on the vectorised search, and the network is fitted to its visit counts
+(``--pretrain``); the run's step-0 network, the fitted one, is the zoo's ``tides_of_time-ppo``
+(its ``best.zip``, chosen by evaluations against ``original-alphabeta``, rates lower on the bench).
 Tribolo's, a 3-ply search at about 15 ms a move, plays 1,536 games before the first
 rollout, and the network is fitted to its moves (``--pretrain``); the run fits in 60
 minutes on the 2-core machine, and PPO's few steps after it are what is left; its best
@@ -195,11 +197,12 @@ for about the wall-clock of their earlier single-game runs (16.9, 11.6 and 15.2 
 the sticks and Goofspiel PPO runs, and the MLP comparisons, are from before, on four
 single-game envs (`--vec-env dummy --n-envs 4`, as their commands now say). \
 Tides of Time's PPO run with a teacher begins from a network fitted to the visit counts
-of the zoo's AlphaZero search in 9,000 of its games (`--pretrain`: see
+of the zoo's AlphaZero search at 512 simulations in 9,000 of its games (`--pretrain`: see
 [training.md](training.md)) and follows its search-guided run, with the same command
 without the teacher after it and an arena of the taught agent, its teacher (the search, at
-its own time per move) and the original AI at 400 games a pair; the taught agent is the
-zoo's `tides_of_time-ppo`. Tribolo's PPO run with a teacher begins
+its own time per move) and the original AI at 400 games a pair; the taught run's step-0
+network, the fitted one, is the zoo's `tides_of_time-ppo` (its `best.zip`, after 0.5M PPO
+steps, rates lower on the bench: see [zoo.md](zoo.md)). Tribolo's PPO run with a teacher begins
 from a network fitted to a 3-ply search's games (`--pretrain`: see
 [training.md](training.md)) and follows its search-guided run, with the same command
 without the teacher after it; the agent, its teacher and the untaught agent each play two

@@ -3,8 +3,8 @@
     python -m scripts.zoo_add runs/tides_az --command "parlour train ..." \
         --play simulations=200 --bench bench/tides_of_time.json
 
-Copies RUN/best.zip (or ``--model``, another model file of the run such as last.zip) to
-GAME.zip and writes GAME.json (with ``--variant ppo``: the entry GAME-ppo, GAME-ppo.zip and
+Copies RUN/best.zip (or ``--model``, another model file of the run such as last.zip or
+a snapshot) to GAME.zip and writes GAME.json (with ``--variant ppo``: the entry GAME-ppo, GAME-ppo.zip and
 GAME-ppo.json, beside the game's default agent) (the card: how it plays, the
 command and the resolved config.toml of the run, or an n-tuple run's settings from its
 summary.json, the parlour and rules versions, the bench card).  An agent already in the zoo is replaced only with ``--force``.
@@ -16,7 +16,7 @@ import argparse
 import json
 import shutil
 import sys
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 import parlour
 from parlour import toml_read, zoo
@@ -66,8 +66,10 @@ def add(run: Path, command: str, play: dict[str, object], bench: Path | None, no
     zoo's folder by default, read at the call) with its card (which names the file,
     ``"run_model"``), as the game's entry (``variant``: the entry ``GAME-VARIANT``); the card's path."""
     models = zoo.MODELS if models is None else models
-    if Path(model_name).name != model_name or not model_name.endswith(".zip"):
-        raise ValueError(f"--model {model_name!r}: a model file's name in the run directory, such as best.zip or last.zip")
+    inside = PurePosixPath(model_name)
+    if inside.is_absolute() or ".." in inside.parts or not model_name.endswith(".zip"):
+        raise ValueError(f"--model {model_name!r}: a model file of the run, its path inside the run directory, such as "
+                         "best.zip, last.zip or snapshots/step_000000000.zip")
     model = run / model_name
     if not model.is_file():
         raise FileNotFoundError(f"{model} does not exist")
@@ -120,7 +122,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--bench", type=Path, help="the model's parlour bench card (JSON)")
     parser.add_argument("--notes", default="", help="what a user should know about it")
     parser.add_argument("--force", action="store_true", help="replace the game's agent")
-    parser.add_argument("--model", default="best.zip", help="which model file of the run (default best.zip; last.zip: its last generation)")
+    parser.add_argument("--model", default="best.zip",
+                        help="which model file of the run, its path inside the run directory (default best.zip; "
+                             "last.zip: its last generation; snapshots/step_000000000.zip: a PPO run's step-0 network)")
     parser.add_argument("--variant", default="", help="add the entry GAME-VARIANT (e.g. ppo: GAME-ppo) instead of the game's default agent")
     parser.add_argument("--models", type=Path, default=None, help="the zoo folder to write to (default: parlour/zoo/models)")
     args = parser.parse_args(argv)

@@ -180,7 +180,14 @@ def test_an_ntuple_agent_searches_from_a_pettingzoo_observation(tmp_path, monkey
     assert zoo_add([str(run), "--command", "parlour train-ntuple", "--model", "last.zip", "--play", "depth=2", "--force"]) == 0
     assert zoo.card("double_card").run_model == "last.zip"
     assert np.array_equal(load_ntuple(tmp_path / "models" / "double_card.zip", game)[0], last)
-    for bad, error in (("../best.zip", ValueError), ("best.pt", ValueError), ("gone.zip", FileNotFoundError)):
+    # or one in a folder of the run (a PPO run's snapshots), named on the card by its path inside the run
+    (run / "snapshots").mkdir()
+    save_ntuple(last * 2, run / "snapshots" / "step_0.zip", game)
+    assert zoo_add([str(run), "--command", "x", "--model", "snapshots/step_0.zip", "--play", "depth=2", "--force"]) == 0
+    assert zoo.card("double_card").run_model == "snapshots/step_0.zip"
+    assert np.array_equal(load_ntuple(tmp_path / "models" / "double_card.zip", game)[0], last * 2)
+    for bad, error in (("../best.zip", ValueError), ("snapshots/../../best.zip", ValueError), (str(run / "best.zip"), ValueError),
+                       ("best.pt", ValueError), ("gone.zip", FileNotFoundError)):
         with pytest.raises(error):
             zoo_add([str(run), "--command", "x", "--model", bad, "--force"])
 
