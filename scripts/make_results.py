@@ -158,7 +158,7 @@ search at 512 simulations (about 90 ms a move), plays 9,000 games before the fir
 Tribolo's, a 3-ply search at about 15 ms a move, plays 1,536 games before the first
 rollout, and the network is fitted to its moves (``--pretrain``); the run fits in 60
 minutes on the 2-core machine, and PPO's few steps after it are what is left; its best
-model is the zoo's ``tribolo-ppo``.  Double Card's, the one-ply n-tuple player, answers
+model was the zoo's first ``tribolo-ppo`` (zoo.md has the command of today's entry).  Double Card's, the one-ply n-tuple player, answers
 at every step as Tides of Time's does, and half of the episodes start 1 to 20 random plies
 deep (``ppo.start_share``: without them the learner copies its teacher on a narrow set of
 positions, training.md); its best model is the zoo's ``double_card-ppo``."""
@@ -206,7 +206,8 @@ steps, rates lower on the bench: see [zoo.md](zoo.md)). Tribolo's PPO run with a
 from a network fitted to a 3-ply search's games (`--pretrain`: see
 [training.md](training.md)) and follows its search-guided run, with the same command
 without the teacher after it; the agent, its teacher and the untaught agent each play two
-of the original AI, 300 games; the taught agent is the zoo's `tribolo-ppo`. Double
+of the original AI, 300 games; the taught agent was the zoo's first `tribolo-ppo` (the entry
+is now a larger fit to more of the same teacher's games: see [zoo.md](zoo.md)). Double
 Card's PPO run with a teacher is kickstarted by the one-ply n-tuple player, half of its
 episodes starting from random openings, and follows its search-guided run, with the same
 command without the teacher after it; the agent, its teacher and the original AI play
