@@ -9,7 +9,7 @@ batches).  Figures are positions a second (every recorded decision, forced moves
 included), medians of ``--runs`` runs with the two ways taken in turn, each run on games
 of its own seed.
 
-    python -m benchmarks.pretrain_lockstep --runs 3      # 64 simulations: 16 games one at a time, 256 in lockstep (256 at once)
+    python -m benchmarks.pretrain_lockstep --runs 3      # 64 simulations: 16 games one at a time, then 256 games 256 at once
     python -m benchmarks.pretrain_lockstep --quick       # a smoke run
 """
 

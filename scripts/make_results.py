@@ -134,7 +134,8 @@ TAUGHT_TIDES = ["--game", "tides_of_time", "--opponents", f"original-alphabeta,{
 TRIBOLO_D1 = "ntuple:parlour/zoo/models/tribolo.zip,depth=1,time_limit=none"
 TAUGHT_TRIBOLO = ["--game", "tribolo", "--opponents", f"original-strategy,{TRIBOLO_D1},self",
                   "--weights", "3,1,1", "--timesteps", "16384", "--eval-every", "16384", "--eval-games", "60",
-                  "--eval-opponents", "original-strategy", "--n-envs", "64", "--set", "ppo.n_steps=16", "--set", "ppo.learning_rate=3e-5"]
+                  "--eval-opponents", "original-strategy", "--n-envs", "64", "--set", "ppo.n_steps=16", "--set", "ppo.learning_rate=3e-5",
+                  "--set", "ppo.cnn_channels=48", "--set", "ppo.cnn_blocks=3"]
 TAUGHT_DOUBLE_CARD = ["--game", "double_card", "--opponents", f"{DOUBLE_CARD_D1},alphabeta:depth=1,evaluation=h1,self",
                       "--weights", "1,1,2", "--timesteps", "524288", "--eval-every", "131072", "--eval-games", "40",
                       "--eval-opponents", DOUBLE_CARD_D1, "--set", "ppo.start_share=0.5"]
@@ -143,8 +144,8 @@ TAUGHT: dict[str, list[str]] = {
                              "--set", "ppo.pretrain_epochs=15", "--set", "ppo.pretrain_workers=2",
                              "--set", "ppo.pretrain_lockstep=256"],
     "tides_of_time_untaught": TAUGHT_TIDES,
-    "tribolo_taught": [*TAUGHT_TRIBOLO, "--pretrain", TRIBOLO_D3, "--set", "ppo.pretrain_games=1536",
-                       "--set", "ppo.pretrain_epochs=6", "--set", "ppo.pretrain_workers=2"],
+    "tribolo_taught": [*TAUGHT_TRIBOLO, "--pretrain", TRIBOLO_D3, "--set", "ppo.pretrain_games=4096",
+                       "--set", "ppo.pretrain_epochs=5", "--set", "ppo.pretrain_workers=2"],
     "tribolo_untaught": TAUGHT_TRIBOLO,
     "double_card_taught": [*TAUGHT_DOUBLE_CARD, "--teacher", DOUBLE_CARD_D1, "--set", "ppo.teacher_steps=524288"],
     "double_card_untaught": TAUGHT_DOUBLE_CARD,
@@ -155,10 +156,10 @@ search at 512 simulations (about 90 ms a move), plays 9,000 games before the fir
 256 at once on the vectorised search, and the network is fitted to its visit counts
 (``--pretrain``); the run's step-0 network, the fitted one, is the zoo's ``tides_of_time-ppo``
 (its ``best.zip``, chosen by evaluations against ``original-alphabeta``, rates lower on the bench).
-Tribolo's, a 3-ply search at about 15 ms a move, plays 1,536 games before the first
-rollout, and the network is fitted to its moves (``--pretrain``); the run fits in 60
-minutes on the 2-core machine, and PPO's few steps after it are what is left; its best
-model was the zoo's first ``tribolo-ppo`` (zoo.md has the command of today's entry).  Double Card's, the one-ply n-tuple player, answers
+Tribolo's, a 3-ply search at about 5 ms a move, plays 4,096 games before the first
+rollout, and a 48-filter, 3-block board network is fitted to its moves (``--pretrain``);
+the run fits in 60 minutes on the 2-core machine with bfloat16 instructions, and PPO's few
+steps after it are what is left; its best model is the zoo's ``tribolo-ppo``.  Double Card's, the one-ply n-tuple player, answers
 at every step as Tides of Time's does, and half of the episodes start 1 to 20 random plies
 deep (``ppo.start_share``: without them the learner copies its teacher on a narrow set of
 positions, training.md); its best model is the zoo's ``double_card-ppo``."""
@@ -203,11 +204,10 @@ without the teacher after it and an arena of the taught agent, its teacher (the 
 its own time per move) and the original AI at 400 games a pair; the taught run's step-0
 network, the fitted one, is the zoo's `tides_of_time-ppo` (its `best.zip`, after 0.5M PPO
 steps, rates lower on the bench: see [zoo.md](zoo.md)). Tribolo's PPO run with a teacher begins
-from a network fitted to a 3-ply search's games (`--pretrain`: see
+from a network fitted to a 3-ply search's moves in 4,096 of its games (`--pretrain`: see
 [training.md](training.md)) and follows its search-guided run, with the same command
 without the teacher after it; the agent, its teacher and the untaught agent each play two
-of the original AI, 300 games; the taught agent was the zoo's first `tribolo-ppo` (the entry
-is now a larger fit to more of the same teacher's games: see [zoo.md](zoo.md)). Double
+of the original AI, 300 games; the taught agent is the zoo's `tribolo-ppo`. Double
 Card's PPO run with a teacher is kickstarted by the one-ply n-tuple player, half of its
 episodes starting from random openings, and follows its search-guided run, with the same
 command without the teacher after it; the agent, its teacher and the original AI play
