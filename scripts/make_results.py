@@ -160,9 +160,10 @@ Tribolo's, a 3-ply search at about 5 ms a move, plays 4,096 games before the fir
 rollout, and a 48-filter, 3-block board network is fitted to its moves (``--pretrain``);
 the run fits in 60 minutes on the 2-core machine with bfloat16 instructions, and PPO's few
 steps after it are what is left; its best model is the zoo's ``tribolo-ppo``.  Double
-Card's, the one-ply n-tuple player, answers at every step as Tides of Time's does, and half of the episodes start 1 to 20 random plies
-deep (``ppo.start_share``: without them the learner copies its teacher on a narrow set of
-positions, training.md); its best model is the zoo's ``double_card-ppo``."""
+Card's, the one-ply n-tuple player, answers at every step as Tides of Time's does, and
+half of the episodes start 1 to 20 random plies deep (``ppo.start_share``: without them
+the learner copies its teacher on a narrow set of positions, training.md); its best model
+is the zoo's ``double_card-ppo``."""
 
 EXTRA_RUNS = {**COMPARISONS, **SEARCH_GUIDED, **TAUGHT}
 TITLES = {"_mlp": "{game} with the flat MLP, for comparison", "_az": "{game}: search-guided learning (`--algo alphazero`)",

@@ -25,9 +25,7 @@ def choice_facts(policy: Policy) -> dict[str, Any]:
     stats: dict[str, Any] = policy.stats or {}
     facts = {key: _plain(stats[key]) for key in FACTS if key in stats}
     others = getattr(policy, "root_values", None) or stats.get("root_values")
-    # alpha-beta's values other than the best move's are bounds, unless its root was searched with the full window
-    exact = getattr(policy, "exact_root_values", True) or getattr(policy, "full_root_window", False)
-    if isinstance(others, dict) and exact:
+    if isinstance(others, dict) and getattr(policy, "exact_root_values", True):
         facts["root_values"] = {int(a): float(v) for a, v in others.items()}
     facts["label"] = repr(policy)
     return facts

@@ -114,6 +114,7 @@ class AlphaBetaSearch(SearchPolicy):
         self.table_owner: int | None = None
         self.full_root_window = self.config["root_window"] == "full"
         """Every root value exact (:attr:`root_values`), not only the best move's."""
+        self.exact_root_values = self.full_root_window
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)

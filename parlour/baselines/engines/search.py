@@ -6,7 +6,7 @@ import abc
 import math
 import time
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any
 
 from parlour.baselines.policy import Policy
 from parlour.games.base import Game, State
@@ -37,9 +37,11 @@ class SearchPolicy(Policy):
     """
 
     root_values: dict[int, float]
-    exact_root_values: ClassVar[bool] = True
+    exact_root_values: bool = True
     """False where the root values of moves other than the best are only bounds
-    (alpha-beta), so that they must not be averaged (``pimc``'s ``combine=average``)."""
+    (alpha-beta), so that they must not be averaged (``pimc``'s ``combine=average``) nor
+    shown as values (a hint); an instance may know better than its class (alpha-beta with
+    the full root window)."""
 
     def act(self, info_state: Any) -> int:
         return self.search(info_state.sample(self.rng), info_state.player)
