@@ -11,9 +11,17 @@ move distribution and the mover's final return, and the learner's network is fit
 them (``parlour.training.backends.ppo.pretrain_fit``) before the first rollout: the
 AlphaGo recipe's supervised policy, with the value head fitted on the same games.
 
+A network fitted to the teacher's games plays them only about as well as it agrees with
+the teacher, and its mistakes lead it to positions the teacher's own games never reach.
+Student games (DAgger, Ross et al. 2011) show the teacher those positions: the fitted
+network (``student``, a PPO model file) plays the moves, its most probable legal one with
+the same share ``explore`` random, and the teacher still labels every position; the
+network is then fitted to both sets of games.
+
 Game ``g`` is played from its own generators (``numpy.random.default_rng([seed, g])``
 for the deal and the exploring moves, the teacher reseeded with the same pair), so the
-positions do not depend on how many ``workers`` play them.  This module knows no RL
+positions do not depend on how many ``workers`` play them; student games are numbered on
+from the teacher's (``first``), so they are dealt other hands.  This module knows no RL
 library: it returns arrays.
 """
 
@@ -24,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from parlour.baselines.learned.ppo_batched import FrozenPPO
 from parlour.games import load_game
 from parlour.games.base import Game
 from parlour.processes import start_pool
@@ -59,8 +68,9 @@ class TeacherGames:
 
 
 def play_teacher_game(game: Game, teacher: SingleTeacher, index: int, seed: int, explore: float,
-                      gamma: float) -> TeacherGames:
-    """Game ``index`` of the run seeded ``seed``: the teacher at every seat (see the module docstring)."""
+                      gamma: float, student: FrozenPPO | None = None) -> TeacherGames:
+    """Game ``index`` of the run seeded ``seed``: the teacher at every seat, or the
+    ``student`` moving where the teacher labels (see the module docstring)."""
     rng = np.random.default_rng([seed, index])
     teacher.reset(int(np.random.SeedSequence([seed, index]).generate_state(1)[0]))
     state = game.new_initial_state(rng)
@@ -74,8 +84,10 @@ def play_teacher_game(game: Game, teacher: SingleTeacher, index: int, seed: int,
             legal = np.flatnonzero(mask)
             if rng.random() < explore:
                 chosen[player] = int(rng.choice(legal))
-            else:  # the teacher's own move: its distribution's most probable legal one
+            elif student is None:  # the teacher's own move: its distribution's most probable legal one
                 chosen[player] = int(legal[np.argmax(probs[legal])])
+            else:
+                chosen[player] = int(student.most_probable(decisions[-1][0][None], mask[None])[0])
         state.apply(next(iter(chosen.values())) if len(chosen) == 1 else chosen)
     return recorded(game, decisions, np.asarray(state.returns(), dtype=np.float64), index, gamma)
 
@@ -97,27 +109,30 @@ def recorded(game: Game, decisions: list[Decision], returns: np.ndarray, index: 
                         np.full(len(decisions), index, dtype=np.int64))
 
 
-def _play(task: tuple[str, dict[str, Any], str, list[int], int, float, float, int, bool]) -> TeacherGames:
-    name, config, spec, indices, seed, explore, gamma, lockstep, pooled = task
+def _play(task: tuple[str, dict[str, Any], str, list[int], int, float, float, int, bool, str]) -> TeacherGames:
+    name, config, spec, indices, seed, explore, gamma, lockstep, pooled, student = task
     game = load_game(name, **config)
-    if lockstep:
-        if pooled:  # one torch thread a worker process: the workers share the cores
-            import torch
+    if pooled and (lockstep or student):  # one torch thread a worker process: the workers share the cores
+        import torch
 
-            torch.set_num_threads(1)
-        played = lockstep_games(game, spec, indices, seed, explore, gamma, lockstep)
+        torch.set_num_threads(1)
+    if lockstep:
+        played = lockstep_games(game, spec, indices, seed, explore, gamma, lockstep, student)
         return TeacherGames.join([recorded(game, decisions, returns, index, gamma)
                                   for index, (decisions, returns) in zip(indices, played)])
     teacher = SingleTeacher(spec, game, seed=seed)
-    return TeacherGames.join([play_teacher_game(game, teacher, index, seed, explore, gamma) for index in indices])
+    mover = FrozenPPO(student, game, deterministic=True) if student else None
+    return TeacherGames.join([play_teacher_game(game, teacher, index, seed, explore, gamma, mover) for index in indices])
 
 
 def teacher_games(game: Game, spec: str, games: int, seed: int, explore: float = 0.1, gamma: float = 0.99,
-                  workers: int = 1, lockstep: int = 0) -> TeacherGames:
-    """The ``games`` games of the teacher ``spec`` (module docstring), played in ``workers``
-    processes; the same for any number of workers.  ``lockstep``: an ``az`` search's games
-    are played that many at once on the game's vectorised search
-    (``parlour.training.pretrain_lockstep``); 0, one at a time by the player itself."""
+                  workers: int = 1, lockstep: int = 0, student: str = "", first: int = 0) -> TeacherGames:
+    """The ``games`` games of the teacher ``spec`` (module docstring), numbered from
+    ``first``, played in ``workers`` processes; the same for any number of workers.
+    ``lockstep``: an ``az`` search's games are played that many at once on the game's
+    vectorised search (``parlour.training.pretrain_lockstep``); 0, one at a time by the
+    player itself.  ``student``: a PPO model file that plays the moves the teacher labels
+    (student games); '': the teacher plays them."""
     if games < 1:
         raise ValueError(f"pretraining needs at least one teacher game, got games={games!r}")
     if not 0.0 <= explore <= 1.0:
@@ -126,9 +141,12 @@ def teacher_games(game: Game, spec: str, games: int, seed: int, explore: float =
         raise ValueError(f"lockstep must be 0 (one game at a time) or more, got {lockstep!r}")
     if lockstep and (refusal := lockstep_refusal(game, spec)) is not None:
         raise ValueError(f"pretraining in lockstep (lockstep={lockstep}): {refusal}")
+    if first < 0:
+        raise ValueError(f"first must be 0 or more, got {first!r}")
     size = lockstep * LOCKSTEP_TASK if lockstep else GAMES_PER_TASK
-    chunks = [list(range(start, min(games, start + size))) for start in range(0, games, size)]
-    tasks = [(game.name, dict(game.config), spec, chunk, seed, explore, gamma, lockstep, workers > 1) for chunk in chunks]
+    end = first + games
+    chunks = [list(range(start, min(end, start + size))) for start in range(first, end, size)]
+    tasks = [(game.name, dict(game.config), spec, chunk, seed, explore, gamma, lockstep, workers > 1, student) for chunk in chunks]
     if workers == 1:
         parts = [_play(task) for task in tasks]
     else:

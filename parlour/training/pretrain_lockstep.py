@@ -14,7 +14,8 @@ played the same way, 8.4x as many positions a second for that teacher
 noise), the same records as :func:`parlour.training.pretrain.play_teacher_game` makes
 (each decision's observation, mask, visit counts, and the mover's discounted return), the
 same moves (a share ``explore`` uniformly random, else the distribution's most probable
-legal move, the lowest on a tie) and the same deals.
+legal move, the lowest on a tie, or in student games the student network's) and the same
+deals.
 
 Game ``g`` draws its deal and exploring moves from ``numpy.random.default_rng([seed, g])``
 as the one-at-a-time games do, and its searches from their own generator seeded from the
@@ -62,14 +63,18 @@ def _refusal(player: Any, spec: str, game: Game) -> str | None:
 
 
 def lockstep_games(game: Game, spec: str, indices: list[int], seed: int, explore: float, gamma: float,
-                   lockstep: int) -> list[tuple[list[Decision], np.ndarray]]:
+                   lockstep: int, student: str = "") -> list[tuple[list[Decision], np.ndarray]]:
     """Games ``indices`` of the teacher ``spec`` (module docstring), at most ``lockstep`` at
     once, a finished game's row taking the next: for each, its decisions ``(observation,
-    mask, label, mover)`` in order and its returns."""
+    mask, label, mover)`` in order and its returns.  ``student``: a PPO model file whose
+    most probable legal move is played where the teacher's would be (one forward pass for
+    every deciding seat of a step), the teacher still labelling every position
+    (``parlour.training.pretrain``'s student games)."""
     from parlour.baselines.engines.gumbel import Gumbel
     from parlour.baselines.engines.vector_puct import VectorPUCT
     from parlour.baselines.learned.alphazero import inference_network
     from parlour.baselines.learned.az_model import load_az_net, network_leaves
+    from parlour.baselines.learned.ppo_batched import FrozenPPO
     from parlour.vector.lockstep import lockstep_engine, play_in_lockstep, round_of
 
     player = make_from_spec(spec, game)
@@ -88,6 +93,7 @@ def lockstep_games(game: Game, spec: str, indices: list[int], seed: int, explore
     games = lockstep_engine(game, len(indices), lockstep)
     search = VectorPUCT(games, c=settings["c"], gumbel=Gumbel(sample=False) if settings["gumbel"] else None)
     records: list[list[Decision]] = [[] for _ in indices]
+    mover = FrozenPPO(student, game, deterministic=True) if student else None
 
     def decide(games: SearchableEngine, alive: np.ndarray, playing: np.ndarray) -> np.ndarray:
         now = round_of(games, alive)
@@ -96,14 +102,19 @@ def lockstep_games(game: Game, spec: str, indices: list[int], seed: int, explore
             rows, seats = np.array([b for b, _ in now.searched]), np.array([p for _, p in now.searched])
             result = search.run(games, rows, seats, [searches[playing[b]] for b in rows], simulations, leaves)
             labels.update(zip(now.searched, result.policies(temperature).astype(np.float32)))
-        for i, b, p in now.deciding:
+        picks = None
+        if mover is not None and now.deciding:
+            picks = mover.most_probable(np.stack([now.observations[i, p] for i, _, p in now.deciding]).astype(np.float32),
+                                        np.stack([now.legal[b, p] for _, b, p in now.deciding]))
+        for k, (i, b, p) in enumerate(now.deciding):
             g, mask = playing[b], now.legal[b, p]
             label = labels.get((b, p))
             if label is None:  # one legal move: all weight on it, no search
                 label = mask.astype(np.float32)
             moves = np.flatnonzero(mask)
             explored = rngs[g].random() < explore
-            now.play(b, p, int(rngs[g].choice(moves)) if explored else int(moves[np.argmax(label[moves])]))
+            own = int(moves[np.argmax(label[moves])]) if picks is None else int(picks[k])
+            now.play(b, p, int(rngs[g].choice(moves)) if explored else own)
             records[g].append((np.asarray(now.observations[i, p], dtype=np.float32), mask.copy(), label, p))
         return now.joint
 

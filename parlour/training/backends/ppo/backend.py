@@ -19,6 +19,7 @@ is told about it.
 from __future__ import annotations
 
 import functools
+import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -42,7 +43,7 @@ from parlour.processes import die_with_parent
 from parlour.training.backend import LOCAL, Backend, RunConfig, RunContext
 from parlour.training.backend_settings import NetworkSettings, RunView, SnapshotSettings, setting
 from parlour.training.opponents import OpponentPool, describe_entries, parse_opponents
-from parlour.training.pretrain import teacher_games
+from parlour.training.pretrain import TeacherGames, teacher_games
 from parlour.training.pretrain_lockstep import lockstep_refusal
 from parlour.training.run_files import Checkpoint
 from parlour.training.seeds import segment_seed
@@ -140,7 +141,9 @@ class PPOSettings(NetworkSettings, SnapshotSettings):
     ``pretrain_epochs`` passes (``pretrain_fit``) before the first rollout, in
     ``pretrain_workers`` processes, one game at a time each, or for an ``az`` search
     ``pretrain_lockstep`` games at once on the vectorised search (``pretrain_lockstep``).
-    Its time counts in the run's.
+    Then, with ``pretrain_student_games``, the fitted network plays that many games whose
+    positions the teacher labels (DAgger), and the network is fitted again, for
+    ``pretrain_student_epochs`` passes over both sets.  Its time counts in the run's.
 
     ``eval_opening``: the evaluations' games open with that many uniformly random plies, so
     that a learner that plays (almost) deterministically against deterministic evaluation
@@ -184,6 +187,9 @@ class PPOSettings(NetworkSettings, SnapshotSettings):
     pretrain_lockstep: int = setting(0, low=0, help="an az search teacher's games played this many at once on the vectorised "
                                                     "search (about 8x faster for Tides of Time; other games from the "
                                                     "same seed); 0: one at a time by the player itself")
+    pretrain_student_games: int = setting(0, low=0, help="games the fitted network plays, the teacher labelling its "
+                                                         "positions, before a second fit over both sets (DAgger); 0: none")
+    pretrain_student_epochs: int = setting(2, low=1, help="passes of the second fit, over the teacher's and the student games")
     eval_opening: int = setting(0, low=0, help="random plies that open every evaluation game (against deterministic "
                                                "opponents a deterministic learner would replay one game a seat)")
 
@@ -453,6 +459,17 @@ class PPOBackend(Backend):
         rng = np.random.default_rng(np.random.SeedSequence([self.config.seed, PRETRAIN_STREAM]))
         fit_policy(self.model.policy, data, self.game, ppo["pretrain_epochs"], ppo["pretrain_learning_rate"], ppo["vf_coef"],
                    rng, log=self.run.log)
+        if ppo["pretrain_student_games"]:
+            with tempfile.TemporaryDirectory() as folder:
+                student = save_model(self.model, Path(folder) / "student.zip", self.game)
+                played = time.perf_counter()
+                more = teacher_games(self.game, ppo["pretrain"], ppo["pretrain_student_games"], self.config.seed,
+                                     explore=ppo["pretrain_explore"], gamma=ppo["gamma"], workers=ppo["pretrain_workers"],
+                                     lockstep=ppo["pretrain_lockstep"], student=str(student), first=ppo["pretrain_games"])
+            self.run.log(f"pretraining: {ppo['pretrain_student_games']} games of the fitted network labelled by the teacher, "
+                         f"{len(more)} positions in {time.perf_counter() - played:.0f} s")
+            fit_policy(self.model.policy, TeacherGames.join([data, more]), self.game, ppo["pretrain_student_epochs"],
+                       ppo["pretrain_learning_rate"], ppo["vf_coef"], rng, log=self.run.log)
         self.run.log(f"pretraining done in {time.perf_counter() - started:.0f} s")
 
     def restore(self, checkpoint: Checkpoint) -> None:
