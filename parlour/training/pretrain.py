@@ -79,15 +79,16 @@ def play_teacher_game(game: Game, teacher: SingleTeacher, index: int, seed: int,
         chosen = {}
         for player in state.current_players():
             probs = teacher.distribution(state.info_state(player))
+            observation = np.asarray(state.observation_tensor(player), dtype=np.float32)
             mask = state.legal_mask(player).astype(bool)
-            decisions.append((np.asarray(state.observation_tensor(player), dtype=np.float32), mask, probs, player))
+            decisions.append((observation, mask, probs, player))
             legal = np.flatnonzero(mask)
             if rng.random() < explore:
                 chosen[player] = int(rng.choice(legal))
             elif student is None:  # the teacher's own move: its distribution's most probable legal one
                 chosen[player] = int(legal[np.argmax(probs[legal])])
             else:
-                chosen[player] = int(student.most_probable(decisions[-1][0][None], mask[None])[0])
+                chosen[player] = int(student.most_probable(observation[None], mask[None])[0])
         state.apply(next(iter(chosen.values())) if len(chosen) == 1 else chosen)
     return recorded(game, decisions, np.asarray(state.returns(), dtype=np.float64), index, gamma)
 

@@ -451,25 +451,23 @@ class PPOBackend(Backend):
 
         ppo = self.config.ppo
         started = time.perf_counter()
-        data = teacher_games(self.game, ppo["pretrain"], ppo["pretrain_games"], self.config.seed,
-                             explore=ppo["pretrain_explore"], gamma=ppo["gamma"], workers=ppo["pretrain_workers"],
-                             lockstep=ppo["pretrain_lockstep"])
+        play = functools.partial(teacher_games, self.game, ppo["pretrain"], seed=self.config.seed, explore=ppo["pretrain_explore"],
+                                 gamma=ppo["gamma"], workers=ppo["pretrain_workers"], lockstep=ppo["pretrain_lockstep"])
+        data = play(ppo["pretrain_games"])
         self.run.log(f"pretraining: {ppo['pretrain_games']} games of {ppo['pretrain']}, {len(data)} positions "
                      f"in {time.perf_counter() - started:.0f} s")
         rng = np.random.default_rng(np.random.SeedSequence([self.config.seed, PRETRAIN_STREAM]))
-        fit_policy(self.model.policy, data, self.game, ppo["pretrain_epochs"], ppo["pretrain_learning_rate"], ppo["vf_coef"],
-                   rng, log=self.run.log)
+        fit = functools.partial(fit_policy, self.model.policy, game=self.game, learning_rate=ppo["pretrain_learning_rate"],
+                                vf_coef=ppo["vf_coef"], rng=rng, log=self.run.log)
+        fit(data, epochs=ppo["pretrain_epochs"])
         if ppo["pretrain_student_games"]:
             with tempfile.TemporaryDirectory() as folder:
                 student = save_model(self.model, Path(folder) / "student.zip", self.game)
                 played = time.perf_counter()
-                more = teacher_games(self.game, ppo["pretrain"], ppo["pretrain_student_games"], self.config.seed,
-                                     explore=ppo["pretrain_explore"], gamma=ppo["gamma"], workers=ppo["pretrain_workers"],
-                                     lockstep=ppo["pretrain_lockstep"], student=str(student), first=ppo["pretrain_games"])
+                more = play(ppo["pretrain_student_games"], student=str(student), first=ppo["pretrain_games"])
             self.run.log(f"pretraining: {ppo['pretrain_student_games']} games of the fitted network labelled by the teacher, "
                          f"{len(more)} positions in {time.perf_counter() - played:.0f} s")
-            fit_policy(self.model.policy, TeacherGames.join([data, more]), self.game, ppo["pretrain_student_epochs"],
-                       ppo["pretrain_learning_rate"], ppo["vf_coef"], rng, log=self.run.log)
+            fit(TeacherGames.join([data, more]), epochs=ppo["pretrain_student_epochs"])
         self.run.log(f"pretraining done in {time.perf_counter() - started:.0f} s")
 
     def restore(self, checkpoint: Checkpoint) -> None:
