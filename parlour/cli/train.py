@@ -78,7 +78,7 @@ def add_parser(sub: Any, common: argparse.ArgumentParser) -> None:
                        help="ppo (ppo.pretrain): a player whose own games the network is fitted to before the first "
                             "rollout, e.g. a deep search: ntuple:parlour/zoo/models/tribolo.zip,depth=3,time_limit=none "
                             "(ppo.pretrain_games, ppo.pretrain_explore, ppo.pretrain_epochs, ppo.pretrain_workers, "
-                            "ppo.pretrain_student_games)")
+                            "ppo.pretrain_student_games, ppo.pretrain_start_share)")
     train.add_argument("--config", metavar="FILE.toml", help="settings file ([game_options] and [ppo] tables)")
     train.add_argument("--set", action="append", metavar="KEY=VALUE", help="override a setting, e.g. --set ppo.learning_rate=1e-4")
     train.add_argument("--out", metavar="DIR", help="run directory (default runs/GAME-TIMESTAMP)")

@@ -37,6 +37,7 @@ from parlour.games import load_game
 from parlour.games.base import Game
 from parlour.processes import start_pool
 from parlour.training.pretrain_lockstep import LOCKSTEP_TASK, Decision, lockstep_games, lockstep_refusal
+from parlour.training.starts import SingleOpenings, Starts
 from parlour.training.teacher import SingleTeacher
 
 GAMES_PER_TASK = 8
@@ -68,12 +69,13 @@ class TeacherGames:
 
 
 def play_teacher_game(game: Game, teacher: SingleTeacher, index: int, seed: int, explore: float,
-                      gamma: float, student: FrozenPPO | None = None) -> TeacherGames:
+                      gamma: float, student: FrozenPPO | None = None, openings: SingleOpenings | None = None) -> TeacherGames:
     """Game ``index`` of the run seeded ``seed``: the teacher at every seat, or the
-    ``student`` moving where the teacher labels (see the module docstring)."""
+    ``student`` moving where the teacher labels, from the deal or, with ``openings``, from
+    where its drawn opening leaves it (see the module docstring)."""
     rng = np.random.default_rng([seed, index])
     teacher.reset(int(np.random.SeedSequence([seed, index]).generate_state(1)[0]))
-    state = game.new_initial_state(rng)
+    state = game.new_initial_state(rng) if openings is None else openings.deal(rng)
     decisions: list[Decision] = []
     while not state.is_terminal():
         chosen = {}
@@ -110,30 +112,34 @@ def recorded(game: Game, decisions: list[Decision], returns: np.ndarray, index: 
                         np.full(len(decisions), index, dtype=np.int64))
 
 
-def _play(task: tuple[str, dict[str, Any], str, list[int], int, float, float, int, bool, str]) -> TeacherGames:
-    name, config, spec, indices, seed, explore, gamma, lockstep, pooled, student = task
+def _play(task: tuple[str, dict[str, Any], str, list[int], int, float, float, int, bool, str, Starts | None]) -> TeacherGames:
+    name, config, spec, indices, seed, explore, gamma, lockstep, pooled, student, starts = task
     game = load_game(name, **config)
     if pooled and (lockstep or student):  # one torch thread a worker process: the workers share the cores
         import torch
 
         torch.set_num_threads(1)
     if lockstep:
-        played = lockstep_games(game, spec, indices, seed, explore, gamma, lockstep, student)
+        played = lockstep_games(game, spec, indices, seed, explore, gamma, lockstep, student, starts)
         return TeacherGames.join([recorded(game, decisions, returns, index, gamma)
                                   for index, (decisions, returns) in zip(indices, played)])
     teacher = SingleTeacher(spec, game, seed=seed)
     mover = FrozenPPO(student, game, deterministic=True) if student else None
-    return TeacherGames.join([play_teacher_game(game, teacher, index, seed, explore, gamma, mover) for index in indices])
+    openings = SingleOpenings(game, starts) if starts is not None else None
+    return TeacherGames.join([play_teacher_game(game, teacher, index, seed, explore, gamma, mover, openings) for index in indices])
 
 
 def teacher_games(game: Game, spec: str, games: int, seed: int, explore: float = 0.1, gamma: float = 0.99,
-                  workers: int = 1, lockstep: int = 0, student: str = "", first: int = 0) -> TeacherGames:
+                  workers: int = 1, lockstep: int = 0, student: str = "", first: int = 0,
+                  starts: Starts | None = None) -> TeacherGames:
     """The ``games`` games of the teacher ``spec`` (module docstring), numbered from
     ``first``, played in ``workers`` processes; the same for any number of workers.
     ``lockstep``: an ``az`` search's games are played that many at once on the game's
     vectorised search (``parlour.training.pretrain_lockstep``); 0, one at a time by the
     player itself.  ``student``: a PPO model file that plays the moves the teacher labels
-    (student games); '': the teacher plays them."""
+    (student games); '': the teacher plays them.  ``starts``: the share of the games that
+    start deep, how deep and who plays their openings (``parlour.training.starts``); the
+    opening's plies are not recorded.  ``None``: every game from the deal."""
     if games < 1:
         raise ValueError(f"pretraining needs at least one teacher game, got games={games!r}")
     if not 0.0 <= explore <= 1.0:
@@ -147,7 +153,8 @@ def teacher_games(game: Game, spec: str, games: int, seed: int, explore: float =
     size = lockstep * LOCKSTEP_TASK if lockstep else GAMES_PER_TASK
     end = first + games
     chunks = [list(range(start, min(end, start + size))) for start in range(first, end, size)]
-    tasks = [(game.name, dict(game.config), spec, chunk, seed, explore, gamma, lockstep, workers > 1, student) for chunk in chunks]
+    tasks = [(game.name, dict(game.config), spec, chunk, seed, explore, gamma, lockstep, workers > 1, student, starts)
+             for chunk in chunks]
     if workers == 1:
         parts = [_play(task) for task in tasks]
     else:

@@ -36,6 +36,7 @@ import numpy as np
 from parlour.baselines import make_from_spec
 from parlour.games.base import Game
 from parlour.games.engine import SearchableEngine
+from parlour.training.starts import SingleOpenings, Starts
 
 Decision = tuple[np.ndarray, np.ndarray, np.ndarray, int]
 """One recorded decision: the mover's observation, legal mask, the teacher's label there, the mover."""
@@ -63,13 +64,15 @@ def _refusal(player: Any, spec: str, game: Game) -> str | None:
 
 
 def lockstep_games(game: Game, spec: str, indices: list[int], seed: int, explore: float, gamma: float,
-                   lockstep: int, student: str = "") -> list[tuple[list[Decision], np.ndarray]]:
+                   lockstep: int, student: str = "", starts: Starts | None = None) -> list[tuple[list[Decision], np.ndarray]]:
     """Games ``indices`` of the teacher ``spec`` (module docstring), at most ``lockstep`` at
     once, a finished game's row taking the next: for each, its decisions ``(observation,
     mask, label, mover)`` in order and its returns.  ``student``: a PPO model file whose
     most probable legal move is played where the teacher's would be (one forward pass for
     every deciding seat of a step), the teacher still labelling every position
-    (``parlour.training.pretrain``'s student games)."""
+    (``parlour.training.pretrain``'s student games).  ``starts``: each game begins where its
+    opening leaves it, drawn as the one-at-a-time game's (``SingleOpenings.deal`` through
+    the rules module, then loaded into its row)."""
     from parlour.baselines.engines.gumbel import Gumbel
     from parlour.baselines.engines.vector_puct import VectorPUCT
     from parlour.baselines.learned.alphazero import inference_network
@@ -118,5 +121,5 @@ def lockstep_games(game: Game, spec: str, indices: list[int], seed: int, explore
             records[g].append((np.asarray(now.observations[i, p], dtype=np.float32), mask.copy(), label, p))
         return now.joint
 
-    returns = play_in_lockstep(game, games, rngs, decide)
+    returns = play_in_lockstep(game, games, rngs, decide, None if starts is None else SingleOpenings(game, starts).deal)
     return list(zip(records, returns))

@@ -122,6 +122,11 @@ class SingleOpenings:
                 return before  # one ply short: never a finished game
         return state
 
+    def deal(self, rng: np.random.Generator) -> State:
+        """A fresh deal drawn from ``rng``, played on by the opening drawn from ``rng`` next:
+        an episode's first position, as a single-game view starts it."""
+        return self.open(self.game.new_initial_state(rng), rng)
+
 
 class OpeningSeats(SeatPlayers):
     """The seat players of a batched learner's view (``players``: the opponent mix, or any

@@ -18,7 +18,7 @@ from typing import cast
 import numpy as np
 
 from parlour.errors import EndlessGame
-from parlour.games.base import Game
+from parlour.games.base import Game, State
 from parlour.games.engine import SearchableEngine
 
 Decide = Callable[[SearchableEngine, np.ndarray, np.ndarray], np.ndarray]
@@ -58,17 +58,19 @@ def round_of(engine: SearchableEngine, alive: np.ndarray) -> Round:
                  joint)
 
 
-def play_in_lockstep(game: Game, engine: SearchableEngine, rngs: list[np.random.Generator], decide: Decide) -> list[np.ndarray]:
+def play_in_lockstep(game: Game, engine: SearchableEngine, rngs: list[np.random.Generator], decide: Decide,
+                     start: Callable[[np.random.Generator], State] | None = None) -> list[np.ndarray]:
     """Play ``len(rngs)`` games of ``game`` (game ``g`` dealt from ``rngs[g]``) on
     ``engine``, its engine made with ``autoreset=False``, as many at once as it has rows,
     choosing each step's moves by ``decide``; each game's returns (the engine's rewards at
-    its last step), in order.  A game that outlasts ``game.info.max_game_length`` steps
-    raises ``EndlessGame``, as ``playout.playing`` does."""
+    its last step), in order.  ``start``: game ``g`` begins at the (unfinished) position
+    ``start(rngs[g])`` instead of the deal.  A game that outlasts
+    ``game.info.max_game_length`` steps raises ``EndlessGame``, as ``playout.playing`` does."""
     G, B = len(rngs), engine.num_envs
     if not 0 < B <= G:
         raise ValueError(f"an engine of {B} rows for {G} games: it needs between 1 and {G}")
     playing = np.arange(B)  # the game (index into rngs) in each row
-    engine.deal(np.arange(B), rngs[:B])
+    begin(engine, np.arange(B), rngs[:B], start)
     waiting = B  # the next game to start
     returns: list[np.ndarray | None] = [None] * G
     active = np.ones(B, dtype=bool)
@@ -83,11 +85,20 @@ def play_in_lockstep(game: Game, engine: SearchableEngine, rngs: list[np.random.
             returns[playing[b]] = np.array(step.rewards[b])
             if waiting < G:  # the row takes the next game
                 playing[b], lengths[b] = waiting, 0
-                engine.deal(np.array([b]), [rngs[waiting]])
+                begin(engine, np.array([b]), [rngs[waiting]], start)
                 waiting += 1
             else:
                 active[b] = False
     return cast(list[np.ndarray], returns)
+
+
+def begin(engine: SearchableEngine, rows: np.ndarray, rngs: list[np.random.Generator],
+          start: Callable[[np.random.Generator], State] | None) -> None:
+    """Start the games ``rows``, each from its generator: dealt, or at ``start``'s position."""
+    if start is None:
+        engine.deal(rows, rngs)
+    else:
+        engine.load_states([start(rng) for rng in rngs], rows)
 
 
 def lockstep_engine(game: Game, games: int, at_once: int | None = None) -> SearchableEngine:

@@ -12,6 +12,7 @@ pytest.importorskip("sb3_contrib", reason="needs the train extra")
 from gymnasium import spaces
 
 from parlour.baselines import make_from_spec
+from parlour.baselines.learned.board_layers import LineBlock, LineConv
 from parlour.baselines.learned.board_policy import BoardPolicy, BoardTrunk
 from parlour.baselines.learned.network_choice import choose_network
 from parlour.baselines.learned.networks import BoardCNN, ppo_policy
@@ -162,3 +163,41 @@ def test_precision_is_the_board_policys_only():
         ppo_policy("cnn", [16], {"channels": 4, "blocks": 0, "head_channels": 2, "features_dim": 8}, precision="bfloat16")
     policy, kwargs = ppo_policy("cnn", [16], {"channels": 4, "blocks": 0}, action_planes=1)
     assert "precision" not in kwargs["features_extractor_kwargs"]  # float32 model files stay as they were
+
+
+# ----- line convolutions (ppo.cnn_lines) ------------------------------------------------------
+
+
+def test_a_line_convolution_sees_its_cells_lines_and_nothing_else():
+    """A cell's output moves when any cell up to ``reach`` away along its row, column or
+    diagonals changes, and with no other cell: the four-in-a-row windows through it."""
+    torch.manual_seed(0)
+    conv, x = LineConv(2, 1, 3), torch.zeros(1, 2, 12, 8)
+    base = conv(x)[0, 0, 5, 4]
+
+    def moves(row: int, column: int) -> bool:
+        y = x.clone()
+        y[0, 1, row, column] = 1.0
+        return not torch.isclose(conv(y)[0, 0, 5, 4], base)
+
+    on_lines = {(5 + k * dr, 4 + k * dc) for dr, dc in LineConv.DIRECTIONS for k in range(-3, 4)}
+    on_lines = {(r, c) for r, c in on_lines if 0 <= r < 12 and 0 <= c < 8}
+    assert len(on_lines) == 25  # the cell and six along each of its four lines, all on the board here
+    assert all(moves(r, c) for r, c in on_lines)
+    assert not any(moves(r, c) for r in range(12) for c in range(8) if (r, c) not in on_lines)
+    with pytest.raises(ValueError, match="a line convolution needs a reach of at least 1 cell, got 0"):
+        LineConv(2, 1, 0)
+
+
+def test_line_blocks_train_save_and_load_and_older_files_keep_3x3_blocks(tmp_path):
+    config = TrainConfig(game="double_card", opponents=["random"], timesteps=64, n_envs=2, eval_every=64, eval_games=2,
+                         eval_opponents=["random"], cnn_channels=4, cnn_blocks=2,
+                         ppo={"n_steps": 32, "batch_size": 64, "n_epochs": 1, "net_arch": [16], "cnn_lines": 3})
+    Trainer(config, tmp_path / "run", progress=False, log=lambda _: None).run()
+    agent = make_from_spec(f"ppo:{RunFiles(tmp_path / 'run').best}", load_game("double_card"), seed=0)
+    blocks = list(agent.actor.model.policy.features_extractor.trunk[0])[2:]
+    assert len(blocks) == 2 and all(isinstance(block, LineBlock) and block.conv1.reach == 3 for block in blocks)
+    _, kwargs = ppo_policy("cnn", [16], {"channels": 4, "blocks": 1, "lines": 0}, action_planes=1)
+    assert "lines" not in kwargs["features_extractor_kwargs"]  # 3x3 model files stay as they were
+    with pytest.raises(ValueError, match="cnn_lines=3 needs the board policy"):
+        ppo_policy("cnn", [16], {"channels": 4, "blocks": 0, "lines": 3})

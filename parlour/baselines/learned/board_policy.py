@@ -40,10 +40,12 @@ class BoardTrunk(BaseFeaturesExtractor):
     gradients and the optimizer stay float32; the maps come out as float32): on CPUs
     with bfloat16 instructions the trunk's update costs half as much per position
     (benchmarks/RESULTS.md, "Self-play on the batched engines"). The model file keeps
-    the choice, so snapshots and loaded players compute as the learner did."""
+    the choice, so snapshots and loaded players compute as the learner did.  ``lines``:
+    the residual blocks' first convolutions see that many cells either side along the
+    board's lines (``board_layers.LineConv``), 0 their 3x3 neighbours."""
 
     def __init__(self, observation_space: gymnasium.spaces.Box, channels: int = 32, blocks: int = 2,
-                 precision: str = "float32") -> None:
+                 precision: str = "float32", lines: int = 0) -> None:
         shape = tuple(observation_space.shape)
         check_board_shape(shape, channels, blocks, 1, 1)
         check_precision(precision, "cnn", 1)  # this is the board policy's trunk
@@ -51,7 +53,7 @@ class BoardTrunk(BaseFeaturesExtractor):
         super().__init__(observation_space, channels * rows * columns)
         self.maps = (channels, rows, columns)
         self.precision = precision
-        self.trunk = nn.Sequential(board_trunk(planes, channels, blocks), nn.Flatten())
+        self.trunk = nn.Sequential(board_trunk(planes, channels, blocks, lines), nn.Flatten())
 
     def forward(self, observations: torch.Tensor) -> torch.Tensor:
         if self.precision == "float32":

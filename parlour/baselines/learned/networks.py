@@ -59,7 +59,8 @@ def ppo_policy(network: str, net_arch: list[int], cnn: dict[str, Any], shared: b
     from each move's own cell) when the game's moves are cells (``action_planes``), else
     ``BoardCNN`` under SB3's dense heads. ``shared``: one trunk for the policy and the
     value, else one each. ``precision``: the board policy's trunk in ``float32`` or under
-    ``bfloat16`` autocast (``board_policy.BoardTrunk``)."""
+    ``bfloat16`` autocast (``board_policy.BoardTrunk``); ``cnn["lines"]``, its blocks'
+    line convolutions (``board_layers.LineConv``; the board policy only)."""
     check_precision(precision, network, action_planes)
     kwargs: dict[str, Any] = {"net_arch": list(net_arch)}
     if network != "cnn":
@@ -71,7 +72,12 @@ def ppo_policy(network: str, net_arch: list[int], cnn: dict[str, Any], shared: b
         kwargs["features_extractor_kwargs"] = {key: cnn[key] for key in ("channels", "blocks")}
         if precision != "float32":  # absent from older model files: they load as float32
             kwargs["features_extractor_kwargs"]["precision"] = precision
+        if cnn.get("lines"):  # absent from older model files: they load with 3x3 blocks
+            kwargs["features_extractor_kwargs"]["lines"] = cnn["lines"]
         return BoardPolicy, kwargs
+    if cnn.get("lines"):
+        raise ValueError(f"cnn_lines={cnn['lines']} needs the board policy, for games whose moves are cells of the board "
+                         f"(Game.action_planes); this game's are not")
     kwargs["features_extractor_class"] = BoardCNN
-    kwargs["features_extractor_kwargs"] = dict(cnn)
+    kwargs["features_extractor_kwargs"] = {key: cnn[key] for key in ("channels", "blocks")}
     return "MlpPolicy", kwargs

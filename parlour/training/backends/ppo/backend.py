@@ -143,7 +143,11 @@ class PPOSettings(NetworkSettings, SnapshotSettings):
     ``pretrain_lockstep`` games at once on the vectorised search (``pretrain_lockstep``).
     Then, with ``pretrain_student_games``, the fitted network plays that many games whose
     positions the teacher labels (DAgger), and the network is fitted again, for
-    ``pretrain_student_epochs`` passes over both sets.  Its time counts in the run's.
+    ``pretrain_student_epochs`` passes over both sets.  ``pretrain_start_share`` of these
+    games start deep, as the episodes' diverse starts do (``start_plies_min`` /
+    ``start_plies_max``, ``start_players``), the opening's plies not recorded: a
+    deterministic teacher in a game without chance (Double Card) otherwise replays one
+    game but for its exploring moves.  Its time counts in the run's.
 
     ``eval_opening``: the evaluations' games open with that many uniformly random plies, so
     that a learner that plays (almost) deterministically against deterministic evaluation
@@ -166,6 +170,9 @@ class PPOSettings(NetworkSettings, SnapshotSettings):
     torch_threads: int | None = setting(None, kind=int, low=1)
     cnn_shared: bool = setting(True)
     cnn_precision: str = setting("auto", choices=("auto", *PRECISIONS))
+    cnn_lines: int = setting(0, low=0, help="with the board policy, each residual block's first convolution sees this many "
+                                            "cells either side along the cell's row, column and diagonals (3: a four in a "
+                                            "row through it); 0: its 3x3 neighbours")
     start_share: float = setting(0.0, low=0.0, high=1.0,
                                  help="the share of episodes that start some plies deep (0: every one from the deal)")
     start_plies_min: int = setting(1, low=0, help="the fewest plies a deep start's opening plays")
@@ -190,6 +197,9 @@ class PPOSettings(NetworkSettings, SnapshotSettings):
     pretrain_student_games: int = setting(0, low=0, help="games the fitted network plays, the teacher labelling its "
                                                          "positions, before a second fit over both sets (DAgger); 0: none")
     pretrain_student_epochs: int = setting(2, low=1, help="passes of the second fit, over the teacher's and the student games")
+    pretrain_start_share: float = setting(0.0, low=0.0, high=1.0,
+                                          help="the share of the teacher's (and student) games that start some plies deep, "
+                                               "as start_plies_min/max and start_players say (0: every one from the deal)")
     eval_opening: int = setting(0, low=0, help="random plies that open every evaluation game (against deterministic "
                                                "opponents a deterministic learner would replay one game a seat)")
 
@@ -430,7 +440,8 @@ class PPOBackend(Backend):
         self.snapshots: list[str] = [str(files.snapshot(0))] if self.uses_self else []
         self.vec_env = self._with_teacher(make_vec_env(config, [], self.run.device))
         self.run.log(describe_envs(config))
-        policy, kwargs = ppo_policy(self.run.network, ppo["net_arch"], {"channels": ppo["cnn_channels"], "blocks": ppo["cnn_blocks"]},
+        cnn = {"channels": ppo["cnn_channels"], "blocks": ppo["cnn_blocks"], "lines": ppo["cnn_lines"]}
+        policy, kwargs = ppo_policy(self.run.network, ppo["net_arch"], cnn,
                                     shared=ppo["cnn_shared"], action_planes=self.game.action_planes,
                                     precision=ppo["cnn_precision"])
         self.model = self._algorithm()(policy, self.vec_env, seed=config.seed, device=self.run.device, verbose=0,
@@ -451,10 +462,14 @@ class PPOBackend(Backend):
 
         ppo = self.config.ppo
         started = time.perf_counter()
+        starts = (Starts(ppo["pretrain_start_share"], ppo["start_plies_min"], ppo["start_plies_max"],
+                         tuple(parse_players(ppo["start_players"]))) if ppo["pretrain_start_share"] else None)
         play = functools.partial(teacher_games, self.game, ppo["pretrain"], seed=self.config.seed, explore=ppo["pretrain_explore"],
-                                 gamma=ppo["gamma"], workers=ppo["pretrain_workers"], lockstep=ppo["pretrain_lockstep"])
+                                 gamma=ppo["gamma"], workers=ppo["pretrain_workers"], lockstep=ppo["pretrain_lockstep"],
+                                 starts=starts)
         data = play(ppo["pretrain_games"])
-        self.run.log(f"pretraining: {ppo['pretrain_games']} games of {ppo['pretrain']}, {len(data)} positions "
+        deep = "" if starts is None else f" ({starts.share:g} of them from {starts.low}..{starts.high} plies deep)"
+        self.run.log(f"pretraining: {ppo['pretrain_games']} games of {ppo['pretrain']}{deep}, {len(data)} positions "
                      f"in {time.perf_counter() - started:.0f} s")
         rng = np.random.default_rng(np.random.SeedSequence([self.config.seed, PRETRAIN_STREAM]))
         fit = functools.partial(fit_policy, self.model.policy, game=self.game, learning_rate=ppo["pretrain_learning_rate"],
