@@ -8,8 +8,11 @@ Tribolo's ``BoardPolicy`` both ways: a move (one position's masked distribution 
 pass and Adam's step, two threads, per position), for the network sizes a run may
 choose; and, in float32, a move through ``ppo.masked_policy``, the players' own path.
 The float32 ``get_distribution`` figure is the reference; a ratio below 1 saves.
+``--game double_card --lines 3`` adds each size with line convolutions
+(``ppo.cnn_lines``) beside it, on Double Card's board.
 
     python -m benchmarks.board_precision --runs 3    # 32x2, 48x3
+    python -m benchmarks.board_precision --game double_card --lines 3 --runs 3
     python -m benchmarks.board_precision --quick    # a smoke run
 """
 
@@ -25,16 +28,16 @@ SIZES = ((32, 2), (48, 3))
 """(channels, blocks): the default board network and the larger one measured on Tribolo."""
 
 
-def policy(channels: int, blocks: int, precision: str) -> Any:
+def policy(channels: int, blocks: int, precision: str, game_name: str = "tribolo", lines: int = 0) -> Any:
     import gymnasium
     from stable_baselines3.common.utils import ConstantSchedule
 
     from parlour.baselines.learned.board_policy import BoardPolicy
     from parlour.games import load_game
 
-    game = load_game("tribolo")
+    game = load_game(game_name)
     space = gymnasium.spaces.Box(0.0, 1.0, tuple(game.observation_shape), np.float32)
-    kwargs = {"channels": channels, "blocks": blocks, "precision": precision}
+    kwargs = {"channels": channels, "blocks": blocks, "precision": precision, "lines": lines}
     return BoardPolicy(space, gymnasium.spaces.Discrete(game.num_actions), ConstantSchedule(1e-3), net_arch=[64],
                        features_extractor_kwargs=kwargs), game
 
@@ -81,7 +84,10 @@ def update_seconds(net: Any, game: Any, batch: int, steps: int) -> float:
 
 
 def main(argv: list[str] | None = None) -> None:
-    args = parser(__doc__, runs=5).parse_args(argv)
+    cli = parser(__doc__, runs=5)
+    cli.add_argument("--game", default="tribolo", choices=("tribolo", "double_card"), help="whose board (default tribolo)")
+    cli.add_argument("--lines", type=int, default=0, help="also each size with line convolutions of this reach")
+    args = cli.parse_args(argv)
     runs = quick_or(args.quick, 1, args.runs)
     moves, batch, steps = quick_or(args.quick, (5, 16, 1), (200, 256, 8))
     from parlour.baselines.learned.network_choice import native_bfloat16
@@ -89,8 +95,8 @@ def main(argv: list[str] | None = None) -> None:
     print(f"bfloat16 in hardware on this CPU: {native_bfloat16()}\n")
     header(["network", "precision, path", "ms a move (1 thread)", "vs float32", "ms per position trained (2 threads)",
             "vs float32"], 2)
-    for channels, blocks in SIZES:
-        nets = {precision: policy(channels, blocks, precision) for precision in ("float32", "bfloat16")}
+    for channels, blocks, lines in [(c, b, r) for c, b in SIZES for r in sorted({0, args.lines})]:
+        nets = {precision: policy(channels, blocks, precision, args.game, lines) for precision in ("float32", "bfloat16")}
         move = medians(interleaved({
             "float32": lambda run: move_seconds(*nets["float32"], moves),
             "float32, masked_policy": lambda run: move_seconds(*nets["float32"], moves, lean=True),
@@ -98,7 +104,8 @@ def main(argv: list[str] | None = None) -> None:
         train = medians(interleaved({p: (lambda run, p=p: update_seconds(*nets[p], batch, steps)) for p in nets}, runs))
         for label, seconds in move.items():
             trained = train.get(label)
-            row(f"{channels}x{blocks}", label, f"{seconds * 1e3:.2f}", ratio(seconds, move["float32"]),
+            name = f"{channels}x{blocks}" + (f" lines {lines}" if lines else "")
+            row(name, label, f"{seconds * 1e3:.2f}", ratio(seconds, move["float32"]),
                 "" if trained is None else f"{trained * 1e3:.3f}", "" if trained is None else ratio(trained, train["float32"]))
 
 if __name__ == "__main__":

@@ -163,7 +163,8 @@ steps after it are what is left; its best model is the zoo's ``tribolo-ppo``.  D
 Card's, the one-ply n-tuple player, answers at every step as Tides of Time's does, and
 half of the episodes start 1 to 20 random plies deep (``ppo.start_share``: without them
 the learner copies its teacher on a narrow set of positions, training.md); its best model
-is the zoo's ``double_card-ppo``."""
+was the zoo's ``double_card-ppo`` until a network fitted to a depth-2 search's games
+replaced it (zoo.md)."""
 
 EXTRA_RUNS = {**COMPARISONS, **SEARCH_GUIDED, **TAUGHT}
 TITLES = {"_mlp": "{game} with the flat MLP, for comparison", "_az": "{game}: search-guided learning (`--algo alphazero`)",
@@ -212,8 +213,9 @@ of the original AI, 300 games; the taught agent is the zoo's `tribolo-ppo`. Doub
 Card's PPO run with a teacher is kickstarted by the one-ply n-tuple player, half of its
 episodes starting from random openings, and follows its search-guided run, with the same
 command without the teacher after it; the agent, its teacher and the original AI play
-100 games a pair from two random opening plies; the taught agent is the zoo's
-`double_card-ppo`. \
+100 games a pair from two random opening plies; the taught agent was the zoo's
+`double_card-ppo` until a network fitted to a depth-2 search's games replaced it (its
+command and figures in [zoo.md](zoo.md); it has no run here yet). \
 These are the numbers as measured, losses included. Regenerate with
 `python -m scripts.make_results` (one run: `--games sticks`).
 
