@@ -19,9 +19,12 @@ the same share ``explore`` random, and the teacher still labels every position; 
 network is then fitted to both sets of games.
 
 Game ``g`` is played from its own generators (``numpy.random.default_rng([seed, g])``
-for the deal and the exploring moves, the teacher reseeded with the same pair), so the
-positions do not depend on how many ``workers`` play them; student games are numbered on
-from the teacher's (``first``), so they are dealt other hands.  This module knows no RL
+for the deal, the opening of a game drawn to start deep and the exploring moves, the
+teacher reseeded with the same pair), so the positions do not depend on how many
+``workers`` play them; student games are numbered on from the teacher's (``first``), so
+they are dealt other hands.  Deep starts (``starts``, ``ppo.pretrain_start_share``) matter
+where the game has no chance and the teacher is deterministic: its games from the first
+position are then one game but for the exploring moves.  This module knows no RL
 library: it returns arrays.
 """
 

@@ -15,7 +15,7 @@ noise), the same records as :func:`parlour.training.pretrain.play_teacher_game` 
 (each decision's observation, mask, visit counts, and the mover's discounted return), the
 same moves (a share ``explore`` uniformly random, else the distribution's most probable
 legal move, the lowest on a tie, or in student games the student network's) and the same
-deals.
+deals and deep starts (each opened through the rules module and loaded into its row).
 
 Game ``g`` draws its deal and exploring moves from ``numpy.random.default_rng([seed, g])``
 as the one-at-a-time games do, and its searches from their own generator seeded from the

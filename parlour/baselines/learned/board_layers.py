@@ -29,8 +29,9 @@ class LineConv(nn.Module):
     and ``k x 1`` convolutions (``k = 2 * reach + 1``), the diagonals one ``k x k``
     convolution whose weights are masked to its two diagonals (initialised as a ``k``-tap
     one): torch's own kernels, which fitted 104,217 Double Card positions in 206 s where
-    stacking the shifted maps for one 1x1 convolution took 496 s (docs/training.md).  It
-    costs about three 3x3 blocks (benchmarks/board_precision.py)."""
+    stacking the shifted maps for one 1x1 convolution took 496 s (docs/training.md).  A
+    32x2 network with line blocks costs about three times one with 3x3 blocks, a move and
+    an update alike (benchmarks/RESULTS.md, "Line convolutions")."""
 
     DIRECTIONS = ((0, 1), (1, 0), (1, 1), (1, -1))
     """Row, column, diagonal, anti-diagonal: a step along each, (rows, columns)."""
