@@ -65,9 +65,10 @@ class Starts:
             raise ValueError(f"start_players must name at least one policy spec, got {self.players!r}")
 
     @classmethod
-    def from_settings(cls, ppo: dict[str, Any]) -> Starts | None:
-        """The option of a ``[ppo]`` table, ``None`` when it is off (``start_share`` 0)."""
-        share = float(ppo.get("start_share", 0.0))
+    def from_settings(cls, ppo: dict[str, Any], share_key: str = "start_share") -> Starts | None:
+        """The option of a ``[ppo]`` table, ``None`` when it is off (its ``share_key`` setting
+        0: ``start_share`` for the episodes, ``pretrain_start_share`` for the teacher's games)."""
+        share = float(ppo.get(share_key, 0.0))
         if share == 0.0:
             return None
         return cls(share, int(ppo.get("start_plies_min", 0)), int(ppo.get("start_plies_max", 0)),

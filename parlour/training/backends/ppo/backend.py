@@ -462,8 +462,7 @@ class PPOBackend(Backend):
 
         ppo = self.config.ppo
         started = time.perf_counter()
-        starts = (Starts(ppo["pretrain_start_share"], ppo["start_plies_min"], ppo["start_plies_max"],
-                         tuple(parse_players(ppo["start_players"]))) if ppo["pretrain_start_share"] else None)
+        starts = Starts.from_settings(ppo, share_key="pretrain_start_share")
         play = functools.partial(teacher_games, self.game, ppo["pretrain"], seed=self.config.seed, explore=ppo["pretrain_explore"],
                                  gamma=ppo["gamma"], workers=ppo["pretrain_workers"], lockstep=ppo["pretrain_lockstep"],
                                  starts=starts)
