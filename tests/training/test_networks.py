@@ -201,3 +201,22 @@ def test_line_blocks_train_save_and_load_and_older_files_keep_3x3_blocks(tmp_pat
     assert "lines" not in kwargs["features_extractor_kwargs"]  # 3x3 model files stay as they were
     with pytest.raises(ValueError, match="cnn_lines=3 needs the board policy"):
         ppo_policy("cnn", [16], {"channels": 4, "blocks": 0, "lines": 3})
+
+
+def test_a_line_convolution_is_its_parts_in_one_kernel():
+    """The layer adds its row, column and diagonal weights into one kernel: the same map
+    as the three convolutions applied one by one, the diagonals' weights counted only on
+    their diagonals (so the model files saved before play as they did), and zero off the
+    four lines."""
+    torch.manual_seed(3)
+    conv, x = LineConv(4, 5, 2), torch.randn(2, 4, 12, 8)
+    eye, pad = torch.eye(5), torch.nn.functional.pad
+    diagonals = conv.diagonals.weight
+    by_parts = (conv.row(x) + conv.column(x)
+                + torch.nn.functional.conv2d(x, diagonals[:5] * eye, padding=2)
+                + torch.nn.functional.conv2d(x, diagonals[5:] * eye.flip(1), padding=2))
+    assert torch.allclose(conv(x), by_parts, atol=1e-5)
+    lines = (eye + eye.flip(1) + pad(torch.ones(1, 5), (0, 0, 2, 2)) + pad(torch.ones(5, 1), (2, 2, 0, 0))) > 0
+    kernel = conv.kernel()
+    assert kernel.shape == (5, 4, 5, 5) and int(lines.sum()) == 17
+    assert torch.count_nonzero(kernel[..., ~lines]) == 0 and torch.count_nonzero(kernel[..., lines]) == kernel[..., lines].numel()

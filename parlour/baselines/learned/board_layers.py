@@ -25,13 +25,13 @@ class LineConv(nn.Module):
     along its row, its column and its two diagonals (``4 * 2 * reach + 1`` cells; a 3x3
     convolution sees the 9 around it).  Where a game is won by lines (Double Card's four
     in a row) one such layer sees every line through a cell, which a stack of 3x3
-    convolutions only sees after ``reach`` of them.  The row and the column are ``1 x k``
-    and ``k x 1`` convolutions (``k = 2 * reach + 1``), the diagonals one ``k x k``
-    convolution whose weights are masked to its two diagonals (initialised as a ``k``-tap
-    one): torch's own kernels, which fitted 104,217 Double Card positions in 206 s where
-    stacking the shifted maps for one 1x1 convolution took 496 s (docs/training.md).  A
-    32x2 network with line blocks costs about three times one with 3x3 blocks, a move and
-    an update alike (benchmarks/RESULTS.md, "Line convolutions")."""
+    convolutions only sees after ``reach`` of them.  Its parameters are a ``1 x k`` row
+    and a ``k x 1`` column convolution (``k = 2 * reach + 1``) and a ``k x k`` pair whose
+    weights count only on its two diagonals (initialised as ``k``-tap ones); at each call
+    they are added into one ``k x k`` kernel that is zero off the four lines, and the layer
+    is that one torch convolution: the sum of the four is the same map, and one kernel of
+    ``k * k`` taps does less than three convolutions of ``k``, ``k`` and ``2 * k * k``
+    (benchmarks/RESULTS.md, "Line convolutions").  Model files store the parts, as before."""
 
     DIRECTIONS = ((0, 1), (1, 0), (1, 1), (1, -1))
     """Row, column, diagonal, anti-diagonal: a step along each, (rows, columns)."""
@@ -48,12 +48,19 @@ class LineConv(nn.Module):
         with torch.no_grad():
             self.diagonals.weight.mul_(k**0.5)  # torch's default scale for k inputs a channel, not k * k
         eye = torch.eye(k)
-        mask = torch.cat([eye.expand(channels_out, channels_in, k, k), eye.flip(1).expand(channels_out, channels_in, k, k)])
-        self.register_buffer("mask", mask.contiguous(), persistent=False)
+        self.register_buffer("eye", eye, persistent=False)
+        self.register_buffer("anti_eye", eye.flip(1).contiguous(), persistent=False)
+
+    def kernel(self) -> torch.Tensor:
+        """The one ``k x k`` kernel the row, the column and the two diagonals add up to."""
+        reach, half = self.reach, self.row.out_channels
+        diagonals = self.diagonals.weight
+        kernel = diagonals[:half] * self.eye + diagonals[half:] * self.anti_eye
+        kernel = kernel + nn.functional.pad(self.row.weight, (0, 0, reach, reach))
+        return kernel + nn.functional.pad(self.column.weight, (reach, reach, 0, 0))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        diagonal, anti = nn.functional.conv2d(x, self.diagonals.weight * self.mask, padding=self.reach).chunk(2, dim=1)
-        return self.row(x) + self.column(x) + diagonal + anti
+        return nn.functional.conv2d(x, self.kernel(), self.row.bias, padding=self.reach)
 
 
 class LineBlock(nn.Module):
