@@ -79,7 +79,7 @@ def test_a_run_with_deep_teacher_games_is_reproducible_and_says_so(tmp_path):
     deep = {**TEACHING, "pretrain_games": 100, "pretrain_start_share": 0.5, "start_plies_min": 1, "start_plies_max": 3}
     config = small_config(**PRETRAINED, ppo=deep)
     Trainer(config, tmp_path / "deep", progress=False, log=lines.append).run()
-    assert any("100 games of rudimentary (0.5 of them from 1..3 plies deep)" in line for line in lines)
+    assert any("100 games of rudimentary (50% of them from 1..3 plies deep)" in line for line in lines)
     train(config, tmp_path / "again")
     assert same_params(tmp_path / "deep" / "last.zip", tmp_path / "again" / "last.zip")
     train(small_config(**PRETRAINED, ppo={**TEACHING, "pretrain_games": 100}), tmp_path / "without")

@@ -467,7 +467,7 @@ class PPOBackend(Backend):
                                  gamma=ppo["gamma"], workers=ppo["pretrain_workers"], lockstep=ppo["pretrain_lockstep"],
                                  starts=starts)
         data = play(ppo["pretrain_games"])
-        deep = "" if starts is None else f" ({starts.share:g} of them from {starts.low}..{starts.high} plies deep)"
+        deep = "" if starts is None else f" ({starts.share:.0%} of them from {starts.low}..{starts.high} plies deep)"
         self.run.log(f"pretraining: {ppo['pretrain_games']} games of {ppo['pretrain']}{deep}, {len(data)} positions "
                      f"in {time.perf_counter() - started:.0f} s")
         rng = np.random.default_rng(np.random.SeedSequence([self.config.seed, PRETRAIN_STREAM]))
