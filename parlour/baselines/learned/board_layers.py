@@ -31,7 +31,7 @@ class LineConv(nn.Module):
     they are added into one ``k x k`` kernel that is zero off the four lines, and the layer
     is that one torch convolution: the sum of the four is the same map, and one kernel of
     ``k * k`` taps does less than three convolutions of ``k``, ``k`` and ``2 * k * k``
-    (benchmarks/RESULTS.md, "Line convolutions").  Model files store the parts, as before."""
+    (benchmarks/RESULTS.md, "Line convolutions as one kernel").  Model files store the parts, as before."""
 
     DIRECTIONS = ((0, 1), (1, 0), (1, 1), (1, -1))
     """Row, column, diagonal, anti-diagonal: a step along each, (rows, columns)."""
