@@ -115,21 +115,41 @@ def recorded(game: Game, decisions: list[Decision], returns: np.ndarray, index: 
                         np.full(len(decisions), index, dtype=np.int64))
 
 
-def _play(task: tuple[str, dict[str, Any], str, list[int], int, float, float, int, bool, str, Starts | None]) -> TeacherGames:
-    name, config, spec, indices, seed, explore, gamma, lockstep, pooled, student, starts = task
-    game = load_game(name, **config)
-    if pooled and (lockstep or student):  # one torch thread a worker process: the workers share the cores
+@dataclass(frozen=True)
+class _Task:
+    """One worker's share of the teacher's games: what it needs to play them alone (the
+    game by name and configuration, so that it pickles into a spawned process)."""
+
+    game: str
+    config: dict[str, Any]
+    spec: str
+    indices: list[int]
+    seed: int
+    explore: float
+    gamma: float
+    lockstep: int
+    pooled: bool
+    """Played in a worker process beside others (one torch thread each)."""
+    student: str
+    starts: Starts | None
+
+
+def _play(task: _Task) -> TeacherGames:
+    game = load_game(task.game, **task.config)
+    if task.pooled and (task.lockstep or task.student):  # one torch thread a worker process: the workers share the cores
         import torch
 
         torch.set_num_threads(1)
-    if lockstep:
-        played = lockstep_games(game, spec, indices, seed, explore, gamma, lockstep, student, starts)
-        return TeacherGames.join([recorded(game, decisions, returns, index, gamma)
-                                  for index, (decisions, returns) in zip(indices, played)])
-    teacher = SingleTeacher(spec, game, seed=seed)
-    mover = FrozenPPO(student, game, deterministic=True) if student else None
-    openings = SingleOpenings(game, starts) if starts is not None else None
-    return TeacherGames.join([play_teacher_game(game, teacher, index, seed, explore, gamma, mover, openings) for index in indices])
+    if task.lockstep:
+        played = lockstep_games(game, task.spec, task.indices, task.seed, task.explore, task.gamma, task.lockstep,
+                                task.student, task.starts)
+        return TeacherGames.join([recorded(game, decisions, returns, index, task.gamma)
+                                  for index, (decisions, returns) in zip(task.indices, played)])
+    teacher = SingleTeacher(task.spec, game, seed=task.seed)
+    mover = FrozenPPO(task.student, game, deterministic=True) if task.student else None
+    openings = SingleOpenings(game, task.starts) if task.starts is not None else None
+    return TeacherGames.join([play_teacher_game(game, teacher, index, task.seed, task.explore, task.gamma, mover, openings)
+                              for index in task.indices])
 
 
 def teacher_games(game: Game, spec: str, games: int, seed: int, explore: float = 0.1, gamma: float = 0.99,
@@ -156,7 +176,7 @@ def teacher_games(game: Game, spec: str, games: int, seed: int, explore: float =
     size = lockstep * LOCKSTEP_TASK if lockstep else GAMES_PER_TASK
     end = first + games
     chunks = [list(range(start, min(end, start + size))) for start in range(first, end, size)]
-    tasks = [(game.name, dict(game.config), spec, chunk, seed, explore, gamma, lockstep, workers > 1, student, starts)
+    tasks = [_Task(game.name, dict(game.config), spec, chunk, seed, explore, gamma, lockstep, workers > 1, student, starts)
              for chunk in chunks]
     if workers == 1:
         parts = [_play(task) for task in tasks]
