@@ -220,3 +220,29 @@ def test_a_line_convolution_is_its_parts_in_one_kernel():
     kernel = conv.kernel()
     assert kernel.shape == (5, 4, 5, 5) and int(lines.sum()) == 17
     assert torch.count_nonzero(kernel[..., ~lines]) == 0 and torch.count_nonzero(kernel[..., lines]) == kernel[..., lines].numel()
+
+
+def test_a_line_convolution_keeps_its_kernel_only_while_its_weights_stay():
+    """Without gradients the layer reuses the kernel it built, and builds it again once an
+    optimiser's step or a load has changed its weights: its output is always the one the
+    current weights give, with gradients (the kernel built in the graph) or without."""
+    torch.manual_seed(5)
+    conv, x = LineConv(3, 4, 2), torch.randn(2, 3, 12, 8)
+
+    def fresh() -> torch.Tensor:
+        return torch.nn.functional.conv2d(x, conv.kernel().detach(), conv.row.bias.detach(), padding=2)
+
+    with torch.no_grad():
+        first = conv(x)
+        assert torch.equal(first, conv(x)) and torch.allclose(first, fresh(), atol=1e-6)
+    optimiser = torch.optim.Adam(conv.parameters(), lr=0.1)
+    conv(x).square().mean().backward()  # the kernel in the graph: the parts get gradients
+    assert all(p.grad is not None and p.grad.abs().sum() > 0 for p in conv.parameters())
+    optimiser.step()
+    with torch.no_grad():
+        stepped = conv(x)
+    assert not torch.allclose(stepped, first, atol=1e-3) and torch.allclose(stepped, fresh(), atol=1e-6)
+    other = LineConv(3, 4, 2)
+    conv.load_state_dict(other.state_dict())
+    with torch.no_grad():
+        assert torch.allclose(conv(x), other(x), atol=1e-6)

@@ -31,7 +31,10 @@ class LineConv(nn.Module):
     they are added into one ``k x k`` kernel that is zero off the four lines, and the layer
     is that one torch convolution: the sum of the four is the same map, and one kernel of
     ``k * k`` taps does less than three convolutions of ``k``, ``k`` and ``2 * k * k``
-    (benchmarks/RESULTS.md, "Line convolutions as one kernel").  Model files store the parts, as before."""
+    (benchmarks/RESULTS.md, "Line convolutions as one kernel").  Model files store the parts, as before.
+    Without gradients (play, evaluation) the kernel is built once and kept until a
+    parameter changes (an optimiser's step, a load, a move to another device): building
+    it was a third of a move's forward pass."""
 
     DIRECTIONS = ((0, 1), (1, 0), (1, 1), (1, -1))
     """Row, column, diagonal, anti-diagonal: a step along each, (rows, columns)."""
@@ -50,6 +53,7 @@ class LineConv(nn.Module):
         eye = torch.eye(k)
         self.register_buffer("eye", eye, persistent=False)
         self.register_buffer("anti_eye", eye.flip(1).contiguous(), persistent=False)
+        self._kept: tuple[tuple[tuple[int, int], ...], torch.Tensor] | None = None
 
     def kernel(self) -> torch.Tensor:
         """The one ``k x k`` kernel the row, the column and the two diagonals add up to."""
@@ -59,8 +63,21 @@ class LineConv(nn.Module):
         kernel = kernel + nn.functional.pad(self.row.weight, (0, 0, reach, reach))
         return kernel + nn.functional.pad(self.column.weight, (reach, reach, 0, 0))
 
+    def _versions(self) -> tuple[tuple[int, int], ...]:
+        """What identifies the parameters' current values: each one's storage and the count
+        of its in-place changes (which an optimiser's step and a load make)."""
+        return tuple((weight.data_ptr(), weight._version) for weight in (self.row.weight, self.column.weight, self.diagonals.weight))
+
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return nn.functional.conv2d(x, self.kernel(), self.row.bias, padding=self.reach)
+        if torch.is_grad_enabled():  # training: the kernel in the graph, so that its parts get gradients
+            self._kept = None
+            kernel = self.kernel()
+        else:
+            versions = self._versions()
+            if self._kept is None or self._kept[0] != versions:
+                self._kept = (versions, self.kernel())
+            kernel = self._kept[1]
+        return nn.functional.conv2d(x, kernel, self.row.bias, padding=self.reach)
 
 
 class LineBlock(nn.Module):
