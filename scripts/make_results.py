@@ -141,7 +141,7 @@ TAUGHT_TRIBOLO = ["--game", "tribolo", "--opponents", f"original-strategy,{TRIBO
 TAUGHT_DOUBLE_CARD = ["--game", "double_card", "--opponents", f"{DOUBLE_CARD_D1},alphabeta:depth=1,evaluation=h1,self",
                       "--weights", "1,1,2", "--timesteps", "16384", "--eval-every", "16384", "--eval-games", "40",
                       "--eval-opponents", DOUBLE_CARD_D1, "--set", "ppo.eval_opening=2", "--set", "ppo.learning_rate=3e-5",
-                      "--set", "ppo.cnn_lines=3"]
+                      "--set", "ppo.cnn_channels=48", "--set", "ppo.cnn_lines=3"]
 TAUGHT: dict[str, list[str]] = {
     "tides_of_time_taught": [*TAUGHT_TIDES, "--pretrain", TIDES_SEARCH, "--set", "ppo.pretrain_games=9000",
                              "--set", "ppo.pretrain_epochs=15", "--set", "ppo.pretrain_workers=2",
@@ -170,7 +170,7 @@ Card's, the zoo's n-tuple evaluation in a 2-ply search (5 ms a move in its match
 games before the first rollout, each from where 0 to 6 random plies leave it
 (``ppo.pretrain_start_share``: from the first position this deterministic search plays one
 game but for its exploring moves), then labels 8,192 games of the fitted network, and a
-board network with line convolutions (``ppo.cnn_lines=3``) is fitted to both; the run's
+48-filter board network with line convolutions (``ppo.cnn_channels=48``, ``ppo.cnn_lines=3``) is fitted to both; the run's
 step-0 network is the zoo's ``double_card-ppo``; ``--final-games 0``, as the zoo's command
 has it: the matched arenas rate it."""
 
