@@ -11,7 +11,7 @@ The float32 ``get_distribution`` figure is the reference; a ratio below 1 saves.
 ``--game double_card --lines 3`` adds each size with line convolutions
 (``ppo.cnn_lines``) beside it, on Double Card's board.
 
-    python -m benchmarks.board_precision --runs 3    # 32x2, 48x3
+    python -m benchmarks.board_precision --runs 3    # 32x2, 48x2, 48x3
     python -m benchmarks.board_precision --game double_card --lines 3 --runs 3
     python -m benchmarks.board_precision --quick    # a smoke run
 """
@@ -24,8 +24,9 @@ import numpy as np
 
 from benchmarks.driver import header, interleaved, medians, parser, quick_or, ratio, row, timed
 
-SIZES = ((32, 2), (48, 3))
-"""(channels, blocks): the default board network and the larger one measured on Tribolo."""
+SIZES = ((32, 2), (48, 2), (48, 3))
+"""(channels, blocks): the default board network, the zoo's Double Card PPO network's size
+(with lines) and the larger one of Tribolo's."""
 
 
 def policy(channels: int, blocks: int, precision: str, game_name: str = "tribolo", lines: int = 0) -> Any:

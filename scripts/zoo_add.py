@@ -38,14 +38,20 @@ def run_config(run: Path) -> dict[str, object]:
 def copy_ppo_for_play(model: Path, target: Path) -> None:
     """A PPO model file as the zoo ships it: the same policy weights and parlour metadata,
     Adam's moments dropped (a fresh optimizer: they are two thirds of a training run's
-    file and play no part in a move) and the entries deflated."""
+    file and play no part in a move), a line convolution's weights off its lines zeroed
+    (``LineConv.zero_off_lines``: they never count) and the entries deflated."""
     import tempfile
     import zipfile
 
     from sb3_contrib import MaskablePPO
 
+    from parlour.baselines.learned.board_layers import LineConv
+
     loaded = MaskablePPO.load(model, device="cpu")
     policy = loaded.policy
+    for module in policy.modules():  # weights that never count, zeroed so that they deflate
+        if isinstance(module, LineConv):
+            module.zero_off_lines()
     policy.optimizer = policy.optimizer_class(policy.parameters(), lr=loaded.lr_schedule(1), **policy.optimizer_kwargs)
     with zipfile.ZipFile(model) as original:
         meta = original.read("parlour.json")

@@ -246,3 +246,20 @@ def test_a_line_convolution_keeps_its_kernel_only_while_its_weights_stay():
     conv.load_state_dict(other.state_dict())
     with torch.no_grad():
         assert torch.allclose(conv(x), other(x), atol=1e-6)
+
+
+def test_a_line_convolution_stores_zeros_off_its_lines_and_zeroing_them_changes_nothing():
+    """The diagonal pair's weights off the diagonals never count: a new layer holds zeros
+    there (so model files deflate), and zeroing them in a layer that holds other values
+    (a model made before) leaves its map as it was."""
+    torch.manual_seed(7)
+    conv, x = LineConv(3, 4, 2), torch.randn(2, 3, 12, 8)
+    eye = torch.eye(5)
+    off = ~((eye + eye.flip(1)) > 0)
+    assert torch.count_nonzero(conv.diagonals.weight[..., off]) == 0
+    with torch.no_grad():
+        conv.diagonals.weight.add_(torch.randn_like(conv.diagonals.weight))
+        before = conv(x)
+        conv.zero_off_lines()
+        assert torch.count_nonzero(conv.diagonals.weight[..., off]) == 0
+        assert torch.allclose(conv(x), before, atol=1e-6)

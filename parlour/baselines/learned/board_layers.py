@@ -53,7 +53,18 @@ class LineConv(nn.Module):
         eye = torch.eye(k)
         self.register_buffer("eye", eye, persistent=False)
         self.register_buffer("anti_eye", eye.flip(1).contiguous(), persistent=False)
+        self.zero_off_lines()
         self._kept: tuple[tuple[tuple[int, int], ...], torch.Tensor] | None = None
+
+    def zero_off_lines(self) -> None:
+        """Zero the diagonal pair's weights off its two diagonals.  They never count (the
+        kernel takes the diagonals only, so they get no gradient either); zeros make a model
+        file deflate to about half (the zoo's ``scripts/zoo_add.py`` zeroes them in a run's
+        model made before this)."""
+        half = self.row.out_channels
+        with torch.no_grad():
+            self.diagonals.weight[:half].mul_(self.eye)
+            self.diagonals.weight[half:].mul_(self.anti_eye)
 
     def kernel(self) -> torch.Tensor:
         """The one ``k x k`` kernel the row, the column and the two diagonals add up to."""
