@@ -218,7 +218,7 @@ from a network fitted to a 3-ply search's moves in 4,096 of its games (`--pretra
 [training.md](training.md)) and follows its search-guided run, with the same command
 without the teacher after it; the agent, its teacher and the untaught agent each play two
 of the original AI, 300 games; the taught agent is the zoo's `tribolo-ppo`. Double
-Card's PPO run with a teacher begins from a network with line convolutions fitted to the
+Card's PPO run with a teacher begins from a 48-filter network with line convolutions fitted to the
 moves of the zoo's n-tuple evaluation searched to depth 2 in 65,536 of its games, each
 started after 0 to 6 random plies, and in 8,192 games of the fitted network that the search
 labels (`--pretrain`: see [training.md](training.md)); it follows its search-guided run,
